@@ -1,0 +1,259 @@
+// Facts: everything the probes learned about a host, as typed values.
+//
+// Probes fill it, rules read it, renderers print it. A value that could not be
+// collected is an empty optional plus, where the reason matters, a ProbeError --
+// never an invented default. Areas owned by later layers (runtime, ML stack) live in
+// their own headers and are members here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdml/facts_ml.hpp"
+#include "amdml/facts_runtime.hpp"
+#include "amdml/gfx.hpp"
+#include "amdml/host.hpp"
+#include "amdml/units.hpp"
+#include "amdml/version.hpp"
+
+namespace amdml {
+
+struct ProbeError {
+  std::string probe;    // "kfd", "drm", ...
+  std::string path;     // what it tried to read ("" when not a file)
+  std::string message;  // why it could not
+};
+
+struct OsFacts {
+  std::optional<std::string> id;          // os-release ID ("ubuntu")
+  std::optional<std::string> version_id;  // "24.04"
+  std::optional<std::string> pretty_name;
+  std::vector<std::string> id_like;
+  std::optional<std::string> kernel_release;  // "6.8.0-45-generic"
+  std::optional<KernelVersion> kernel;        // parsed leading x.y.z
+  std::optional<std::string> machine;         // "x86_64"
+  std::optional<std::string> cmdline;         // /proc/cmdline, trimmed
+  bool wsl = false;
+};
+
+struct MemoryFacts {
+  std::optional<Bytes> total;      // MemTotal
+  std::optional<Bytes> available;  // MemAvailable
+};
+
+struct PciGpu {
+  std::string slot;  // "0000:c4:00.0"
+  std::uint16_t vendor = 0;
+  std::uint16_t device = 0;
+  std::optional<std::uint8_t> revision;
+  std::uint32_t class_code = 0;                 // 0x030000 VGA, 0x038000 display
+  std::optional<std::uint16_t> subsystem_vendor;
+  std::optional<std::uint16_t> subsystem_device;
+  std::optional<std::string> driver;            // bound driver name ("amdgpu", "vfio-pci")
+};
+
+enum class TtmModule { none, ttm, amdttm };
+const char* to_string(TtmModule m);
+
+struct TtmParams {
+  bool loaded = false;  // /sys/module/<name> exists
+  std::optional<Pages> pages_limit;
+  std::optional<Pages> page_pool_size;
+  bool holds_amdgpu = false;  // /sys/module/<name>/holders/amdgpu exists
+};
+
+struct DriverFacts {
+  bool amdgpu_loaded = false;                // /sys/module/amdgpu exists
+  std::optional<std::string> initstate;      // "live", "coming", "going"
+  std::optional<std::string> dkms_version;   // /sys/module/amdgpu/version (AMD's DKMS driver)
+  TtmParams ttm;                             // /sys/module/ttm
+  TtmParams amdttm;                          // /sys/module/amdttm
+  TtmModule ttm_in_use = TtmModule::none;    // the one amdgpu actually uses
+  std::optional<std::int64_t> gttsize_param_mib;    // /sys/module/amdgpu/parameters/gttsize (-1 = auto)
+  std::optional<std::int64_t> gttsize_cmdline_mib;  // amdgpu.gttsize= on the kernel command line
+  std::map<std::string, std::string> cmdline_options;  // "ttm.pages_limit" -> "123", amdgpu/ttm/amdttm only
+};
+
+// One key/value file under etc/modprobe.d (and lib/modprobe.d): what options it sets.
+struct ModprobeOption {
+  std::string file;    // "/etc/modprobe.d/ttm.conf"
+  int line = 0;        // 1-based
+  std::string module;  // "ttm"
+  std::string key;     // "pages_limit"
+  std::string value;   // "12582912"
+};
+
+struct ModprobeFacts {
+  std::vector<ModprobeOption> options;  // in the order modprobe reads them
+  std::vector<ProbeError> unparsable;   // lines that are not modprobe syntax (file, line, text)
+};
+
+struct KfdMemBank {
+  std::uint32_t heap_type = 0;  // 0 system, 1 FB public, 2 FB private
+  Bytes size;
+};
+
+struct KfdNode {
+  int index = 0;  // nodes/<index>
+  bool cpu = false;
+  std::uint64_t gpu_id = 0;
+  std::string name;  // asic name ("navi21", "ip_discovery")
+  std::optional<std::uint32_t> gfx_target_version;
+  std::optional<GfxTarget> gfx;
+  std::uint32_t simd_count = 0;
+  std::uint32_t simd_per_cu = 0;
+  std::optional<std::uint32_t> compute_units;
+  std::uint32_t wave_front_size = 0;
+  std::uint32_t vendor_id = 0;
+  std::uint32_t device_id = 0;
+  std::uint32_t location_id = 0;
+  std::optional<std::uint32_t> domain;
+  std::uint32_t drm_render_minor = 0;
+  std::optional<std::uint64_t> unique_id;
+  std::uint32_t num_xcc = 1;
+  std::uint32_t cpu_cores_count = 0;
+  std::vector<KfdMemBank> mem_banks;
+  std::optional<Bytes> memory;  // sum of the GPU's memory banks
+  std::string pci_slot() const;  // "0000:c4:00.0" from domain + location_id
+};
+
+struct KfdFacts {
+  bool present = false;  // sys/class/kfd/kfd/topology exists
+  std::vector<KfdNode> nodes;
+  int cpu_nodes() const;
+};
+
+struct DrmCard {
+  std::string card;        // "card0"
+  std::string pci_slot;    // from the device symlink / uevent
+  std::optional<std::uint16_t> vendor;
+  std::optional<std::uint16_t> device;
+  std::optional<std::uint8_t> revision;
+  std::optional<std::string> driver;  // from device/uevent DRIVER=
+  std::optional<Bytes> vram_total;
+  std::optional<Bytes> vis_vram_total;
+  std::optional<Bytes> gtt_total;
+  std::optional<std::string> unique_id;
+  std::optional<std::string> product_name;
+  std::optional<std::string> render_node;  // "/dev/dri/renderD128"
+  std::optional<std::uint32_t> render_minor;
+};
+
+struct DrmFacts {
+  std::vector<DrmCard> cards;  // AMD cards only, in card order
+};
+
+struct GroupEntry {
+  std::string name;
+  std::uint32_t gid = 0;
+  std::vector<std::string> members;
+};
+
+struct PasswdEntry {
+  std::string name;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string home;
+  std::string shell;
+};
+
+// Who owns a device node and whether this user can use it, by every layer.
+struct DeviceAccess {
+  std::string path;
+  bool exists = false;
+  std::optional<std::uint32_t> mode;
+  std::optional<std::uint32_t> gid;
+  std::optional<std::string> group;     // name of gid per /etc/group
+  bool world_accessible = false;        // mode grants rw to others
+  bool owner_is_user = false;
+  std::optional<bool> in_etc_group;     // the user is a member of gid per /etc/group (or primary)
+  std::optional<bool> in_session;       // the running process has gid
+  OpenCheck open = OpenCheck::not_checked;
+  int open_errno = 0;
+};
+
+struct IdentityFacts {
+  Identity process;
+  std::string user;  // the user the report is about: SUDO_USER behind sudo, else the process user
+  std::optional<std::uint32_t> user_uid;
+  std::optional<std::uint32_t> user_gid;
+  bool root = false;  // euid 0 and not behind sudo
+  std::vector<GroupEntry> groups;    // /etc/group
+  std::vector<PasswdEntry> passwd;   // /etc/passwd
+  std::vector<std::uint32_t> user_groups_etc;  // the user's gids per /etc/group (+ primary)
+  std::vector<DeviceAccess> devices;           // /dev/kfd then render nodes
+  bool devices_known = false;                  // the host could list device nodes
+  std::optional<std::string> group_name(std::uint32_t gid) const;
+};
+
+enum class RocmSource { none, rocm_path, opt_rocm, distro };
+const char* to_string(RocmSource s);
+
+struct RocmFacts {
+  RocmSource source = RocmSource::none;
+  std::optional<std::string> path;              // "/opt/rocm" or "/usr"
+  std::optional<std::string> resolved_path;     // "/opt/rocm-6.2.4"
+  std::optional<std::string> version_text;      // raw .info/version
+  std::optional<Version> version;               // parsed X.Y.Z
+  std::optional<std::string> hsa_library;       // path of libhsa-runtime64.so.1 found on disk
+  std::vector<std::string> installed;           // every /opt/rocm-X.Y.Z seen
+};
+
+struct ContainerFacts {
+  std::optional<ContainerKind> kind;
+  bool rootless = false;
+  bool sys_kfd_visible = false;  // /sys/class/kfd visible inside
+};
+
+// A GPU as the report shows it: the join of PCI, DRM and KFD views.
+struct Gpu {
+  std::optional<int> kfd_node;        // KFD node index (CPU nodes count)
+  std::optional<GfxTarget> gfx;       // the hardware's own target, never the override
+  std::optional<std::uint32_t> gfx_target_version;
+  std::optional<std::uint16_t> vendor_id;
+  std::optional<std::uint16_t> device_id;
+  std::optional<std::uint8_t> revision;
+  std::optional<std::string> pci_slot;
+  std::optional<std::string> marketing_name;
+  std::optional<bool> apu;
+  std::optional<std::uint32_t> compute_units;
+  std::optional<Bytes> vram;              // mem_info_vram_total (carve-out on an APU)
+  std::optional<Bytes> vis_vram;
+  std::optional<Bytes> gtt;               // mem_info_gtt_total
+  std::optional<Bytes> kfd_memory;        // KFD memory banks
+  std::optional<std::string> render_node; // "/dev/dri/renderD128"
+  std::optional<std::string> card;        // "card0"
+  std::optional<std::string> driver;      // bound PCI driver
+  std::optional<std::uint32_t> wave_size;
+  std::optional<std::string> unique_id;
+  std::string pci_id() const;             // "1002:15bf" or ""
+};
+
+struct Facts {
+  std::string amdml_version;
+  std::string root;  // "/" or the --root dir
+  OsFacts os;
+  MemoryFacts memory;
+  std::vector<PciGpu> pci;  // AMD display-class devices, slot order
+  DriverFacts driver;
+  ModprobeFacts modprobe;
+  KfdFacts kfd;
+  DrmFacts drm;
+  IdentityFacts identity;
+  RocmFacts rocm;
+  ContainerFacts container;
+  std::map<std::string, std::string> env;  // relevant environment variables only
+  std::vector<Gpu> gpus;                   // the joined view, report order
+  RuntimeFacts runtime;                    // HSA + libdrm (facts_runtime.hpp)
+  MlFacts ml;                              // ollama, PyTorch, llama.cpp (facts_ml.hpp)
+  std::vector<ProbeError> errors;
+
+  void error(std::string probe, std::string path, std::string message) {
+    errors.push_back({std::move(probe), std::move(path), std::move(message)});
+  }
+};
+
+}  // namespace amdml

@@ -1,0 +1,48 @@
+// Probes: read-only collectors that fill Facts through the Host. They never throw:
+// what they cannot read becomes a ProbeError or an empty optional.
+//
+// One table (probe_table) registers them in run order; `amdml doctor --list-probes`
+// and the docs come from it.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdml/facts.hpp"
+#include "amdml/host.hpp"
+#include "amdml/knowledge.hpp"
+
+namespace amdml {
+
+struct ProbeOptions {
+  bool runtime = true;  // run the HSA/libdrm runtime probes (live) or replay them (--root)
+  std::chrono::milliseconds runtime_timeout{10000};
+  std::optional<std::string> python;  // --python PATH
+  bool deep = false;                  // --deep: import torch in a child process
+};
+
+struct ProbeContext {
+  const Host& host;
+  const Knowledge& kb;
+  const ProbeOptions& options;
+};
+
+using ProbeFn = void (*)(const ProbeContext&, Facts&);
+
+struct ProbeSpec {
+  const char* name;
+  const char* what;
+  ProbeFn fn;
+};
+
+const std::vector<ProbeSpec>& probe_table();
+
+// Runs every probe in table order and returns the facts.
+Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options);
+
+// Environment variable names worth reporting (ROCm, HIP, HSA, OLLAMA, GGML, PATH-like).
+bool is_relevant_env(const std::string& name);
+
+}  // namespace amdml

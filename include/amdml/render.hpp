@@ -1,0 +1,34 @@
+// Renderers: Report -> text for people, JSON for machines, Markdown for issues.
+// They build strings; src/render/output.cpp is the only code that writes to stdout.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "amdml/report.hpp"
+
+namespace amdml {
+
+struct TextStyle {
+  bool color = false;
+  bool unicode = true;  // ✗ ! i marks and box rules; ASCII fallback otherwise
+};
+
+std::string render_text(const Report& report, const TextStyle& style);
+std::string render_markdown(const Report& report);
+nlohmann::json report_json(const Report& report);  // schema amdml.doctor/1
+nlohmann::json gpu_json(const Gpu& g);
+nlohmann::json finding_json(const Finding& f);
+// A failure before a report existed, in the same schema ("error" key, no findings).
+nlohmann::json error_json(const std::string& message);
+
+// The one writer for stdout (and --output FILE through the platform layer).
+void write_stdout(std::string_view text);
+
+// Colour helpers for renderers.
+enum class Color { red, yellow, blue, green, bold, dim };
+std::string paint(const TextStyle& s, Color c, std::string_view text);
+
+}  // namespace amdml

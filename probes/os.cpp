@@ -1,0 +1,39 @@
+// OS and kernel: os-release, the kernel release, the command line, WSL.
+#include "probes/probe_util.hpp"
+#include "probes/probes.hpp"
+
+namespace amdml::probes {
+
+void os(const ProbeContext& ctx, Facts& f) {
+  const Host& h = ctx.host;
+  auto text = h.read_file("/etc/os-release", 1 << 16);
+  if (!text) text = h.read_file("/usr/lib/os-release", 1 << 16);
+  if (text) {
+    auto kv = parse::os_release(*text);
+    if (kv.count("ID")) f.os.id = kv["ID"];
+    if (kv.count("VERSION_ID")) f.os.version_id = kv["VERSION_ID"];
+    if (kv.count("PRETTY_NAME")) f.os.pretty_name = kv["PRETTY_NAME"];
+    if (kv.count("ID_LIKE")) f.os.id_like = parse::split_ws(kv["ID_LIKE"]);
+  } else {
+    f.error("os", "/etc/os-release", text.error().message);
+  }
+  auto un = h.uname();
+  f.os.machine = un.machine;
+  f.os.kernel_release = un.release;
+  if (!f.os.kernel_release) f.os.kernel_release = read_value(h, f, "os", "/proc/sys/kernel/osrelease");
+  if (f.os.kernel_release) f.os.kernel = Version::parse(*f.os.kernel_release);
+  f.os.cmdline = read_value(h, f, "os", "/proc/cmdline");
+  if (auto v = read_value(h, f, "os", "/proc/version")) {
+    if (v->find("microsoft") != std::string::npos || v->find("Microsoft") != std::string::npos ||
+        v->find("WSL") != std::string::npos)
+      f.os.wsl = true;
+  }
+  if (auto devs = h.devices()) {
+    for (const auto& d : *devs)
+      if (d.path == "/dev/dxg") f.os.wsl = true;
+  } else if (!h.live() && h.exists("/dev/dxg")) {
+    f.os.wsl = true;
+  }
+}
+
+}  // namespace amdml::probes

@@ -1,0 +1,43 @@
+// AMD display-class PCI devices (vendor 0x1002, class 0x03xxxx): seen even when no
+// driver is bound, so "the card is there but amdgpu is not" is diagnosable.
+#include "probes/probe_util.hpp"
+#include "probes/probes.hpp"
+
+namespace amdml::probes {
+
+void pci(const ProbeContext& ctx, Facts& f) {
+  const Host& h = ctx.host;
+  const std::string base = "/sys/bus/pci/devices";
+  auto entries = h.list_dir(base);
+  if (!entries) {
+    if (entries.error().code != ENOENT) f.error("pci", base, entries.error().message);
+    return;
+  }
+  for (const auto& e : *entries) {
+    const std::string dir = base + "/" + e.name;
+    auto vendor = read_hex(h, f, "pci", dir + "/vendor");
+    if (!vendor || *vendor != 0x1002) continue;
+    auto cls = read_hex(h, f, "pci", dir + "/class");
+    if (!cls || ((*cls >> 16) & 0xff) != 0x03) continue;
+    PciGpu g;
+    g.slot = e.name;
+    g.vendor = 0x1002;
+    g.class_code = static_cast<std::uint32_t>(*cls);
+    if (auto d = read_hex(h, f, "pci", dir + "/device"); d && *d <= 0xffff) g.device = static_cast<std::uint16_t>(*d);
+    if (auto r = read_hex(h, f, "pci", dir + "/revision"); r && *r <= 0xff) g.revision = static_cast<std::uint8_t>(*r);
+    if (auto s = read_hex(h, f, "pci", dir + "/subsystem_vendor"); s && *s <= 0xffff)
+      g.subsystem_vendor = static_cast<std::uint16_t>(*s);
+    if (auto s = read_hex(h, f, "pci", dir + "/subsystem_device"); s && *s <= 0xffff)
+      g.subsystem_device = static_cast<std::uint16_t>(*s);
+    if (auto link = h.read_link(dir + "/driver")) {
+      auto slash = link->rfind('/');
+      g.driver = slash == std::string::npos ? *link : link->substr(slash + 1);
+    } else if (auto ue = h.read_file(dir + "/uevent", 1 << 14)) {
+      auto kv = parse::uevent(*ue);
+      if (kv.count("DRIVER")) g.driver = kv["DRIVER"];
+    }
+    f.pci.push_back(std::move(g));
+  }
+}
+
+}  // namespace amdml::probes

@@ -1,0 +1,32 @@
+#include "probes/probe_util.hpp"
+
+#include <cerrno>
+
+namespace amdml::probes {
+
+std::optional<std::string> read_value(const Host& host, Facts& facts, const char* probe, const std::string& path) {
+  auto r = host.read_file(path, 1 << 16);
+  if (!r) {
+    if (r.error().code != ENOENT && r.error().code != ENOTDIR) facts.error(probe, path, r.error().message);
+    return std::nullopt;
+  }
+  return std::string(parse::trim(*r));
+}
+
+std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path) {
+  auto s = read_value(host, facts, probe, path);
+  if (!s) return std::nullopt;
+  auto v = parse::u64(*s);
+  if (!v) facts.error(probe, path, "not a decimal number: \"" + s->substr(0, 40) + "\"");
+  return v;
+}
+
+std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char* probe, const std::string& path) {
+  auto s = read_value(host, facts, probe, path);
+  if (!s) return std::nullopt;
+  auto v = parse::hex(*s);
+  if (!v) facts.error(probe, path, "not a hex number: \"" + s->substr(0, 40) + "\"");
+  return v;
+}
+
+}  // namespace amdml::probes

@@ -1,0 +1,20 @@
+// Helpers every probe uses to read one sysfs-style value through the Host and turn
+// it into a typed value, recording a ProbeError when the text is not what it should be.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "amdml/facts.hpp"
+#include "amdml/host.hpp"
+#include "amdml/parse.hpp"
+
+namespace amdml::probes {
+
+// The trimmed file contents, or nullopt if the file is absent/unreadable. Errors other
+// than "does not exist" are recorded against probe.
+std::optional<std::string> read_value(const Host& host, Facts& facts, const char* probe, const std::string& path);
+std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path);
+std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char* probe, const std::string& path);
+
+}  // namespace amdml::probes

@@ -1,0 +1,23 @@
+// Every probe's entry point; probes/registry.cpp puts them in run order.
+#pragma once
+
+#include "amdml/probes.hpp"
+
+namespace amdml::probes {
+
+void os(const ProbeContext& ctx, Facts& f);         // os.cpp
+void memory(const ProbeContext& ctx, Facts& f);     // memory.cpp
+void pci(const ProbeContext& ctx, Facts& f);        // pci.cpp
+void driver(const ProbeContext& ctx, Facts& f);     // driver.cpp
+void modprobe(const ProbeContext& ctx, Facts& f);   // modprobe.cpp
+void kfd(const ProbeContext& ctx, Facts& f);        // kfd.cpp
+void drm(const ProbeContext& ctx, Facts& f);        // drm.cpp
+void gpus(const ProbeContext& ctx, Facts& f);       // gpus.cpp (joins PCI, DRM, KFD)
+void identity(const ProbeContext& ctx, Facts& f);   // identity.cpp
+void rocm(const ProbeContext& ctx, Facts& f);       // rocm.cpp
+void container(const ProbeContext& ctx, Facts& f);  // container.cpp
+void env(const ProbeContext& ctx, Facts& f);        // env.cpp
+void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm)
+void ml(const ProbeContext& ctx, Facts& f);         // ml.cpp (ollama, PyTorch, llama.cpp)
+
+}  // namespace amdml::probes

@@ -1,0 +1,53 @@
+// The probe table: run order matters (gpus joins what pci, drm and kfd found;
+// identity checks the render nodes gpus named; runtime and ml use all of it).
+#include "probes/probes.hpp"
+
+namespace amdml {
+
+const std::vector<ProbeSpec>& probe_table() {
+  static const std::vector<ProbeSpec> table = {
+      {"os", "OS release, kernel, command line, WSL", probes::os},
+      {"memory", "system memory (/proc/meminfo)", probes::memory},
+      {"pci", "AMD display devices on PCI, with or without a driver", probes::pci},
+      {"driver", "amdgpu module, DKMS version, TTM module and limits", probes::driver},
+      {"modprobe", "options in /etc/modprobe.d and /lib/modprobe.d", probes::modprobe},
+      {"kfd", "KFD topology nodes (what ROCm enumerates)", probes::kfd},
+      {"drm", "DRM cards and render nodes with memory sizes", probes::drm},
+      {"gpus", "joins PCI, DRM and KFD into one GPU list", probes::gpus},
+      {"identity", "user, groups and access to /dev/kfd and render nodes", probes::identity},
+      {"rocm", "ROCm user space (ROCM_PATH, /opt/rocm, distribution packages)", probes::rocm},
+      {"container", "container runtime and device visibility", probes::container},
+      {"env", "GPU-related environment variables", probes::env},
+      {"runtime", "HSA runtime agents and libdrm memory (child process)", probes::runtime},
+      {"ml", "ollama, PyTorch, llama.cpp and friends", probes::ml},
+  };
+  return table;
+}
+
+bool is_relevant_env(const std::string& n) {
+  static const char* prefixes[] = {"ROCM", "HIP_", "HSA_", "ROCR_", "HCC_", "OLLAMA_", "GGML_", "AMD_", "GPU_DEVICE_ORDINAL",
+                                   "CUDA_VISIBLE_DEVICES", "PYTORCH_", "MIOPEN_", "TORCH_", "LLAMA_", "VK_", "AMDML_"};
+  static const char* exact[] = {"PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "CONDA_PREFIX", "VIRTUAL_ENV", "SUDO_USER",
+                                "HOME", "USER", "LOGNAME", "XDG_SESSION_TYPE", "CONTAINER", "container"};
+  for (auto* e : exact)
+    if (n == e) return true;
+  for (auto* p : prefixes)
+    if (n.rfind(p, 0) == 0) {
+      // never keep things that look like credentials
+      for (auto* bad : {"TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"})
+        if (n.find(bad) != std::string::npos) return false;
+      return true;
+    }
+  return false;
+}
+
+Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options) {
+  Facts facts;
+  facts.amdml_version = AMDML_VERSION;
+  facts.root = host.root();
+  ProbeContext ctx{host, kb, options};
+  for (const auto& p : probe_table()) p.fn(ctx, facts);
+  return facts;
+}
+
+}  // namespace amdml

@@ -1,0 +1,79 @@
+// ROCm user space: ROCM_PATH, /opt/rocm (a symlink to /opt/rocm-X.Y.Z) and its
+// .info/version, or Debian/Ubuntu's own packages under /usr (version from dpkg).
+#include "probes/probe_util.hpp"
+#include "probes/probes.hpp"
+
+namespace amdml::probes {
+
+static const char* kSystemLibDirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                                       "/usr/lib"};
+
+// "Version:" of a package in /var/lib/dpkg/status.
+static std::optional<std::string> dpkg_version(const std::string& status, const std::string& package) {
+  const std::string needle = "Package: " + package + "\n";
+  std::size_t pos = 0;
+  while ((pos = status.find(needle, pos)) != std::string::npos) {
+    if (pos == 0 || status[pos - 1] == '\n') {
+      std::size_t end = status.find("\n\n", pos);
+      std::string stanza = status.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      if (stanza.find("Status: install ok installed") == std::string::npos) return std::nullopt;
+      auto v = stanza.find("\nVersion: ");
+      if (v == std::string::npos) return std::nullopt;
+      auto e = stanza.find('\n', v + 1);
+      return stanza.substr(v + 10, e == std::string::npos ? std::string::npos : e - v - 10);
+    }
+    pos += needle.size();
+  }
+  return std::nullopt;
+}
+
+void rocm(const ProbeContext& ctx, Facts& f) {
+  const Host& h = ctx.host;
+  auto& r = f.rocm;
+  if (auto opt = h.list_dir("/opt")) {
+    for (const auto& e : *opt)
+      if (e.name.rfind("rocm-", 0) == 0) r.installed.push_back("/opt/" + e.name);
+  }
+  auto try_prefix = [&](const std::string& prefix, RocmSource src) {
+    if (!h.exists(prefix)) return false;
+    r.source = src;
+    r.path = prefix;
+    if (auto c = h.canonical(prefix)) r.resolved_path = *c;
+    if (auto v = read_value(h, f, "rocm", prefix + "/.info/version")) {
+      r.version_text = *v;
+      r.version = Version::parse(*v);
+      if (!r.version) f.error("rocm", prefix + "/.info/version", "no X.Y.Z version in \"" + v->substr(0, 40) + "\"");
+    } else if (r.resolved_path) {
+      auto slash = r.resolved_path->rfind("rocm-");
+      if (slash != std::string::npos) r.version = Version::parse(r.resolved_path->substr(slash + 5));
+    }
+    for (const char* lib : {"/lib/libhsa-runtime64.so.1", "/lib64/libhsa-runtime64.so.1"})
+      if (h.exists(prefix + lib)) {
+        r.hsa_library = prefix + lib;
+        break;
+      }
+    return true;
+  };
+  bool found = false;
+  if (auto p = h.env("ROCM_PATH"); p && !p->empty() && (*p)[0] == '/') found = try_prefix(*p, RocmSource::rocm_path);
+  if (!found) found = try_prefix("/opt/rocm", RocmSource::opt_rocm);
+  if (!found && !r.installed.empty()) found = try_prefix(r.installed.back(), RocmSource::opt_rocm);
+  if (!found) {
+    for (const char* dir : kSystemLibDirs) {
+      std::string lib = std::string(dir) + "/libhsa-runtime64.so.1";
+      if (!h.exists(lib)) continue;
+      r.source = RocmSource::distro;
+      r.path = "/usr";
+      r.hsa_library = lib;
+      if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
+        if (auto v = dpkg_version(*st, "libhsa-runtime64-1")) {
+          r.version_text = *v;
+          r.version = Version::parse(*v);
+        }
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace amdml::probes

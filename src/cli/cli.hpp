@@ -1,0 +1,66 @@
+// The CLI layer: global options, the session every command opens (host + knowledge),
+// and the table of subcommands. Each command lives in its own cmd_<name>.cpp.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "amdml/host.hpp"
+#include "amdml/knowledge.hpp"
+#include "amdml/probes.hpp"
+#include "amdml/report.hpp"
+
+namespace amdml::cli {
+
+// Documented exit codes (DESIGN.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInternal = 3;
+inline constexpr int kExitNeedRoot = 4;
+
+struct GlobalOptions {
+  std::string root;     // --root / AMDML_ROOT
+  std::string recipes;  // --recipes DIR
+  std::string color = "auto";
+  int verbose = 0;
+};
+
+// A usage or bad-input error: main prints "amdml: error: <message>" and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Session {
+  std::unique_ptr<Host> host;
+  Knowledge kb;
+  std::vector<RecipeFile> recipes;
+};
+
+// Opens the host and loads the knowledge base; throws UsageError on bad input.
+Session open_session(const GlobalOptions& g);
+
+// Collects facts and diagnoses them.
+Report run_doctor(const Session& s, const ProbeOptions& options);
+
+// Writes text to --output FILE (atomically) or stdout.
+void emit(const std::string& output_path, const std::string& text);
+
+using CommandRunner = std::function<int()>;
+
+struct CommandSpec {
+  const char* name;
+  const char* help;
+  // Declares the subcommand's flags on sub; returns what runs it.
+  CommandRunner (*setup)(CLI::App& sub, const GlobalOptions& g);
+};
+
+const std::vector<CommandSpec>& command_table();
+
+// Per-command setup functions (one file each).
+CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g);
+
+}  // namespace amdml::cli

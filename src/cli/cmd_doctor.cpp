@@ -1,0 +1,95 @@
+// amdml doctor: collect facts, diagnose, render; exit 0/1 by findings (--strict:
+// warnings count too).
+#include "amdml/render.hpp"
+#include "amdml/rules.hpp"
+#include "cli/cli.hpp"
+#include "platform/terminal.hpp"
+
+namespace amdml::cli {
+
+namespace {
+
+struct DoctorOptions {
+  std::string format = "text";
+  bool strict = false;
+  bool no_runtime = false;
+  double runtime_timeout = 10.0;
+  std::string output;
+  bool list = false;
+  std::string python;
+  bool deep = false;
+};
+
+std::string list_text() {
+  std::string out = "Probes (in run order):\n";
+  for (const auto& p : probe_table()) out += std::string("  ") + p.name + std::string(12 - std::min<std::size_t>(11, std::string(p.name).size()), ' ') + p.what + "\n";
+  out += "\nFinding ids:\n";
+  for (const auto& f : finding_catalog()) {
+    std::string id = f.id;
+    out += "  " + id + std::string(id.size() < 28 ? 28 - id.size() : 1, ' ') + std::string(to_string(f.severity)) +
+           std::string(9 - to_string(f.severity).size(), ' ') + f.summary + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int doctor_exit_code(const Summary& s, bool strict) {
+  if (s.errors > 0) return kExitFindings;
+  if (strict && s.warnings > 0) return kExitFindings;
+  return kExitOk;
+}
+
+CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
+  auto o = std::make_shared<DoctorOptions>();
+  sub.add_option("--format,-f", o->format, "Output format: text (default), json (schema amdml.doctor/1) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub.add_flag("--strict", o->strict, "Exit 1 on warnings too, not only on errors");
+  sub.add_flag("--no-runtime", o->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
+  sub.add_option("--runtime-timeout", o->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
+      ->check(CLI::Range(0.1, 600.0));
+  sub.add_option("--output,-o", o->output, "Write the report to FILE instead of stdout");
+  sub.add_option("--python", o->python, "A Python interpreter or environment to inspect for PyTorch");
+  sub.add_flag("--deep", o->deep, "Import torch in a child process and report what it sees (slower)");
+  sub.add_flag("--list", o->list, "List the probes and every finding id, then exit");
+  return [o, &g]() -> int {
+    if (o->list) {
+      emit(o->output, list_text());
+      return kExitOk;
+    }
+    if (o->format == "json") {
+      // One JSON document on stdout even when amdml cannot start.
+      try {
+        Session s = open_session(g);
+        ProbeOptions po;
+        po.runtime = !o->no_runtime;
+        po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
+        if (!o->python.empty()) po.python = o->python;
+        po.deep = o->deep;
+        Report r = run_doctor(s, po);
+        emit(o->output, report_json(r).dump(2) + "\n");
+        return doctor_exit_code(r.summary, o->strict);
+      } catch (const UsageError& e) {
+        emit(o->output, error_json(e.what()).dump(2) + "\n");
+        throw;
+      }
+    }
+    Session s = open_session(g);
+    ProbeOptions po;
+    po.runtime = !o->no_runtime;
+    po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
+    if (!o->python.empty()) po.python = o->python;
+    po.deep = o->deep;
+    Report r = run_doctor(s, po);
+    if (o->format == "markdown") {
+      emit(o->output, render_markdown(r));
+    } else {
+      TextStyle style;
+      style.color = o->output.empty() && platform::want_color(g.color);
+      emit(o->output, render_text(r, style));
+    }
+    return doctor_exit_code(r.summary, o->strict);
+  };
+}
+
+}  // namespace amdml::cli

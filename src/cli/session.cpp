@@ -1,0 +1,44 @@
+// Opening a session: the host for --root / AMDML_ROOT and the knowledge base.
+#include "cli/cli.hpp"
+#include "amdml/render.hpp"
+#include "amdml/rules.hpp"
+#include "platform/atomic_file.hpp"
+#include "platform/terminal.hpp"
+
+namespace amdml::cli {
+
+Session open_session(const GlobalOptions& g) {
+  Session s;
+  std::string root = g.root;
+  if (root.empty())
+    if (auto env = platform::process_env("AMDML_ROOT")) root = *env;
+  auto host = make_host(root.empty() ? "/" : root);
+  if (!host) throw UsageError(host.error().message);
+  s.host = std::move(*host);
+  auto files = recipe_files(g.recipes);
+  if (!files) throw UsageError(files.error().message);
+  s.recipes = std::move(*files);
+  auto kb = load_knowledge(s.recipes);
+  if (!kb) throw UsageError(kb.error().message);
+  s.kb = std::move(*kb);
+  return s;
+}
+
+Report run_doctor(const Session& s, const ProbeOptions& options) {
+  Report r;
+  r.facts = collect_facts(*s.host, s.kb, options);
+  r.findings = diagnose(r.facts, s.kb);
+  r.summary = summarize(r.findings);
+  return r;
+}
+
+void emit(const std::string& output_path, const std::string& text) {
+  if (output_path.empty() || output_path == "-") {
+    write_stdout(text);
+    return;
+  }
+  if (auto st = platform::write_file_atomic(output_path, text); !st)
+    throw UsageError("--output " + output_path + ": " + st.error().message);
+}
+
+}  // namespace amdml::cli

@@ -1,0 +1,194 @@
+// Small value types shared across layers: units, versions, gfx targets, enum names.
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "amdml/facts.hpp"
+#include "amdml/finding.hpp"
+#include "amdml/gfx.hpp"
+#include "amdml/parse.hpp"
+#include "amdml/units.hpp"
+#include "amdml/version.hpp"
+
+namespace amdml {
+
+std::string format_bytes(Bytes b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(b.value);
+  int u = 0;
+  while (v >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b.value));
+  else if (v >= 100 || std::fabs(v - std::round(v)) < 0.05) std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+bool parse_bytes(const std::string& text_in, Bytes& out) {
+  std::string text(parse::trim(text_in));
+  if (text.empty()) return false;
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0) return false;
+  double num = 0;
+  try {
+    num = std::stod(text.substr(0, i));
+  } catch (...) {
+    return false;
+  }
+  std::string unit(parse::trim(std::string_view(text).substr(i)));
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double mult = 1;
+  if (unit.empty() || unit == "b") mult = 1;
+  else if (unit == "k" || unit == "kib" || unit == "kb") mult = 1024.0;
+  else if (unit == "m" || unit == "mib" || unit == "mb") mult = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gib" || unit == "gb") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "t" || unit == "tib" || unit == "tb") mult = 1024.0 * 1024 * 1024 * 1024;
+  else return false;
+  double v = num * mult;
+  if (!(v >= 0) || v > 1.8e19) return false;
+  out = Bytes{static_cast<std::uint64_t>(v)};
+  return true;
+}
+
+std::string Version::str() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+std::optional<Version> Version::parse(std::string_view text) {
+  text = parse::trim(text);
+  if (!text.empty() && (text[0] == 'v' || text[0] == 'V')) text.remove_prefix(1);
+  std::uint32_t parts[3] = {0, 0, 0};
+  int n = 0;
+  std::size_t i = 0;
+  while (n < 3) {
+    std::size_t j = i;
+    std::uint64_t v = 0;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+      v = v * 10 + static_cast<std::uint64_t>(text[j] - '0');
+      if (v > 0xffffffffULL) return std::nullopt;
+      ++j;
+    }
+    if (j == i) break;
+    parts[n++] = static_cast<std::uint32_t>(v);
+    i = j;
+    if (i < text.size() && text[i] == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))
+      ++i;
+    else
+      break;
+  }
+  if (n < 2) return std::nullopt;
+  return Version{parts[0], parts[1], parts[2]};
+}
+
+static char hex_digit(std::uint32_t v) { return "0123456789abcdef"[v & 0xf]; }
+
+std::string GfxTarget::name() const {
+  std::string s = "gfx" + std::to_string(major);
+  s += hex_digit(minor);
+  s += hex_digit(stepping);
+  return s;
+}
+
+std::string GfxTarget::version_string() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(stepping);
+}
+
+std::optional<GfxTarget> GfxTarget::from_kfd_version(std::uint64_t v) {
+  if (v == 0 || v > 999999) return std::nullopt;
+  GfxTarget t{static_cast<std::uint32_t>(v / 10000), static_cast<std::uint32_t>((v / 100) % 100),
+              static_cast<std::uint32_t>(v % 100)};
+  if (t.major == 0 || t.minor > 15 || t.stepping > 15) return std::nullopt;
+  return t;
+}
+
+std::optional<GfxTarget> GfxTarget::parse_name(std::string_view name) {
+  name = parse::trim(name);
+  auto colon = name.find(':');
+  if (colon != std::string_view::npos) name = name.substr(0, colon);
+  auto dash = name.rfind("--");  // amdgcn-amd-amdhsa--gfx90a
+  if (dash != std::string_view::npos) name = name.substr(dash + 2);
+  if (name.size() < 6) return std::nullopt;
+  if (std::tolower(static_cast<unsigned char>(name[0])) != 'g' || std::tolower(static_cast<unsigned char>(name[1])) != 'f' ||
+      std::tolower(static_cast<unsigned char>(name[2])) != 'x')
+    return std::nullopt;
+  std::string_view rest = name.substr(3);
+  std::string_view major = rest.substr(0, rest.size() - 2);
+  if (major.empty() || major.size() > 2) return std::nullopt;
+  std::uint32_t mj = 0;
+  for (char c : major) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    mj = mj * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  auto hexv = [](char c) -> int {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  int mi = hexv(rest[rest.size() - 2]);
+  int st = hexv(rest[rest.size() - 1]);
+  if (mi < 0 || st < 0 || mj == 0) return std::nullopt;
+  return GfxTarget{mj, static_cast<std::uint32_t>(mi), static_cast<std::uint32_t>(st)};
+}
+
+const char* to_string(TtmModule m) {
+  switch (m) {
+    case TtmModule::none: return "none";
+    case TtmModule::ttm: return "ttm";
+    case TtmModule::amdttm: return "amdttm";
+  }
+  return "none";
+}
+
+const char* to_string(RocmSource s) {
+  switch (s) {
+    case RocmSource::none: return "none";
+    case RocmSource::rocm_path: return "ROCM_PATH";
+    case RocmSource::opt_rocm: return "/opt/rocm";
+    case RocmSource::distro: return "distribution";
+  }
+  return "none";
+}
+
+std::string KfdNode::pci_slot() const {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain.value_or(0), (location_id >> 8) & 0xff,
+                (location_id >> 3) & 0x1f, location_id & 0x7);
+  return buf;
+}
+
+int KfdFacts::cpu_nodes() const {
+  int n = 0;
+  for (const auto& node : nodes) n += node.cpu ? 1 : 0;
+  return n;
+}
+
+std::optional<std::string> IdentityFacts::group_name(std::uint32_t gid) const {
+  for (const auto& g : groups)
+    if (g.gid == gid) return g.name;
+  return std::nullopt;
+}
+
+std::string Gpu::pci_id() const {
+  if (!vendor_id || !device_id) return "";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04x:%04x", *vendor_id, *device_id);
+  return buf;
+}
+
+Summary summarize(const std::vector<Finding>& findings) {
+  Summary s;
+  for (const auto& f : findings) {
+    if (f.severity == Severity::error) ++s.errors;
+    else if (f.severity == Severity::warning) ++s.warnings;
+    else ++s.infos;
+  }
+  return s;
+}
+
+}  // namespace amdml

@@ -1,0 +1,117 @@
+// File syscalls shared by the live and the rooted host.
+#include "platform/fs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace amdml::platform {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+FileType file_type_from_mode(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return FileType::regular;
+    case S_IFDIR: return FileType::directory;
+    case S_IFLNK: return FileType::symlink;
+    case S_IFCHR: return FileType::char_device;
+    case S_IFBLK: return FileType::block_device;
+    case S_IFIFO: return FileType::fifo;
+    case S_IFSOCK: return FileType::socket;
+    default: return FileType::other;
+  }
+}
+
+static Error os_error(const std::string& shown, int err) {
+  return make_error(shown + ": " + errno_text(err), err);
+}
+
+Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit) {
+  // O_NONBLOCK so a FIFO planted where a sysfs file should be cannot hang us.
+  int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return os_error(shown, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return os_error(shown, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(shown + ": not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+  }
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return os_error(shown, err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > limit) {
+      ::close(fd);
+      return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown) {
+  DIR* d = ::opendir(real.c_str());
+  if (!d) return os_error(shown, errno);
+  std::vector<DirEntry> entries;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    FileType type = FileType::other;
+    switch (e->d_type) {
+      case DT_REG: type = FileType::regular; break;
+      case DT_DIR: type = FileType::directory; break;
+      case DT_LNK: type = FileType::symlink; break;
+      case DT_CHR: type = FileType::char_device; break;
+      case DT_BLK: type = FileType::block_device; break;
+      case DT_FIFO: type = FileType::fifo; break;
+      case DT_SOCK: type = FileType::socket; break;
+      default: {
+        struct stat st {};
+        if (::lstat((real + "/" + name).c_str(), &st) == 0) type = file_type_from_mode(st.st_mode);
+      }
+    }
+    entries.push_back({std::move(name), type});
+  }
+  ::closedir(d);
+  std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  return entries;
+}
+
+Result<std::string> read_real_link(const std::string& real, const std::string& shown) {
+  char buf[4096];
+  ssize_t n = ::readlink(real.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return os_error(shown, errno);
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow) {
+  struct stat st {};
+  int rc = follow ? ::stat(real.c_str(), &st) : ::lstat(real.c_str(), &st);
+  if (rc != 0) return os_error(shown, errno);
+  FileStat fs;
+  fs.type = file_type_from_mode(st.st_mode);
+  fs.mode = st.st_mode & 07777;
+  fs.uid = st.st_uid;
+  fs.gid = st.st_gid;
+  fs.size = static_cast<std::uint64_t>(st.st_size);
+  return fs;
+}
+
+}  // namespace amdml::platform

@@ -1,0 +1,19 @@
+// Thin, errno-preserving wrappers over the file syscalls both hosts share. Paths here
+// are real paths on this machine (already re-rooted by the caller).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "amdml/host.hpp"
+
+namespace amdml::platform {
+
+Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit);
+Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown);
+Result<std::string> read_real_link(const std::string& real, const std::string& shown);
+Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow);
+FileType file_type_from_mode(unsigned mode);
+std::string errno_text(int err);
+
+}  // namespace amdml::platform

@@ -1,0 +1,307 @@
+// RootedHost: a machine described by a directory tree (--root DIR) plus
+// DIR/amdml-host.json for what is not a file. Every path resolves inside DIR.
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "platform/fs.hpp"
+#include "platform/hosts.hpp"
+
+namespace amdml::platform {
+namespace {
+
+constexpr int kMaxSymlinkHops = 40;
+constexpr const char* kManifest = "amdml-host.json";
+
+std::vector<std::string> split_path(const std::string& p) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i < p.size()) {
+    std::size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    if (j > i) parts.push_back(p.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+std::string join_inner(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+const char* kErrnoNames[][2] = {{"EACCES", "13"}, {"EPERM", "1"}, {"EINVAL", "22"}, {"ENOENT", "2"},
+                               {"ENXIO", "6"},   {"ENODEV", "19"}, {"EBUSY", "16"}, {"ENOMEM", "12"},
+                               {"EFAULT", "14"}};
+
+int errno_from_name(const std::string& name) {
+  for (auto& e : kErrnoNames)
+    if (name == e[0]) return std::atoi(e[1]);
+  return EACCES;
+}
+
+// Reads a json field of an expected kind; a wrong kind is a manifest error.
+template <class T>
+Status get_opt(const nlohmann::json& obj, const char* key, const std::string& where, std::optional<T>& out) {
+  if (!obj.contains(key) || obj[key].is_null()) return {};
+  const auto& v = obj[key];
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) return make_error(std::string(kManifest) + ": " + where + key + " must be a string");
+    out = v.get<std::string>();
+  } else {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
+      return make_error(std::string(kManifest) + ": " + where + key + " must be a non-negative integer");
+    out = static_cast<T>(v.get<unsigned long long>());
+  }
+  return {};
+}
+
+struct Manifest {
+  nlohmann::json doc = nlohmann::json::object();
+  Identity identity;
+  Uname uname;
+  std::map<std::string, std::string> env;
+  std::optional<std::vector<DeviceNode>> devices;
+  std::optional<ContainerKind> container;
+};
+
+Result<Manifest> parse_manifest(const std::string& text) {
+  Manifest m;
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return make_error(std::string(kManifest) + ": not valid JSON");
+  if (!doc.is_object()) return make_error(std::string(kManifest) + ": must be a JSON object");
+  if (doc.contains("format") && !(doc["format"].is_number_integer() && doc["format"].get<long long>() == 1))
+    return make_error(std::string(kManifest) + ": unsupported format (amdml reads format 1)");
+  if (doc.contains("uname") && !doc["uname"].is_null()) {
+    const auto& u = doc["uname"];
+    if (!u.is_object()) return make_error(std::string(kManifest) + ": uname must be an object");
+    if (auto s = get_opt(u, "release", "uname.", m.uname.release); !s) return s.error();
+    if (auto s = get_opt(u, "machine", "uname.", m.uname.machine); !s) return s.error();
+  }
+  if (doc.contains("process") && !doc["process"].is_null()) {
+    const auto& p = doc["process"];
+    if (!p.is_object()) return make_error(std::string(kManifest) + ": process must be an object");
+    if (auto s = get_opt(p, "user", "process.", m.identity.user); !s) return s.error();
+    if (auto s = get_opt(p, "uid", "process.", m.identity.uid); !s) return s.error();
+    if (auto s = get_opt(p, "gid", "process.", m.identity.gid); !s) return s.error();
+    if (auto s = get_opt(p, "euid", "process.", m.identity.euid); !s) return s.error();
+    if (p.contains("groups") && !p["groups"].is_null()) {
+      if (!p["groups"].is_array()) return make_error(std::string(kManifest) + ": process.groups must be an array");
+      std::vector<std::uint32_t> g;
+      for (const auto& x : p["groups"]) {
+        if (!x.is_number_integer() || x.get<long long>() < 0)
+          return make_error(std::string(kManifest) + ": process.groups must hold non-negative integers");
+        g.push_back(static_cast<std::uint32_t>(x.get<long long>()));
+      }
+      m.identity.groups = g;
+    }
+  }
+  if (auto s = get_opt(doc, "sudo_user", "", m.identity.sudo_user); !s) return s.error();
+  if (doc.contains("env") && !doc["env"].is_null()) {
+    if (!doc["env"].is_object()) return make_error(std::string(kManifest) + ": env must be an object");
+    for (const auto& [k, v] : doc["env"].items()) {
+      if (!v.is_string()) return make_error(std::string(kManifest) + ": env." + k + " must be a string");
+      m.env[k] = v.get<std::string>();
+    }
+  }
+  if (doc.contains("devices") && !doc["devices"].is_null()) {
+    if (!doc["devices"].is_object()) return make_error(std::string(kManifest) + ": devices must be an object");
+    std::vector<DeviceNode> nodes;
+    for (const auto& [path, v] : doc["devices"].items()) {
+      if (!v.is_object()) return make_error(std::string(kManifest) + ": devices." + path + " must be an object");
+      DeviceNode d;
+      d.path = path;
+      std::optional<std::string> type;
+      if (auto s = get_opt(v, "type", "devices." + path + ".", type); !s) return s.error();
+      if (type && *type == "block") d.type = FileType::block_device;
+      else if (type && *type == "dir") d.type = FileType::directory;
+      else d.type = FileType::char_device;
+      if (v.contains("mode") && !v["mode"].is_null()) {
+        if (v["mode"].is_string()) {
+          const std::string ms = v["mode"].get<std::string>();
+          char* end = nullptr;
+          unsigned long mode = std::strtoul(ms.c_str(), &end, 8);
+          if (ms.empty() || *end != '\0' || mode > 07777)
+            return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
+          d.mode = static_cast<std::uint32_t>(mode);
+        } else if (v["mode"].is_number_integer() && v["mode"].get<long long>() >= 0 && v["mode"].get<long long>() <= 07777) {
+          d.mode = static_cast<std::uint32_t>(v["mode"].get<long long>());
+        } else {
+          return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
+        }
+      }
+      if (auto s = get_opt(v, "uid", "devices." + path + ".", d.uid); !s) return s.error();
+      if (auto s = get_opt(v, "gid", "devices." + path + ".", d.gid); !s) return s.error();
+      std::optional<std::string> open;
+      if (auto s = get_opt(v, "open", "devices." + path + ".", open); !s) return s.error();
+      if (open) {
+        if (*open == "ok") d.open = OpenCheck::ok;
+        else {
+          d.open = OpenCheck::failed;
+          d.open_errno = errno_from_name(*open);
+        }
+      }
+      nodes.push_back(std::move(d));
+    }
+    m.devices = std::move(nodes);
+  }
+  if (doc.contains("container") && !doc["container"].is_null()) {
+    if (!doc["container"].is_string()) return make_error(std::string(kManifest) + ": container must be a string or null");
+    auto k = parse_container_kind(doc["container"].get<std::string>());
+    if (!k) return make_error(std::string(kManifest) + ": container must be one of docker, podman, kubernetes, lxc, other");
+    m.container = *k;
+  }
+  if (doc.contains("commands") && !doc["commands"].is_null() && !doc["commands"].is_object())
+    return make_error(std::string(kManifest) + ": commands must be an object");
+  m.doc = std::move(doc);
+  return m;
+}
+
+class RootedHost final : public Host {
+ public:
+  RootedHost(std::string root, Manifest m) : root_(std::move(root)), m_(std::move(m)) {}
+
+  bool live() const override { return false; }
+  const std::string& root() const override { return root_; }
+
+  Result<std::string> read_file(const std::string& path, std::size_t limit) const override {
+    auto real = resolve(path, true);
+    if (!real) return real.error();
+    return read_real_file(root_ + real->second, path, limit);
+  }
+  Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
+    auto real = resolve(path, true);
+    if (!real) return real.error();
+    return list_real_dir(root_ + real->second, path);
+  }
+  Result<std::string> read_link(const std::string& path) const override {
+    auto real = resolve(path, false);
+    if (!real) return real.error();
+    return read_real_link(root_ + real->second, path);
+  }
+  Result<FileStat> stat(const std::string& path) const override {
+    auto real = resolve(path, true);
+    if (!real) return real.error();
+    return stat_real(root_ + real->second, path, false);
+  }
+  Result<FileStat> lstat(const std::string& path) const override {
+    auto real = resolve(path, false);
+    if (!real) return real.error();
+    return stat_real(root_ + real->second, path, false);
+  }
+  Result<std::string> canonical(const std::string& path) const override {
+    auto real = resolve(path, true);
+    if (!real) return real.error();
+    if (!real->first) return make_error(path + ": " + errno_text(ENOENT), ENOENT);
+    return real->second;
+  }
+
+  Identity identity() const override { return m_.identity; }
+  std::optional<std::string> env(const std::string& name) const override {
+    auto it = m_.env.find(name);
+    if (it == m_.env.end()) return std::nullopt;
+    return it->second;
+  }
+  std::map<std::string, std::string> environment() const override { return m_.env; }
+  Uname uname() const override { return m_.uname; }
+  std::optional<std::vector<DeviceNode>> devices() const override { return m_.devices; }
+  std::optional<ContainerKind> container() const override { return m_.container; }
+  std::optional<nlohmann::json> recorded(const std::string& key) const override {
+    if (!m_.doc.contains(key)) return std::nullopt;
+    return m_.doc[key];
+  }
+  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
+    std::string key;
+    for (const auto& a : argv) key += (key.empty() ? "" : " ") + a;
+    if (!m_.doc.contains("commands") || !m_.doc["commands"].contains(key))
+      return make_error(key + ": not recorded in amdml-host.json", ENOENT);
+    const auto& c = m_.doc["commands"][key];
+    CommandResult r;
+    if (c.is_string()) {
+      r.exit_code = 0;
+      r.out = c.get<std::string>();
+      return r;
+    }
+    if (!c.is_object()) return make_error(std::string(kManifest) + ": commands." + key + " must be an object");
+    r.exit_code = c.value("exit_code", 0);
+    r.out = c.value("stdout", std::string());
+    r.err = c.value("stderr", std::string());
+    r.timed_out = c.value("timed_out", false);
+    r.signal = c.value("signal", 0);
+    return r;
+  }
+
+ private:
+  // Resolves path inside the root. Returns (exists, inner path with symlinks resolved);
+  // a missing component ends resolution there (the caller's syscall reports ENOENT).
+  Result<std::pair<bool, std::string>> resolve(const std::string& path, bool follow_last) const {
+    std::vector<std::string> todo = split_path(path);
+    std::reverse(todo.begin(), todo.end());
+    std::vector<std::string> done;
+    int hops = 0;
+    bool exists = true;
+    while (!todo.empty()) {
+      std::string c = std::move(todo.back());
+      todo.pop_back();
+      if (c == ".") continue;
+      if (c == "..") {
+        if (!done.empty()) done.pop_back();
+        continue;
+      }
+      done.push_back(c);
+      if (!exists) continue;
+      if (todo.empty() && !follow_last) break;
+      std::string real = root_ + join_inner(done);
+      struct ::stat st {};
+      if (::lstat(real.c_str(), &st) != 0) {
+        exists = false;
+        continue;
+      }
+      if (!S_ISLNK(st.st_mode)) continue;
+      if (++hops > kMaxSymlinkHops) return make_error(path + ": too many levels of symbolic links", ELOOP);
+      auto target = read_real_link(real, path);
+      if (!target) return target.error();
+      done.pop_back();
+      if (!target->empty() && (*target)[0] == '/') done.clear();
+      auto parts = split_path(*target);
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+    }
+    return std::make_pair(exists, join_inner(done));
+  }
+
+  std::string root_;
+  Manifest m_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
+  std::string root = root_in;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  struct ::stat st {};
+  if (::stat(root.c_str(), &st) != 0)
+    return make_error("--root " + root_in + ": " + errno_text(errno), errno);
+  if (!S_ISDIR(st.st_mode)) return make_error("--root " + root_in + ": not a directory", ENOTDIR);
+  char* abs = ::realpath(root.c_str(), nullptr);
+  if (abs) {
+    root = abs;
+    std::free(abs);
+  }
+  Manifest m;
+  std::string mpath = root + "/" + kManifest;
+  if (::lstat(mpath.c_str(), &st) == 0) {
+    auto text = read_real_file(mpath, mpath, 8 << 20);
+    if (!text) return text.error();
+    auto parsed = parse_manifest(*text);
+    if (!parsed) return make_error(root_in + "/" + parsed.error().message);
+    m = std::move(*parsed);
+  }
+  return std::unique_ptr<Host>(std::make_unique<RootedHost>(root, std::move(m)));
+}
+
+}  // namespace amdml::platform

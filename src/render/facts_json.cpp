@@ -1,0 +1,139 @@
+// Facts -> JSON: the layers behind the GPU list (driver, KFD, DRM, PCI, access, env).
+#include "render/facts_json.hpp"
+
+#include <cstdio>
+
+namespace amdml {
+
+using nlohmann::json;
+
+template <class T>
+static json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+static json opt_pages(const std::optional<Pages>& p) { return p ? json(p->value) : json(nullptr); }
+static json opt_bytes(const std::optional<Bytes>& b) { return b ? json(b->value) : json(nullptr); }
+static std::string hex4(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+static json mode_json(const std::optional<std::uint32_t>& m) {
+  if (!m) return nullptr;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", *m);
+  return buf;
+}
+
+static json ttm_json(const TtmParams& t) {
+  return {{"loaded", t.loaded},
+          {"pages_limit", opt_pages(t.pages_limit)},
+          {"page_pool_size", opt_pages(t.page_pool_size)},
+          {"holds_amdgpu", t.holds_amdgpu}};
+}
+
+static const char* open_text(OpenCheck o) {
+  switch (o) {
+    case OpenCheck::ok: return "ok";
+    case OpenCheck::failed: return "failed";
+    default: return "not_checked";
+  }
+}
+
+json facts_json(const Facts& f) {
+  json j;
+  j["os"] = {{"kernel_version", f.os.kernel ? json(f.os.kernel->str()) : json(nullptr)},
+             {"cmdline", opt(f.os.cmdline)},
+             {"id_like", f.os.id_like}};
+  j["memory"] = {{"total_bytes", opt_bytes(f.memory.total)}, {"available_bytes", opt_bytes(f.memory.available)}};
+  json pci = json::array();
+  for (const auto& p : f.pci) {
+    pci.push_back({{"slot", p.slot},
+                   {"vendor", hex4(p.vendor)},
+                   {"device", hex4(p.device)},
+                   {"revision", p.revision ? json(*p.revision) : json(nullptr)},
+                   {"class", p.class_code},
+                   {"driver", opt(p.driver)}});
+  }
+  j["pci"] = pci;
+  const auto& d = f.driver;
+  json cmd = json::object();
+  for (const auto& [k, v] : d.cmdline_options) cmd[k] = v;
+  j["driver"] = {{"amdgpu_loaded", d.amdgpu_loaded},
+                 {"initstate", opt(d.initstate)},
+                 {"dkms_version", opt(d.dkms_version)},
+                 {"ttm_module", to_string(d.ttm_in_use)},
+                 {"ttm", ttm_json(d.ttm)},
+                 {"amdttm", ttm_json(d.amdttm)},
+                 {"gttsize_param_mib", opt(d.gttsize_param_mib)},
+                 {"gttsize_cmdline_mib", opt(d.gttsize_cmdline_mib)},
+                 {"cmdline_options", cmd}};
+  json mp = json::array();
+  for (const auto& o : f.modprobe.options)
+    mp.push_back({{"file", o.file}, {"line", o.line}, {"module", o.module}, {"key", o.key}, {"value", o.value}});
+  j["modprobe"] = mp;
+  json nodes = json::array();
+  for (const auto& n : f.kfd.nodes) {
+    json banks = json::array();
+    for (const auto& b : n.mem_banks) banks.push_back({{"heap_type", b.heap_type}, {"size_bytes", b.size.value}});
+    nodes.push_back({{"index", n.index},
+                     {"cpu", n.cpu},
+                     {"name", n.name},
+                     {"gfx_target_version", opt(n.gfx_target_version)},
+                     {"gfx_target", n.gfx ? json(n.gfx->name()) : json(nullptr)},
+                     {"simd_count", n.simd_count},
+                     {"compute_units", opt(n.compute_units)},
+                     {"device_id", n.device_id},
+                     {"pci_slot", n.cpu ? json(nullptr) : json(n.pci_slot())},
+                     {"drm_render_minor", n.drm_render_minor},
+                     {"num_xcc", n.num_xcc},
+                     {"mem_banks", banks}});
+  }
+  j["kfd"] = {{"present", f.kfd.present}, {"nodes", nodes}};
+  json cards = json::array();
+  for (const auto& c : f.drm.cards) {
+    cards.push_back({{"card", c.card},
+                     {"pci_slot", c.pci_slot},
+                     {"device", c.device ? json(hex4(*c.device)) : json(nullptr)},
+                     {"revision", c.revision ? json(*c.revision) : json(nullptr)},
+                     {"vram_total_bytes", opt_bytes(c.vram_total)},
+                     {"vis_vram_total_bytes", opt_bytes(c.vis_vram_total)},
+                     {"gtt_total_bytes", opt_bytes(c.gtt_total)},
+                     {"render_node", opt(c.render_node)}});
+  }
+  j["drm"] = cards;
+  const auto& id = f.identity;
+  json devs = json::array();
+  for (const auto& a : id.devices) {
+    devs.push_back({{"path", a.path},
+                    {"exists", a.exists},
+                    {"mode", mode_json(a.mode)},
+                    {"gid", opt(a.gid)},
+                    {"group", opt(a.group)},
+                    {"in_etc_group", opt(a.in_etc_group)},
+                    {"in_session", opt(a.in_session)},
+                    {"open", open_text(a.open)},
+                    {"open_errno", a.open_errno}});
+  }
+  j["access"] = {{"user", id.user},
+                 {"uid", opt(id.user_uid)},
+                 {"root", id.root},
+                 {"sudo_user", opt(id.process.sudo_user)},
+                 {"process_groups", id.process.groups ? json(*id.process.groups) : json(nullptr)},
+                 {"etc_groups", id.user_groups_etc},
+                 {"devices_known", id.devices_known},
+                 {"devices", devs}};
+  j["container"] = {{"kind", f.container.kind ? json(to_string(*f.container.kind)) : json(nullptr)},
+                    {"sys_kfd_visible", f.container.sys_kfd_visible}};
+  json env = json::object();
+  for (const auto& [k, v] : f.env) env[k] = v;
+  j["env"] = env;
+  j["runtime"] = runtime_facts_json(f.runtime);
+  j["ml"] = ml_facts_json(f.ml);
+  json errs = json::array();
+  for (const auto& e : f.errors) errs.push_back({{"probe", e.probe}, {"path", e.path}, {"message", e.message}});
+  j["probe_errors"] = errs;
+  return j;
+}
+
+}  // namespace amdml

@@ -1,0 +1,15 @@
+// Every fact as JSON (the "facts" key of the doctor document): the raw layers behind
+// the joined GPU list, for tools and bug reports.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "amdml/facts.hpp"
+
+namespace amdml {
+
+nlohmann::json facts_json(const Facts& f);
+nlohmann::json runtime_facts_json(const RuntimeFacts& r);  // facts_runtime_json.cpp
+nlohmann::json ml_facts_json(const MlFacts& m);            // facts_ml_json.cpp
+
+}  // namespace amdml

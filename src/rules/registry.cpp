@@ -1,0 +1,55 @@
+// The rule table and the finding catalog: one place lists every rule and every id.
+#include <algorithm>
+
+#include "rules/rules_internal.hpp"
+
+namespace amdml {
+
+const std::vector<RuleSpec>& rule_table() {
+  static const std::vector<RuleSpec> table = {
+      {"gpu", rules::gpu_presence},          // gpu.none, driver.not-loaded, kfd.missing
+      {"container", rules::container},       // container.devices, container.gid
+      {"access", rules::access},             // access.kfd, access.relogin
+      {"rocm", rules::rocm_presence},        // rocm.missing
+      {"knowledge", rules::knowledge_rules},  // gfx.*, memory.*, kernel.old, rocm.version, env.* (knowledge rules)
+      {"runtime", rules::runtime_rules},      // runtime.* (HSA/libdrm layer)
+      {"ml", rules::ml_rules},                // ollama.*, torch.*, llamacpp.* (ML stack)
+  };
+  return table;
+}
+
+const std::vector<FindingSpec>& finding_catalog() {
+  static const std::vector<FindingSpec> catalog = [] {
+    std::vector<FindingSpec> c = {
+        {"gpu.none", Severity::error, "no AMD GPU visible to any layer"},
+        {"driver.not-loaded", Severity::error, "an AMD GPU is on PCI but the amdgpu driver is absent or not initialised"},
+        {"kfd.missing", Severity::error, "/dev/kfd absent (no KFD, or a container started without the device)"},
+        {"access.kfd", Severity::error, "this user cannot open /dev/kfd or the render node: not in the owning group"},
+        {"access.relogin", Severity::error, "in the group per /etc/group, but the running session does not have it yet"},
+        {"rocm.missing", Severity::warning, "no ROCm user-space runtime found"},
+        {"container.devices", Severity::error, "inside a container without /dev/kfd or /dev/dri passed in"},
+        {"container.gid", Severity::error, "inside a container whose process groups do not include the device nodes' gid"},
+    };
+    for (const auto* extra : {&rules::knowledge_catalog(), &rules::runtime_catalog(), &rules::ml_catalog()})
+      c.insert(c.end(), extra->begin(), extra->end());
+    return c;
+  }();
+  return catalog;
+}
+
+const FindingSpec* find_finding_spec(const std::string& id) {
+  for (const auto& s : finding_catalog())
+    if (id == s.id) return &s;
+  return nullptr;
+}
+
+std::vector<Finding> diagnose(const Facts& facts, const Knowledge& kb) {
+  RuleContext ctx{facts, kb};
+  std::vector<Finding> out;
+  for (const auto& r : rule_table()) r.fn(ctx, out);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  return out;
+}
+
+}  // namespace amdml

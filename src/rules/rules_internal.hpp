@@ -1,0 +1,26 @@
+// Rule functions and the per-area finding catalogs the registry assembles.
+#pragma once
+
+#include "amdml/rules.hpp"
+
+namespace amdml::rules {
+
+void gpu_presence(const RuleContext& ctx, std::vector<Finding>& out);   // gpu_presence.cpp
+void container(const RuleContext& ctx, std::vector<Finding>& out);      // container.cpp
+void access(const RuleContext& ctx, std::vector<Finding>& out);         // access.cpp
+void rocm_presence(const RuleContext& ctx, std::vector<Finding>& out);  // rocm_presence.cpp
+void knowledge_rules(const RuleContext& ctx, std::vector<Finding>& out);  // knowledge_rules.cpp
+void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime_rules.cpp
+void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml_rules.cpp
+
+const std::vector<FindingSpec>& knowledge_catalog();
+const std::vector<FindingSpec>& runtime_catalog();
+const std::vector<FindingSpec>& ml_catalog();
+
+// Helpers shared by rules.
+std::vector<int> amd_gpu_indices(const Facts& f);          // every GPU index
+std::string gpu_label(const Facts& f, int index);          // "GPU 0 (AMD Radeon 780M, gfx1103)"
+Finding make_finding(const char* id, std::string title, std::string detail);
+bool in_container(const Facts& f);
+
+}  // namespace amdml::rules
