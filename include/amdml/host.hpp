@@ -107,6 +107,13 @@ class Host {
   // "commands" map (key: argv joined by single spaces) and never execute anything.
   virtual Result<CommandResult> run(const std::vector<std::string>& argv,
                                     std::chrono::milliseconds timeout) const = 0;
+
+  // A non-file fact a probe collected live (e.g. "hsa": the runtime probe's result), so
+  // a recording host (amdml snapshot) can write it into amdml-host.json. No-op by default.
+  virtual void record_fact(const std::string& key, const nlohmann::json& value) const {
+    (void)key;
+    (void)value;
+  }
 };
 
 // Builds the host for --root: "/" (or empty) is live, anything else is rooted. Fails
