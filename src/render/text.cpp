@@ -143,7 +143,10 @@ std::string findings_block(const Report& r, const TextStyle& s) {
       }
       out += "      fix:   sudo amdml fix --apply --only " + f.fix->recipe + paint(s, Color::dim, "   #" + p) + "\n";
     }
-    for (const auto& c : f.commands) out += std::string("      ") + (f.fix ? "or:    " : "fix:   ") + c + "\n";
+    // Commands are steps in order: the first is the fix (or the manual alternative to
+    // the recipe), the rest follow it.
+    for (std::size_t i = 0; i < f.commands.size(); ++i)
+      out += std::string("      ") + (i > 0 ? "then:  " : f.fix ? "or:    " : "fix:   ") + f.commands[i] + "\n";
     for (const auto& n : f.notes) out += "      note:  " + n + "\n";
   }
   return out;
