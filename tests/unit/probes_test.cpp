@@ -350,6 +350,33 @@ TEST(ProbesSmall, SudoReportsAboutTheInvokingUser) {
   EXPECT_FALSE(f.identity.devices[0].in_session);  // root's session says nothing about alice's
 }
 
+TEST(ProbesSmall, NewestInstalledRocmIsChosenByVersionNotName) {
+  TestTree t;
+  t.write("opt/rocm-6.9.0/.info/version", "6.9.0\n");
+  t.write("opt/rocm-6.10.0/.info/version", "6.10.0-12\n");
+  t.write("opt/rocm-tools/README", "not a ROCm install\n");
+  Facts f = probe_root(t.root());
+  EXPECT_EQ(f.rocm.path, "/opt/rocm-6.10.0");
+  ASSERT_TRUE(f.rocm.version);
+  EXPECT_EQ(f.rocm.version->str(), "6.10.0");
+  EXPECT_EQ(f.rocm.installed.size(), 2u);
+}
+
+TEST(ProbesSmall, ModprobeFileMaskedByDevNullSetsNothing) {
+  TestTree t;
+  t.link("etc/modprobe.d/amdgpu.conf", "/dev/null");
+  t.write("usr/lib/modprobe.d/amdgpu.conf", "options amdgpu gttsize=8192\n");
+  t.write("etc/modprobe.d/ttm.conf", "options ttm pages_limit=12582912 page_pool_size=12582912\n");
+  t.write("lib/modprobe.d/zz.conf", "options amdttm pages_limit=1\n");
+  Facts f = probe_root(t.root());
+  EXPECT_FALSE(std::any_of(f.errors.begin(), f.errors.end(), [](const ProbeError& e) { return e.probe == "modprobe"; }))
+      << errors_text(f);
+  ASSERT_EQ(f.modprobe.options.size(), 3u);
+  EXPECT_EQ(f.modprobe.options[0].file, "/etc/modprobe.d/ttm.conf");
+  EXPECT_EQ(f.modprobe.options[1].key, "page_pool_size");
+  EXPECT_EQ(f.modprobe.options[2].module, "amdttm");
+}
+
 TEST(ProbesSmall, WslIsDetected) {
   TestTree t;
   t.write("proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1)\n");
