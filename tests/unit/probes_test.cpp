@@ -323,6 +323,24 @@ TEST(ProbesSmall, OldKernelWithoutLocationDoesNotInventHostBridgeSlot) {
   EXPECT_FALSE(f.gpus[0].pci_slot);
 }
 
+TEST(ProbesSmall, NodeWithoutJoinKeysJoinsTheOnlyCardInsteadOfDoublingTheGpu) {
+  TestTree t;
+  t.write("sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 8\nsimd_count 0\n");
+  t.write("sys/class/kfd/kfd/topology/nodes/1/properties", "simd_count 80\nsimd_per_cu 2\ngfx_target_version 100300\n");
+  const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
+  t.write(dev + "/vendor", "0x1002\n");
+  t.write(dev + "/device", "0x73bf\n");
+  t.write(dev + "/mem_info_vram_total", "17163091968\n");
+  t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
+  t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
+  Facts f = probe_root(t.root());
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].kfd_node, 1);
+  EXPECT_EQ(f.gpus[0].card, "card0");
+  EXPECT_EQ(f.gpus[0].pci_slot, "0000:03:00.0");
+  EXPECT_EQ(f.gpus[0].vram, Bytes{17163091968ULL});
+}
+
 TEST(ProbesSmall, EnvKeepsRelevantNamesAndDropsSecrets) {
   TestTree t;
   t.manifest(R"({"format": 1, "env": {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "ROCR_VISIBLE_DEVICES": "0",
