@@ -317,7 +317,20 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     nlohmann::json per = nlohmann::json::object();
     for (const auto& n : needs)
       if (n.need == Need::override) per[std::to_string(*f.gpus[static_cast<std::size_t>(n.index)].kfd_node)] = n.value->version_string();
-    if (!per.empty() && per_node_supported(ctx, st)) {
+    // One value that fits every GPU goes global; otherwise per node.
+    std::set<std::string> distinct;
+    for (const auto& [k, v] : per.items()) distinct.insert(v.get<std::string>());
+    bool global_ok = distinct.size() == 1;
+    if (global_ok) {
+      auto t = parse_hsa_override(*distinct.begin()).target;
+      for (const auto& [nd, gi] : gpu_by_node) global_ok = global_ok && global_value_fits(ctx, st, gi, *t);
+    }
+    if (global_ok) {
+      nlohmann::json params{{"value", *distinct.begin()}};
+      fd.fix = FixRef{"hsa-override", params};
+      if (node) fd.commands.push_back("unset " + var);
+      add_override_commands(fd, params);
+    } else if (!per.empty() && per_node_supported(ctx, st)) {
       nlohmann::json params{{"per_node", per}};
       fd.fix = FixRef{"hsa-override", params};
       fd.commands.push_back("unset " + var);
