@@ -6,6 +6,7 @@ namespace amdml::cli {
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
       {"doctor", "Diagnose this machine for ML on AMD GPUs (the default command)", setup_doctor},
+      {"explain", "What amdml knows about a gfx target, a PCI id or a finding id", setup_explain},
   };
   return table;
 }
