@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -15,6 +16,7 @@
 #include "amdml/probes.hpp"
 #include "amdml/rules.hpp"
 #include "platform/process.hpp"
+#include "render/info.hpp"
 
 using namespace amdml;
 using nlohmann::json;
@@ -360,4 +362,89 @@ TEST(InfoCommand, JsonFromAFixtureExitsOneWhenNoAgentIsUsable) {
   auto bad = platform::run_command({AMDML_BINARY, "info", "--format", "yaml"}, ro);
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(bad->exit_code, 2);
+}
+
+namespace {
+
+// A copy of the override fixture whose recorded hsa section is replaced by hsa.
+std::string fixture_with_hsa(const json& hsa) {
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "amdml-join-XXXXXX";
+  if (!::mkdtemp(dir.data())) return "";
+  fs::copy(std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus", dir,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing);
+  json m = json::parse(std::ifstream(dir + "/amdml-host.json"));
+  m["hsa"] = hsa;
+  m["env"].erase("HSA_OVERRIDE_GFX_VERSION");
+  std::ofstream(dir + "/amdml-host.json") << m.dump(2);
+  return dir;
+}
+
+json gpu_agent_680m(std::uint64_t coarse_pool) {
+  return {{"name", "gfx1035"}, {"marketing_name", "AMD Radeon 680M"}, {"vendor", "AMD"}, {"device", "gpu"},
+          {"node", 1}, {"bdfid", 29696}, {"domain", 0}, {"uuid", "GPU-XX"}, {"chip_id", 5761},
+          {"compute_units", 12}, {"simds_per_cu", 2}, {"wavefront_size", 32},
+          {"isas", {"amdgcn-amd-amdhsa--gfx1035"}},
+          {"pools", {{{"segment", "global"}, {"global_flags", 4}, {"size", coarse_pool}, {"alloc_allowed", true}}}}};
+}
+
+}  // namespace
+
+TEST(RuntimeProbe, AgentJoinsItsGpuByPciLocation) {
+  json hsa = {{"status", "ok"}, {"agents", {gpu_agent_680m(2147483648ull)}}};
+  std::string dir = fixture_with_hsa(hsa);
+  ASSERT_FALSE(dir.empty());
+  auto host = make_host(dir);
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  ASSERT_EQ(f.runtime.hsa.agents.size(), 1u);
+  EXPECT_EQ(f.runtime.hsa.agents[0].gpu, 0);
+  auto findings = diagnose(f, kb());
+  EXPECT_EQ(find(findings, "runtime.gpu-missing"), nullptr);
+  EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
+  EXPECT_EQ(usable_gpu_agents(f), 1);
+}
+
+TEST(RuntimeProbe, PoolThatDisagreesWithKfdIsFlagged) {
+  json hsa = {{"status", "ok"}, {"agents", {gpu_agent_680m(4294967296ull)}}};
+  std::string dir = fixture_with_hsa(hsa);
+  auto host = make_host(dir);
+  ASSERT_TRUE(host.ok());
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  auto findings = diagnose(f, kb());
+  const Finding* fd = find(findings, "drm.mismatch");
+  ASSERT_NE(fd, nullptr);
+  EXPECT_NE(fd->evidence[0].value.find("hsa 4 GiB, kfd 2 GiB"), std::string::npos) << fd->evidence[0].value;
+}
+
+TEST(RuntimeProbe, BrokenRecordedSectionIsAProbeError) {
+  std::string dir = fixture_with_hsa(json{{"status", "ok"}, {"agents", "gfx1035"}});
+  auto host = make_host(dir);
+  ASSERT_TRUE(host.ok());
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
+  bool reported = false;
+  for (const auto& e : f.errors) reported |= e.message == "hsa.agents must be an array";
+  EXPECT_TRUE(reported);
+}
+
+// The libdrm child with the real libdrm_amdgpu: a node that does not exist and one that
+// is not a DRM device are errors per node, never a failed child.
+TEST(RuntimeProbe, DrmChildReportsPerNodeErrors) {
+  platform::RunOptions ro;
+  ro.timeout = std::chrono::milliseconds(20000);
+  auto r = platform::run_command({AMDML_BINARY, "__probe-drm", "/nonexistent/renderD128", "/dev/null"}, ro);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+  auto j = json::parse(r->out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r->out;
+  auto d = parse_libdrm_record(j);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  if (d->outcome == HsaOutcome::not_installed) GTEST_SKIP() << "libdrm_amdgpu is not installed";
+  ASSERT_EQ(d->outcome, HsaOutcome::ok);
+  ASSERT_EQ(d->devices.size(), 2u);
+  EXPECT_FALSE(d->devices[0].opened);
+  EXPECT_EQ(d->devices[0].error, "open: No such file or directory");
+  EXPECT_FALSE(d->devices[1].opened);
+  EXPECT_EQ(d->devices[1].error.rfind("amdgpu_device_initialize: ", 0), 0u) << d->devices[1].error;
 }
