@@ -255,6 +255,11 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
                                            std::to_string(h.agents.size() - h.gpu_agents()) + " other"});
   std::string causes;
   auto ovs = overrides(f);
+  auto add_command = [&fd](std::string c) {
+    for (const auto& have : fd.commands)
+      if (have == c) return;
+    fd.commands.push_back(std::move(c));
+  };
   for (int i : missing) {
     const Gpu& g = f.gpus[static_cast<std::size_t>(i)];
     std::string label = gpu_label(f, i);
@@ -264,6 +269,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
     if (g.render_node && f.identity.devices_known && (!rn || !rn->exists)) {
       causes += " " + label + ": its render node " + *g.render_node + " is not present here (a container started "
                 "without it); the runtime skips GPUs whose render node it cannot open.";
+      add_command("docker run --device=/dev/kfd --device=" + *g.render_node + " ...   (or --device=/dev/dri for all GPUs)");
       continue;
     }
     if (rn && rn->open == OpenCheck::failed && (rn->open_errno == EPERM || rn->open_errno == ENOENT)) {
@@ -283,14 +289,14 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
                 " asks the runtime to treat it as an ISA this runtime does not know, so it drops the GPU; "
                 "unset it or use a value the runtime supports (the knowledge rules name the right one).";
       fd.evidence.push_back({"env " + ov->first, ov->second});
+      add_command("unset " + ov->first + "   # and drop it from ~/.bashrc, /etc/environment or the service's Environment=");
       continue;
     }
     causes += " " + label + ": the runtime does not recognise " + (g.gfx ? g.gfx->name() : std::string("its ISA")) +
               "; this ROCm release is older than the GPU.";
   }
   fd.detail += causes;
-  if (!ovs.empty()) fd.commands.push_back("env -u HSA_OVERRIDE_GFX_VERSION rocminfo | grep -E 'Name: +gfx'");
-  fd.commands.push_back("rocminfo | grep -E 'Name: +gfx|Marketing'");
+  fd.notes.push_back("Check what the runtime lists: rocminfo | grep -E 'Name: +gfx|Marketing'");
   out.push_back(std::move(fd));
 }
 
