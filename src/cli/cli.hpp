@@ -66,5 +66,6 @@ CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g);  // cmd_expl
 CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g);        // cmd_info.cpp
 CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)
 CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)
+CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g);
 
 }  // namespace amdml::cli

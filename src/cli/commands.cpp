@@ -10,6 +10,7 @@ const std::vector<CommandSpec>& command_table() {
       {"info", "List GPU agents and memory pools as ROCm sees them (a rocminfo that says why)", setup_info},
       {"__probe-hsa", "", setup_probe_hsa},  // hidden: the runtime probe's child
       {"__probe-drm", "", setup_probe_drm},  // hidden: the libdrm probe's child
+      {"fix", "Show the fixes for what doctor found; --apply makes them (root), --undo reverts", setup_fix},
   };
   return table;
 }
