@@ -6,6 +6,7 @@ namespace amdml::cli {
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
       {"doctor", "Diagnose this machine for ML on AMD GPUs (the default command)", setup_doctor},
+      {"check", "Gate for CI and container images: the doctor plus expectations (GPUs, gfx, memory, ROCm)", setup_check},
   };
   return table;
 }
