@@ -11,6 +11,7 @@ const std::vector<CommandSpec>& command_table() {
       {"__probe-hsa", "", setup_probe_hsa},  // hidden: the runtime probe's child
       {"__probe-drm", "", setup_probe_drm},  // hidden: the libdrm probe's child
       {"fix", "Show the fixes for what doctor found; --apply makes them (root), --undo reverts", setup_fix},
+      {"check", "Gate for CI and container images: the doctor plus expectations (GPUs, gfx, memory, ROCm)", setup_check},
   };
   return table;
 }

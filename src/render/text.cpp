@@ -78,7 +78,8 @@ std::string system_block(const Report& r) {
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
   }
   rows.push_back({"ROCm", rocm});
-  if (f.container.kind) rows.push_back({"Container", to_string(*f.container.kind)});
+  if (f.container.kind)
+    rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});
   return table(rows, "  ");
 }
 
