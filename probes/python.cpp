@@ -127,7 +127,7 @@ class Finder {
   // The bounded walk of the home directory for venvs (pyvenv.cfg) and conda
   // environments (conda-meta/), breadth first so shallow environments come first.
   void walk_home(const std::string& home) {
-    static const std::set<std::string> hidden_ok = {".venv", ".virtualenvs", ".conda", ".pyenv", ".local",
+    static const std::set<std::string> hidden_ok = {".venv", ".venvs", ".virtualenvs", ".conda", ".pyenv", ".local",
                                                     ".miniconda3", ".mamba", ".micromamba"};
     static const std::set<std::string> skip = {"node_modules", "__pycache__", "site-packages", "dist-packages",
                                                "proc", "snap", "Downloads", "Pictures", "Videos", "Music"};
