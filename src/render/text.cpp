@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "amdml/render.hpp"
+#include "render/ml_text.hpp"
 
 namespace amdml {
 namespace {
@@ -78,6 +79,7 @@ std::string system_block(const Report& r) {
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
   }
   rows.push_back({"ROCm", rocm});
+  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
   if (f.container.kind) rows.push_back({"Container", to_string(*f.container.kind)});
   return table(rows, "  ");
 }

@@ -351,3 +351,21 @@ TEST(MlRules, EveryMlIdIsCatalogued) {
     EXPECT_TRUE(std::ifstream(std::string(AMDML_SOURCE_DIR) + "/docs/findings/" + id + ".md").good()) << id;
   }
 }
+
+TEST(MlRules, ShellOnlySettingsThatMatterForThisBox) {
+  auto f = apu_box();
+  f.gpus = {gpu("gfx1100", false)};  // natively shipped dGPU: neither variable changes anything
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";
+  f.env["OLLAMA_IGPU_ENABLE"] = "1";
+  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  // a GPU amdml knows no override for: the person's own value is carried into the service
+  f.gpus = {gpu("gfx1032", false)};
+  f.env.erase("OLLAMA_IGPU_ENABLE");
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION_1"] = ev("10.3.0");
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
+  ASSERT_TRUE(e && e->fix);
+  EXPECT_EQ(e->fix->params["env"]["HSA_OVERRIDE_GFX_VERSION"], "10.3.0");
+  EXPECT_EQ(e->fix->params["unset"], nlohmann::json({"HSA_OVERRIDE_GFX_VERSION_1"}));
+}
