@@ -203,7 +203,11 @@ void python(const ProbeContext& ctx, Facts& f) {
   for (const auto& d : mlpath::path_dirs(h)) {
     auto py = mlpath::join(d, "python3");
     if (!mlpath::is_file(h, py)) continue;
-    auto prefix = mlpath::dirname(d);
+    // pyenv/asdf shims are dispatch scripts; their real prefixes are found under home
+    if (mlpath::basename(d) == "shims") continue;
+    // /bin -> /usr/bin on merged-/usr systems: one interpreter, one environment
+    auto real_dir = h.canonical(d);
+    auto prefix = mlpath::dirname(real_dir ? *real_dir : d);
     bool system = prefix == "/usr" || prefix == "/usr/local" || prefix == "/";
     std::vector<std::string> extra;
     if (system) {
