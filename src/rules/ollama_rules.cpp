@@ -164,7 +164,8 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   }
 
   // 4. The iGPU switch (v0.30+ drops integrated GPUs unless told otherwise).
-  bool all_apu = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [&](int i) { return f.gpus[i].apu.value_or(false); });
+  bool all_apu = !gpus.empty() &&
+                 std::all_of(gpus.begin(), gpus.end(), [&](int i) { return ml::integrated(f.gpus[i]) == true; });
   const bool igpu_relevant = all_apu && o.version && *o.version >= ollama_builds::kIgpuDropFrom;
   if (igpu_relevant) {
     const auto& own = *f.gpus[gpus.front()].gfx;
@@ -176,7 +177,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       sw = &it->second;
       enabled = ml::go_bool(it->second.value);
     }
-    bool allowlisted = ollama_builds::igpu_allowlisted(seen);
+    bool allowlisted = ollama_builds::igpu_allowlisted(seen, *o.version);
     if (usable && !allowlisted && enabled != true) {
       if (sw)
         plan.problem("OLLAMA_IGPU_ENABLE=" + sw->value + " does not enable the iGPU; ollama v" + o.version->str() +

@@ -369,3 +369,22 @@ TEST(MlRules, ShellOnlySettingsThatMatterForThisBox) {
   EXPECT_EQ(e->fix->params["env"]["HSA_OVERRIDE_GFX_VERSION"], "10.3.0");
   EXPECT_EQ(e->fix->params["unset"], nlohmann::json({"HSA_OVERRIDE_GFX_VERSION_1"}));
 }
+
+TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
+  auto f = apu_box();
+  Gpu g;
+  g.gfx = gfx("gfx1151");  // not in this knowledge base: integrated by ollama's own sysfs rule
+  g.vram = Bytes{512ULL << 20};
+  g.gtt = Bytes{96ULL << 30};
+  f.gpus = {g};
+  f.ml.ollama.version = Version{0, 30, 0};  // dropped every iGPU
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
+  ASSERT_TRUE(e && e->fix);
+  EXPECT_EQ(e->fix->params["env"], nlohmann::json({{"OLLAMA_IGPU_ENABLE", "1"}}));
+  f.ml.ollama.version = Version{0, 30, 1};  // allowlisted gfx1151
+  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  f.gpus[0].gtt = Bytes{1ULL << 30};  // not integrated by the rule, and nothing says it is
+  f.ml.ollama.version = Version{0, 30, 0};
+  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+}
