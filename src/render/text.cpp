@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "amdml/render.hpp"
+#include "render/ml_text.hpp"
 
 namespace amdml {
 namespace {
@@ -80,6 +81,8 @@ std::string system_block(const Report& r) {
   rows.push_back({"ROCm", rocm});
   if (f.container.kind)
     rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});
+  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
+  if (f.container.kind) rows.push_back({"Container", to_string(*f.container.kind)});
   return table(rows, "  ");
 }
 
