@@ -79,10 +79,9 @@ std::string system_block(const Report& r) {
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
   }
   rows.push_back({"ROCm", rocm});
+  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
   if (f.container.kind)
     rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});
-  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
-  if (f.container.kind) rows.push_back({"Container", to_string(*f.container.kind)});
   return table(rows, "  ");
 }
 
