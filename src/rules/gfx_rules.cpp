@@ -358,6 +358,9 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
 void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
                        std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
+  // Only against a ROCm whose version is known: bundled runtimes (ollama) may lack the
+  // native kernels the newest release has.
+  if (!st.installed) return;
   std::vector<int> idx;
   std::optional<OverrideSetting> shown;
   for (const auto& n : needs) {

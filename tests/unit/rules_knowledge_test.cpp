@@ -292,6 +292,9 @@ TEST(GfxOverrideUnneeded, NativeKernelsMakeItInfo) {
   ASSERT_EQ(out.size(), 1u) << ids(out);
   EXPECT_EQ(out[0].id, "gfx.override-unneeded");
   EXPECT_EQ(out[0].severity, Severity::info);
+  // Without a ROCm of known version (bundled runtimes), amdml cannot say it is unneeded.
+  f.rocm = RocmFacts{};
+  EXPECT_TRUE(run(f).empty()) << ids(run(f));
 }
 
 // --- memory.gtt-limit ----------------------------------------------------------------
