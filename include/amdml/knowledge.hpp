@@ -29,6 +29,9 @@ std::optional<IsaFamily> parse_isa_family(const std::string& s);
 // RDNA 3.5 count as one family (gfx11), since 11.0.0 is the common override for both.
 bool isa_compatible(IsaFamily a, IsaFamily b);
 
+// "6.15" for 6.15.0, "6.18.4" otherwise: how people write kernel and ROCm versions.
+std::string short_version(const Version& v);
+
 struct GfxInfo {
   GfxTarget target;
   std::uint32_t kfd_version = 0;  // as written in the data; validated against target
@@ -97,6 +100,10 @@ struct MemoryKnowledge {
   double os_reserve_fraction = 0.125;
   double max_fraction = 0.9;
   std::uint64_t small_carveout_max_mib = 2048;
+  std::string apu_prefer_gtt_backport;  // "6.14.0-oem": a distro series carrying it earlier
+
+  // Whether ROCm-visible APU memory follows pages_limit on this kernel release.
+  bool rocm_memory_follows_ttm(const std::string& kernel_release) const;
 
   // The pages_limit that leaves the OS its reserve, in whole GiB, never above
   // max_fraction of RAM; nullopt when RAM is too small to leave any.

@@ -85,7 +85,7 @@ nlohmann::json gfx_json(const Knowledge& kb, const GfxInfo& g) {
   nlohmann::json rel = nlohmann::json::array();
   for (const auto& r : kb.rocm) {
     auto s = support_in(kb, g, r);
-    rel.push_back({{"rocm", r.version.str()}, {"status", s.status}, {"detail", s.detail}});
+    rel.push_back({{"rocm", short_version(r.version)}, {"status", s.status}, {"detail", s.detail}});
   }
   j["rocm"] = rel;
   bool ov = false;
@@ -121,7 +121,7 @@ std::string gfx_text(const Knowledge& kb, const GfxInfo& g) {
   row("Notes", g.notes);
   out += "\nROCm releases\n";
   for (const auto& r : kb.rocm) {
-    std::string v = r.version.str();
+    std::string v = short_version(r.version);
     out += "  " + v + std::string(v.size() < 8 ? 8 - v.size() : 1, ' ') + support_in(kb, g, r).detail + "\n";
   }
   bool ov = false;

@@ -37,6 +37,12 @@ bool isa_compatible(IsaFamily a, IsaFamily b) {
   return a == b || (gfx11(a) && gfx11(b));
 }
 
+std::string short_version(const Version& v) {
+  std::string s = std::to_string(v.major) + "." + std::to_string(v.minor);
+  if (v.patch) s += "." + std::to_string(v.patch);
+  return s;
+}
+
 const char* to_string(KernelStatus s) {
   switch (s) {
     case KernelStatus::ok: return "ok";
@@ -107,6 +113,18 @@ KernelStatus KernelReq::status(const Version& rocm, bool fixed_kernel) const {
       best_len = key.size();
     }
   return best;
+}
+
+bool MemoryKnowledge::rocm_memory_follows_ttm(const std::string& kernel_release) const {
+  auto v = Version::parse(kernel_release);
+  if (!v) return false;
+  if (*v >= apu_prefer_gtt) return true;
+  if (apu_prefer_gtt_backport.empty()) return false;
+  auto dash = apu_prefer_gtt_backport.find('-');
+  auto base = Version::parse(apu_prefer_gtt_backport);
+  auto flavour = ubuntu_abi(kernel_release);
+  return base && *base == *v && flavour && dash != std::string::npos &&
+         flavour->flavour.rfind(apu_prefer_gtt_backport.substr(dash + 1), 0) == 0;
 }
 
 std::optional<Pages> MemoryKnowledge::recommended_pages_limit(Bytes ram) const {
@@ -438,6 +456,7 @@ Status load_kernels(const std::string& file, const toml::table& root, Knowledge&
     mem.os_reserve_fraction = (*m)["os_reserve_fraction"].value_or(0.125);
     mem.max_fraction = (*m)["max_fraction"].value_or(0.9);
     mem.small_carveout_max_mib = static_cast<std::uint64_t>((*m)["small_carveout_max_mib"].value_or(int64_t{2048}));
+    mem.apu_prefer_gtt_backport = (*m)["apu_prefer_gtt_backport"].value_or(std::string());
     if (mem.os_reserve_fraction < 0 || mem.os_reserve_fraction >= 1 || mem.max_fraction <= 0 || mem.max_fraction > 1)
       return make_error(where(file, *m) + ": reserve and max fractions must lie between 0 and 1");
   }

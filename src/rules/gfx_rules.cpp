@@ -152,7 +152,7 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
       fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + first.value->version_string());
     }
     fd.notes.push_back(st.label + " predates the per-node HSA_OVERRIDE_GFX_VERSION_<node> form (ROCm " +
-                       ctx.kb.per_node_override_since.str() + "), so hide GPUs instead.");
+                       short_version(ctx.kb.per_node_override_since) + "), so hide GPUs instead.");
   }
   fd.notes.push_back("For the ollama service, `amdml fix` writes the same value into its systemd drop-in.");
   out.push_back(std::move(fd));
@@ -182,12 +182,12 @@ void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuN
       if (r.version < st.release->version) last = &r;
     }
     if (later) {
-      fd.detail += " ROCm " + later->version.str() + " and newer have them: upgrade ROCm.";
+      fd.detail += " ROCm " + short_version(later->version) + " and newer have them: upgrade ROCm.";
       if (!later->pytorch_index.empty())
         fd.commands.push_back("pip install torch --index-url " + later->pytorch_index + "   # PyTorch with its own ROCm " +
-                              later->version.str() + " runtime");
+                              short_version(later->version) + " runtime");
     } else if (last) {
-      fd.detail += " ROCm " + last->version.str() + " was the last release with them.";
+      fd.detail += " ROCm " + short_version(last->version) + " was the last release with them.";
       if (!last->pytorch_index.empty())
         fd.commands.push_back("pip install torch --index-url " + last->pytorch_index + "   # the last PyTorch built for it");
     } else {
@@ -271,7 +271,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     if (node && st.installed && !per_node_supported(ctx, st)) {
       auto fd = make_finding("gfx.override-invalid", var + " is ignored by " + st.label,
                              "The per-node form HSA_OVERRIDE_GFX_VERSION_<node> arrived in ROCm " +
-                                 ctx.kb.per_node_override_since.str() + "; older runtimes read only the global variable.");
+                                 short_version(ctx.kb.per_node_override_since) + "; older runtimes read only the global variable.");
       fd.evidence.push_back(ev);
       fd.evidence.push_back(rocm_evidence(f));
       fd.gpus = reach;
@@ -339,11 +339,17 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       fd.commands.push_back("unset " + var);
     }
     if (mixed) {
+      // The GPUs it breaks usually run natively: dropping the override and hiding the
+      // others keeps the fast card.
       std::string keep;
-      for (int gi : reach)
-        if (std::find(broken.begin(), broken.end(), gi) == broken.end())
-          keep += (keep.empty() ? "" : ",") + rocr_device_name(f, gi);
-      fd.notes.push_back("Or keep the global value and hide the GPUs it breaks: export ROCR_VISIBLE_DEVICES=" + keep);
+      bool all_native = true;
+      for (int gi : broken) {
+        keep += (keep.empty() ? "" : ",") + rocr_device_name(f, gi);
+        for (const auto& n : needs) all_native = all_native && (n.index != gi || n.need == Need::native);
+      }
+      if (all_native)
+        fd.notes.push_back("Or drop the override and use only " + who + ": unset " + var +
+                           "; export ROCR_VISIBLE_DEVICES=" + keep);
     }
     out.push_back(std::move(fd));
   }
@@ -352,6 +358,9 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
 void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
                        std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
+  // Only against a ROCm whose version is known: bundled runtimes (ollama) may lack the
+  // native kernels the newest release has.
+  if (!st.installed) return;
   std::vector<int> idx;
   std::optional<OverrideSetting> shown;
   for (const auto& n : needs) {

@@ -53,7 +53,7 @@ Stack ml_stack(const RuleContext& ctx) {
     return s;
   }
   s.release = kb.newest_rocm();
-  s.label = "current ROCm builds (" + s.release->version.str() + ")";
+  s.label = "current ROCm builds (" + short_version(s.release->version) + ")";
   return s;
 }
 

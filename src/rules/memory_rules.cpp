@@ -61,6 +61,9 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
   if (!rec) return;
   const TtmModule m = module_in_use(f);
   const TtmParams& tp = params_of(f, m);
+  // With a discrete GPU in the box, ML runs there; the iGPU's share of RAM is moot.
+  for (const auto& g : f.gpus)
+    if (g.apu && !*g.apu && g.driver.value_or("amdgpu") == "amdgpu") return;
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     const Gpu& g = f.gpus[i];
     if (!g.apu.value_or(false) || g.driver.value_or("amdgpu") != "amdgpu") continue;
@@ -102,7 +105,7 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
       // Before 6.5 amdgpu sized GTT itself; amdgpu.gttsize (MiB) is the knob there.
       fd.commands.push_back("add amdgpu.gttsize=" + std::to_string(rec->bytes().value / kMiB) + " " + to_string(m) +
                             ".pages_limit=" + std::to_string(rec->value) + " to the kernel command line, then reboot");
-      fd.notes.push_back("Kernel " + kv->str() + " sizes GTT inside amdgpu; from " + mk.gtt_follows_ttm.str() +
+      fd.notes.push_back("Kernel " + short_version(*kv) + " sizes GTT inside amdgpu; from " + short_version(mk.gtt_follows_ttm) +
                          " GTT follows ttm.pages_limit, which is what `amdml fix` sets.");
     } else {
       nlohmann::json params{{"module", to_string(m)}, {"pages_limit", rec->value}, {"page_pool_size", rec->value}};
@@ -111,9 +114,9 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
                             " page_pool_size=" + std::to_string(rec->value) + "' | sudo tee /etc/modprobe.d/" + to_string(m) +
                             ".conf");
       fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P; then reboot");
-      if (small_carve && kv && *kv < mk.apu_prefer_gtt)
-        fd.notes.push_back("On kernel " + kv->str() + " GTT follows pages_limit, but the memory ROCm reports stays the carve-out "
-                           "until Linux " + mk.apu_prefer_gtt.str() + " (Ubuntu's 6.14 OEM kernel has the backport).");
+      if (small_carve && f.os.kernel_release && !mk.rocm_memory_follows_ttm(*f.os.kernel_release))
+        fd.notes.push_back("On kernel " + short_version(*kv) + " GTT follows pages_limit, but the memory ROCm reports stays the carve-out "
+                           "until Linux " + short_version(mk.apu_prefer_gtt) + " (Ubuntu's 6.14 OEM kernels carry the backport).");
     }
     fd.notes.push_back("Verify after the reboot: cat " + dev + "/mem_info_gtt_total");
     out.push_back(std::move(fd));

@@ -292,6 +292,9 @@ TEST(GfxOverrideUnneeded, NativeKernelsMakeItInfo) {
   ASSERT_EQ(out.size(), 1u) << ids(out);
   EXPECT_EQ(out[0].id, "gfx.override-unneeded");
   EXPECT_EQ(out[0].severity, Severity::info);
+  // Without a ROCm of known version (bundled runtimes), amdml cannot say it is unneeded.
+  f.rocm = RocmFacts{};
+  EXPECT_TRUE(run(f).empty()) << ids(run(f));
 }
 
 // --- memory.gtt-limit ----------------------------------------------------------------
@@ -330,6 +333,12 @@ TEST(MemoryGttLimit, SilentWhenTunedOrOnADgpu) {
   Facts g = box("6.8.0-45-generic", "6.4.1");
   add_gpu(g, "gfx1100", 0x744c, false);
   EXPECT_TRUE(run(g).empty()) << ids(run(g));
+  // An iGPU next to a dGPU: ML runs on the dGPU, the iGPU's GTT share is moot.
+  Facts h = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(h, "gfx1100", 0x744c, false);
+  add_gpu(h, "gfx1036", 0x164e, true);
+  h.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
+  EXPECT_TRUE(run(h).empty()) << ids(run(h));
 }
 
 TEST(MemoryGttLimit, LimitAboveRam) {
