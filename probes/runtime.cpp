@@ -17,6 +17,8 @@
 namespace amdml::probes {
 namespace {
 
+// The progress marker the child writes to stderr (platform::kProbeStepMarker; the
+// parent reads it back here, across the process boundary).
 constexpr const char* kStepMarker = "amdml-probe: step ";
 constexpr std::size_t kStderrKeep = 2000;
 

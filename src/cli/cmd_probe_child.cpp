@@ -1,6 +1,8 @@
 // The hidden subcommands the runtime probes re-execute amdml with: `__probe-hsa` and
 // `__probe-drm NODE...`. Each prints one JSON document (docs/runtime.md) and exits 0;
 // they are not for people, so --help does not list them.
+#include <cstdlib>
+
 #include "amdml/render.hpp"
 #include "cli/cli.hpp"
 #include "platform/runtime_child.hpp"
@@ -12,7 +14,9 @@ CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions&) {
   return []() -> int {
     nlohmann::json doc = platform::probe_hsa_in_child();
     write_stdout(doc.dump() + "\n");
-    return kExitOk;
+    // Skip static destructors and atexit handlers: the loaded runtime's would run
+    // there, and one that hangs or crashes must not turn a good answer into a failure.
+    std::_Exit(kExitOk);
   };
 }
 
@@ -23,7 +27,7 @@ CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions&) {
   return [nodes]() -> int {
     nlohmann::json doc = platform::probe_drm_in_child(*nodes);
     write_stdout(doc.dump() + "\n");
-    return kExitOk;
+    std::_Exit(kExitOk);
   };
 }
 

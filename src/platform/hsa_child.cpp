@@ -1,5 +1,5 @@
 // The HSA half of the runtime probe's child: the same call sequence rocminfo makes
-// (hsa_init, system info, agents, their pools and ISAs, hsa_shut_down), through
+// (hsa_init, system info, agents, their pools and ISAs), through
 // function pointers from dlopen so that amdml itself never links the runtime.
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
@@ -20,7 +20,6 @@ constexpr auto kAgentInfoMemoryProperties = static_cast<hsa_agent_info_t>(0xA114
 
 struct Api {
   decltype(&hsa_init) init = nullptr;
-  decltype(&hsa_shut_down) shut_down = nullptr;
   decltype(&hsa_status_string) status_string = nullptr;
   decltype(&hsa_system_get_info) system_get_info = nullptr;
   decltype(&hsa_iterate_agents) iterate_agents = nullptr;
@@ -172,7 +171,6 @@ nlohmann::json probe_hsa_in_child() {
   Api api;
   std::vector<std::string> missing;
   bind_symbol(lib, api.init, "hsa_init", missing);
-  bind_symbol(lib, api.shut_down, "hsa_shut_down", missing);
   bind_symbol(lib, api.status_string, "hsa_status_string", missing);
   bind_symbol(lib, api.system_get_info, "hsa_system_get_info", missing);
   bind_symbol(lib, api.iterate_agents, "hsa_iterate_agents", missing);
@@ -210,8 +208,9 @@ nlohmann::json probe_hsa_in_child() {
   } else {
     out["status"] = "ok";
   }
-  probe_step("hsa_shut_down");
-  api.shut_down();
+  // No hsa_shut_down: the child exits as soon as the answer is written (see
+  // cmd_probe_child.cpp) and KFD releases everything with the process, while a runtime
+  // wedged on a sick GPU hangs in shut-down as readily as in init -- after the answer.
   probe_step("done");
   return out;
 }

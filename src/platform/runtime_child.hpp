@@ -22,7 +22,8 @@ inline constexpr const char* kProbeStepMarker = "amdml-probe: step ";
 // else $ROCM_PATH/lib, /opt/rocm/lib, then the plain soname (the loader's search path).
 std::vector<std::string> hsa_library_candidates();
 
-// dlopen the runtime, hsa_init, enumerate agents, pools and ISAs, hsa_shut_down.
+// dlopen the runtime, hsa_init, enumerate agents, pools and ISAs. The caller writes
+// the answer and ends the process without running the runtime's exit handlers.
 nlohmann::json probe_hsa_in_child();
 
 // dlopen libdrm_amdgpu and query each render node: memory heaps, DRM driver version,

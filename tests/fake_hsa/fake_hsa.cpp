@@ -79,11 +79,6 @@ hsa_status_t hsa_init() {
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t hsa_shut_down() {
-  g_ready = false;
-  return HSA_STATUS_SUCCESS;
-}
-
 hsa_status_t hsa_status_string(hsa_status_t status, const char** text) {
   switch (status) {
     case HSA_STATUS_SUCCESS: *text = "HSA_STATUS_SUCCESS: The function has been executed successfully."; break;

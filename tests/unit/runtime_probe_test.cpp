@@ -448,3 +448,33 @@ TEST(RuntimeProbe, DrmChildReportsPerNodeErrors) {
   EXPECT_FALSE(d->devices[1].opened);
   EXPECT_EQ(d->devices[1].error.rfind("amdgpu_device_initialize: ", 0), 0u) << d->devices[1].error;
 }
+
+// Live `amdml info` against the fake runtime: exit 0 with a usable GPU agent, 1 when the
+// runtime crashes, one JSON document either way.
+TEST(InfoCommand, LiveWithTheFakeRuntime) {
+  auto run = [](const std::string& variant) {
+    platform::RunOptions ro;
+    ro.timeout = std::chrono::milliseconds(30000);
+    ro.extra_env = {{"AMDML_HSA_LIBRARY", AMDML_FAKE_HSA_LIBRARY},
+                    {"AMDML_FAKE_HSA", std::string(AMDML_FAKE_HSA_VARIANTS) + "/" + variant + ".json"}};
+    return platform::run_command({AMDML_BINARY, "info", "--format", "json", "--runtime-timeout", "5"}, ro);
+  };
+  auto ok = run("gpus1");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->exit_code, 0) << ok->err;
+  auto j = json::parse(ok->out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << ok->out;
+  EXPECT_EQ(j["source"], "hsa");
+  EXPECT_EQ(j["usable_gpu_agents"], 1);
+  ASSERT_EQ(j["agents"].size(), 2u);
+  EXPECT_EQ(j["agents"][1]["name"], "gfx1100");
+  EXPECT_EQ(j["agents"][1]["source"], "hsa");
+
+  auto crash = run("crash");
+  ASSERT_TRUE(crash.ok());
+  EXPECT_EQ(crash->exit_code, 1);
+  auto c = json::parse(crash->out, nullptr, false);
+  ASSERT_FALSE(c.is_discarded()) << crash->out;
+  EXPECT_EQ(c["runtime"]["status"], "crashed");
+  EXPECT_EQ(c["usable_gpu_agents"], 0);
+}

@@ -221,3 +221,22 @@ TEST(RuntimeRules, EveryIdHasADocsPage) {
     EXPECT_EQ(::access(page.c_str(), R_OK), 0) << page;
   }
 }
+
+TEST(RuntimeRules, InitFailedOnARenderNodeItMayNotOpen) {
+  Facts f = apu_machine();
+  f.identity.devices[1].open = OpenCheck::failed;
+  f.identity.devices[1].open_errno = EACCES;
+  init_failed(f);
+  auto found = with_id(diagnose(f, kb()), "runtime.init-failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].detail.find("can open /dev/kfd but not /dev/dri/renderD128"), std::string::npos) << found[0].detail;
+}
+
+TEST(RuntimeRules, GenericErrorPointsAtNewApus) {
+  Facts f = apu_machine();
+  init_failed(f, 0x1000);
+  auto found = with_id(diagnose(f, kb()), "runtime.init-failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("HSA_STATUS_ERROR"), std::string::npos);
+  EXPECT_NE(found[0].detail.find("gfx1150-gfx1152"), std::string::npos) << found[0].detail;
+}
