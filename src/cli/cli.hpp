@@ -63,6 +63,11 @@ const std::vector<CommandSpec>& command_table();
 
 // Per-command setup functions (one file each).
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g);
+CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g);  // cmd_explain.cpp
+CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g);        // cmd_info.cpp
+CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)
+CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)
+CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g);
 CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g);
 
 // The gate `amdml check` and `amdml doctor --ci` share (cmd_check.cpp): run the doctor,
