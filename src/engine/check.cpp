@@ -153,13 +153,37 @@ void expect_memory(const Facts& f, const char* what, Bytes min, std::optional<By
 
 void expect_runtime(const Facts& f, const Expectations& e, std::vector<CheckCase>& out) {
   CheckCase c = expect_case("require runtime");
-  std::size_t want = e.gpus ? static_cast<std::size_t>(*e.gpus) : usable_gpus(f).size();
-  if (!f.runtime.probed) {
+  auto use = usable_gpus(f);
+  std::size_t want = e.gpus ? static_cast<std::size_t>(*e.gpus) : use.size();
+  const HsaFacts& h = f.runtime.hsa;
+  if (h.outcome != HsaOutcome::ok) {
     c.status = CheckStatus::failed;
-    c.message = "the HSA runtime was not probed, so no GPU is known to initialise";
-  } else {
+    if (h.outcome == HsaOutcome::not_run)
+      c.message = "the HSA runtime was not asked (--no-runtime, or nothing recorded under --root)";
+    else
+      c.message = std::string("the HSA runtime did not enumerate GPUs: ") + to_string(h.outcome) +
+                  (h.status_name ? " (" + *h.status_name + ")" : (h.reason.empty() ? "" : " (" + h.reason + ")"));
+    out.push_back(std::move(c));
+    return;
+  }
+  // Which usable GPUs have an agent (the runtime probe joined agents to GPUs by PCI
+  // location, UUID or node).
+  std::vector<bool> has_agent(f.gpus.size(), false);
+  for (const auto& a : h.agents) {
+    if (a.device != HsaDeviceType::gpu) continue;
+    c.output += "agent " + a.name + (a.node ? " (node " + std::to_string(*a.node) + ")" : "") +
+                (a.gpu ? " = GPU " + std::to_string(*a.gpu) : "") + "\n";
+    if (a.gpu && *a.gpu >= 0 && static_cast<std::size_t>(*a.gpu) < has_agent.size()) has_agent[*a.gpu] = true;
+  }
+  std::size_t n = h.gpu_agents();
+  std::string missing;
+  for (auto i : use)
+    if (!has_agent[i]) missing += (missing.empty() ? "" : ", ") + label(f, i);
+  if (n < want || !missing.empty()) {
     c.status = CheckStatus::failed;
-    c.message = "the HSA runtime probe reported no GPU agents (expected " + std::to_string(want) + ")";
+    c.message = "HSA enumerates " + std::to_string(n) + " GPU agent" + (n == 1 ? "" : "s") + ", expected " +
+                std::to_string(want);
+    if (!missing.empty()) c.message += "; no agent for " + missing;
   }
   out.push_back(std::move(c));
 }

@@ -70,7 +70,9 @@ void devices_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& o
   const char* kname = to_string(kind);
   const DeviceAccess* kfd = find_device(f, "/dev/kfd");
   bool has_kfd = kfd && kfd->exists;
-  bool has_render = false;
+  // With no AMD GPU in /sys (a sandboxed runtime) no render node is attributed to one, so
+  // only /dev/kfd can be judged; container.sysfs then says what is wrong.
+  bool has_render = f.gpus.empty();
   std::vector<const DeviceAccess*> refused;  // present, but open() said EPERM: the device cgroup
   for (const auto& d : f.identity.devices) {
     if (!d.exists) continue;

@@ -68,9 +68,9 @@ std::string junit_problems(const std::string& xml) {
   return r.code == 0 ? "" : r.err;
 }
 
-const std::vector<std::string> kPassing = {"check",          "--expect-gpus", "1",         "--expect-gfx", "gfx1100",
-                                           "--min-vram",     "16GiB",         "--min-gtt", "16GiB",        "--rocm",
-                                           ">=6.4"};
+const std::vector<std::string> kPassing = {"check",     "--expect-gpus", "1",       "--expect-gfx", "gfx1100",
+                                           "--min-vram", "16GiB",         "--min-gtt", "16GiB",        "--rocm",
+                                           ">=6.4",      "--require",     "runtime"};
 
 }  // namespace
 
@@ -79,6 +79,7 @@ TEST(CheckCli, CorrectContainerPassesEveryExpectation) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("✓ expect-gpus 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("✓ rocm >=6.4\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("✓ require runtime\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
   EXPECT_EQ(r.err, "");
 }
@@ -88,22 +89,31 @@ TEST(CheckCli, EachExpectationCanFail) {
     std::vector<std::string> args;
     std::string line;  // the failed expectation's line in the text report
     int failed = 1;
+    std::string machine = "container-ok";
   } cases[] = {
       {{"--expect-gpus", "2"}, "✗ expect-gpus 2: expected 2 GPUs, ROCm can use 1\n"},
-      {{"--expect-gfx", "gfx942"}, "✗ expect-gfx gfx942: no usable GPU is gfx942 (found: gfx1100 on GPU 0)\n", 2},  // and "no other targets"
-      {{"--min-vram", "32GiB"}, "✗ min-vram 32 GiB: GPU 0 (gfx1100, 0000:23:00.0) has 24 GiB VRAM, less than 32 GiB\n"},
-      {{"--min-gtt", "64GiB"}, "✗ min-gtt 64 GiB: GPU 0 (gfx1100, 0000:23:00.0) has 31.4 GiB GTT, less than 64 GiB\n"},
+      {{"--expect-gfx", "gfx942"}, "✗ expect-gfx gfx942: no usable GPU is gfx942 (found: gfx1100 on GPU 0)\n",
+       2},  // and "expect-gfx: no other targets"
+      // (the label's name part comes from the knowledge base)
+      {{"--min-vram", "32GiB"}, "✗ min-vram 32 GiB: GPU 0 ("},
+      {{"--min-gtt", "64GiB"}, "✗ min-gtt 64 GiB: GPU 0 ("},
       {{"--rocm", ">=6.2,<6.4"}, "✗ rocm >=6.2,<6.4: ROCm 6.4.1 does not satisfy <6.4\n"},
-      {{"--require", "runtime"}, "✗ require runtime: "},
+      {{"--require", "runtime"},
+       "✗ require runtime: the HSA runtime was not asked (--no-runtime, or nothing recorded under --root)\n", 1,
+       "host-docker"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"check"};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    Outcome r = amdml("container-ok", args);
+    Outcome r = amdml(c.machine, args);
     EXPECT_EQ(r.code, 1) << c.args[0];
     EXPECT_NE(r.out.find("  " + c.line), std::string::npos) << c.args[0] << "\n" << r.out;
     EXPECT_NE(r.out.find("check: FAILED (" + std::to_string(c.failed) + " failed"), std::string::npos) << c.args[0];
   }
+  Outcome vram = amdml("container-ok", {"check", "--min-vram", "32GiB"});
+  EXPECT_NE(vram.out.find(", 0000:23:00.0) has 24 GiB VRAM, less than 32 GiB\n"), std::string::npos) << vram.out;
+  Outcome gtt = amdml("container-ok", {"check", "--min-gtt", "64GiB"});
+  EXPECT_NE(gtt.out.find(", 0000:23:00.0) has 31.4 GiB GTT, less than 64 GiB\n"), std::string::npos) << gtt.out;
 }
 
 TEST(CheckCli, UsageErrorsExitTwo) {
@@ -134,7 +144,9 @@ TEST(CheckCli, FailuresGoToStderrOneLineEachWhenStdoutIsADocument) {
   std::remove(file.c_str());
   EXPECT_NE(xml.find("<testcase classname=\"amdml.doctor\" name=\"container.gid\">"), std::string::npos);
   EXPECT_NE(xml.find("--group-add 109"), std::string::npos);
-  if (have_xmllint()) EXPECT_EQ(junit_problems(xml), "");
+  if (have_xmllint()) {
+    EXPECT_EQ(junit_problems(xml), "");
+  }
 }
 
 TEST(CheckCli, JunitValidatesForEveryContainerFixture) {
@@ -159,7 +171,9 @@ TEST(CheckCli, StartupFailureStillWritesAValidDocument) {
   Outcome j = amdml("does-not-exist", {"check", "--format", "junit"});
   EXPECT_EQ(j.code, 2);
   EXPECT_NE(j.out.find("<failure type=\"startup\""), std::string::npos);
-  if (have_xmllint()) EXPECT_EQ(junit_problems(j.out), "");
+  if (have_xmllint()) {
+    EXPECT_EQ(junit_problems(j.out), "");
+  }
   Outcome js = amdml("does-not-exist", {"check", "--format", "json"});
   EXPECT_EQ(js.code, 2);
   auto doc = nlohmann::json::parse(js.out, nullptr, false);
@@ -197,7 +211,9 @@ TEST(CheckCli, DoctorCiIsTheGateWithoutColour) {
   Outcome again = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
   Outcome again2 = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
   EXPECT_EQ(again.out, again2.out);
-  if (have_xmllint()) EXPECT_EQ(junit_problems(again.out), "");
+  if (have_xmllint()) {
+    EXPECT_EQ(junit_problems(again.out), "");
+  }
 }
 
 TEST(CheckCli, StrictFailsOnWarningsNotOnInfos) {

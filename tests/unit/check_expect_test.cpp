@@ -192,14 +192,39 @@ TEST(CheckExpect, RocmVersion) {
   EXPECT_EQ(find_case(c, "rocm >=6.2,<6.4")->message, "no ROCm installation found");
 }
 
-TEST(CheckExpect, RuntimeRequiredButNotProbedFails) {
+TEST(CheckExpect, RuntimeMustEnumerateEveryExpectedGpu) {
   Report r = two_gpus();
   Expectations e;
   e.require_runtime = true;
   auto c = evaluate_checks(r, e);
+  EXPECT_EQ(find_case(c, "require runtime")->status, CheckStatus::failed);  // not asked
+
+  r.facts.runtime.probed = true;
+  r.facts.runtime.hsa.outcome = HsaOutcome::init_failed;
+  r.facts.runtime.hsa.status_name = "HSA_STATUS_ERROR_OUT_OF_RESOURCES";
+  c = evaluate_checks(r, e);
+  EXPECT_EQ(find_case(c, "require runtime")->message,
+            "the HSA runtime did not enumerate GPUs: init-failed (HSA_STATUS_ERROR_OUT_OF_RESOURCES)");
+
+  r.facts.runtime.hsa.outcome = HsaOutcome::ok;
+  HsaAgent cpu, gpu0, gpu1;
+  cpu.device = HsaDeviceType::cpu;
+  gpu0.device = gpu1.device = HsaDeviceType::gpu;
+  gpu0.name = gpu1.name = "gfx942";
+  gpu0.gpu = 0;
+  gpu1.gpu = 1;
+  r.facts.runtime.hsa.agents = {cpu, gpu0};
+  c = evaluate_checks(r, e);
   const auto* k = find_case(c, "require runtime");
-  ASSERT_TRUE(k);
   EXPECT_EQ(k->status, CheckStatus::failed);
+  EXPECT_EQ(k->message, "HSA enumerates 1 GPU agent, expected 2; no agent for GPU 1 (gfx942, 0000:03:00.0)");
+
+  r.facts.runtime.hsa.agents = {cpu, gpu0, gpu1};
+  c = evaluate_checks(r, e);
+  EXPECT_EQ(find_case(c, "require runtime")->status, CheckStatus::passed);
+  e.gpus = 3;  // the count expected wins over what sysfs shows
+  c = evaluate_checks(r, e);
+  EXPECT_EQ(find_case(c, "require runtime")->status, CheckStatus::failed);
 }
 
 TEST(CheckDoctor, OneCasePerCatalogIdInCatalogOrder) {
