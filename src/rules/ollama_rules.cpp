@@ -135,9 +135,6 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     } else {
       effective_override = parsed;
     }
-    if (v.from_env_file)
-      plan.notes.push_back("HSA_OVERRIDE_GFX_VERSION comes from " + v.file +
-                           ", and EnvironmentFile= values win over Environment= lines: fix it in that file.");
     if (!effective_override) {
       if (needed) plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
       else if (unq && ml::parse_override(*unq)) plan.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
@@ -245,6 +242,19 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
         for (const auto& [name, val] : env)
           if (name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0) plan.unset.push_back(name);
       }
+  }
+
+  // A drop-in's Environment= cannot beat an EnvironmentFile= value: those lines would
+  // change nothing, so the person edits the file instead.
+  for (auto it = plan.set.begin(); it != plan.set.end();) {
+    auto cur = env.find(it->first);
+    if (cur != env.end() && cur->second.from_env_file) {
+      plan.notes.push_back("Set " + it->first + "=" + it->second + " in " + cur->second.file +
+                           ": EnvironmentFile= values win over Environment= lines, so a drop-in cannot change it.");
+      it = plan.set.erase(it);
+    } else {
+      ++it;
+    }
   }
 
   if (plan.problems.empty()) return;

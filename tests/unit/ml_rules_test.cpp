@@ -149,6 +149,10 @@ TEST(MlRules, OllamaEnvFileValueGetsANote) {
   bool noted = false;
   for (const auto& n : e->notes) noted = noted || n.find("EnvironmentFile=") != std::string::npos;
   EXPECT_TRUE(noted);
+  // a drop-in line could not beat the env file: the fix leaves it to the person
+  ASSERT_TRUE(e->fix);
+  EXPECT_FALSE(e->fix->params["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
+  EXPECT_EQ(e->fix->params["env"]["OLLAMA_IGPU_ENABLE"], "1");
 }
 
 TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
