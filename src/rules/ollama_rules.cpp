@@ -290,7 +290,19 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
   const PasswdEntry* pw = nullptr;
   for (const auto& p : f.identity.passwd)
     if (p.name == svc.user) pw = &p;
-  if (!pw) return;  // unknown user: identity facts cannot say more
+  if (!pw) {
+    if (f.identity.passwd.empty()) return;  // no /etc/passwd read: nothing to judge by
+    auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " does not exist",
+                           "ollama.service runs as User=" + svc.user + ", which is not in /etc/passwd: systemd cannot "
+                           "start the service (\"Failed to determine user credentials\").");
+    fd.evidence.push_back({"/etc/passwd", "no user " + svc.user});
+    fd.commands.push_back("sudo useradd -r -s /bin/false -U -m -d /usr/share/ollama " + svc.user +
+                          "   # as ollama's installer does");
+    fd.commands.push_back("sudo usermod -a -G render,video " + svc.user + " && sudo systemctl restart ollama");
+    fd.gpus = amd_gpu_indices(f);
+    out.push_back(std::move(fd));
+    return;
+  }
   std::vector<std::uint32_t> gids = {pw->gid};
   auto gid_of = [&](const std::string& name) -> std::optional<std::uint32_t> {
     for (const auto& g : f.identity.groups)

@@ -61,6 +61,8 @@ TEST(MlProbe, ApuOllamaService) {
   ASSERT_TRUE(o.service);
   const auto& s = *o.service;
   EXPECT_EQ(s.user, "ollama");
+  EXPECT_TRUE(s.user_known);
+  EXPECT_EQ(s.user_groups, (std::vector<std::string>{"ollama", "video"}));  // not render
   EXPECT_EQ(s.active, "active");
   ASSERT_EQ(s.files.size(), 3u);
   EXPECT_EQ(s.files[1], "/etc/systemd/system/ollama.service.d/10-gfx.conf");  // sorted by name

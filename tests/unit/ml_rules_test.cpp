@@ -392,3 +392,15 @@ TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
   f.ml.ollama.version = Version{0, 30, 0};
   EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
 }
+
+TEST(MlRules, OllamaServiceUserMissing) {
+  auto f = apu_box();
+  f.ml.ollama.service->user = "ollama-svc";
+  auto found = run(f, kb());
+  const auto* a = find(found, "ollama.access");
+  ASSERT_TRUE(a);
+  EXPECT_NE(a->title.find("does not exist"), std::string::npos);
+  EXPECT_FALSE(a->fix);  // creating users is not a recipe
+  f.ml.ollama.service->user = "root";
+  EXPECT_FALSE(find(run(f, kb()), "ollama.access"));
+}
