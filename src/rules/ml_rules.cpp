@@ -153,8 +153,8 @@ void torch_build_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<
                              (cuda ? ", cuda=" + env.torch_cuda.value_or("?") : ", cuda=None")});
   const auto* r = wheel_release(ctx);
   fd.commands.push_back(pip_line(env, r));
-  if (r) fd.notes.push_back("The ROCm " + r->version.str() + " wheel brings its own ROCm libraries; it needs only the "
-                            "amdgpu driver and access to /dev/kfd.");
+  if (r) fd.notes.push_back("ROCm wheels bring their own ROCm libraries; they need only the amdgpu driver and access "
+                            "to /dev/kfd.");
   fd.gpus = amd_gpu_indices(ctx.facts);
   out.push_back(std::move(fd));
 }
