@@ -81,7 +81,26 @@ void read_libraries(const Host& host, OllamaFacts& o) {
   std::sort(o.rocblas_targets.begin(), o.rocblas_targets.end());
 }
 
-void read_service(const Host& host, OllamaFacts& o) {
+// The groups the service process gets: the user's primary group, Group=,
+// SupplementaryGroups= and every /etc/group entry that lists the user.
+void resolve_groups(const Facts& f, OllamaService& s) {
+  auto add = [&](const std::string& g) {
+    if (!g.empty() && std::find(s.user_groups.begin(), s.user_groups.end(), g) == s.user_groups.end())
+      s.user_groups.push_back(g);
+  };
+  for (const auto& p : f.identity.passwd)
+    if (p.name == s.user) {
+      s.user_known = true;
+      add(f.identity.group_name(p.gid).value_or(std::to_string(p.gid)));
+    }
+  if (s.user == "root") s.user_known = true;
+  if (s.group) add(*s.group);
+  for (const auto& g : s.supplementary_groups) add(g);
+  for (const auto& g : f.identity.groups)
+    if (std::find(g.members.begin(), g.members.end(), s.user) != g.members.end()) add(g.name);
+}
+
+void read_service(const Host& host, const Facts& f, OllamaFacts& o) {
   auto loaded = systemd::load_service(host, "ollama.service");
   if (!loaded.unit_path && loaded.config.files.empty()) return;
   OllamaService s;
@@ -96,6 +115,7 @@ void read_service(const Host& host, OllamaFacts& o) {
   s.group = loaded.config.group;
   s.supplementary_groups = loaded.config.supplementary_groups;
   s.dynamic_user = loaded.config.dynamic_user;
+  resolve_groups(f, s);
   if (auto r = host.run({"systemctl", "is-active", "ollama"}, kSystemctlTimeout)) {
     auto state = parse::trim(r->out);
     auto nl = state.find('\n');
@@ -114,7 +134,7 @@ void ollama(const ProbeContext& ctx, Facts& f) {
     read_version(ctx.host, o);
     read_libraries(ctx.host, o);
   }
-  read_service(ctx.host, o);
+  read_service(ctx.host, f, o);
   o.installed = o.binary.has_value() || o.service.has_value();
 }
 

@@ -110,7 +110,9 @@ class Finder {
       if (!env.torch_path) read_torch(host_, s, env);
       read_packages(host_, s, env);
     }
-    if (ctx_.options.deep && env.torch_path && env.interpreter) {
+    // CPU and CUDA builds cannot see an AMD GPU whatever happens; importing them proves nothing.
+    bool worth_importing = env.torch_build == TorchBuild::rocm || env.torch_build == TorchBuild::unknown;
+    if (ctx_.options.deep && env.torch_path && env.interpreter && worth_importing) {
       auto r = host_.run({*env.interpreter, "-c", mlparse::torch_probe_program()}, kDeepTimeout);
       TorchRuntime t;
       if (r) {

@@ -31,6 +31,8 @@ struct OllamaService {
   std::optional<std::string> group;
   std::vector<std::string> supplementary_groups;
   bool dynamic_user = false;
+  bool user_known = false;               // User= is in /etc/passwd (or is root)
+  std::vector<std::string> user_groups;  // primary, Group=, SupplementaryGroups= and /etc/group memberships
   std::optional<std::string> active;  // `systemctl is-active ollama`: "active", "failed", ...
 };
 

@@ -39,6 +39,8 @@ nlohmann::json service_json(const OllamaService& s) {
           {"group", opt(s.group)},
           {"supplementary_groups", s.supplementary_groups},
           {"dynamic_user", s.dynamic_user},
+          {"user_known", s.user_known},
+          {"user_groups", s.user_groups},
           {"active", opt(s.active)},
           {"issues", issues}};
 }

@@ -153,8 +153,8 @@ void torch_build_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<
                              (cuda ? ", cuda=" + env.torch_cuda.value_or("?") : ", cuda=None")});
   const auto* r = wheel_release(ctx);
   fd.commands.push_back(pip_line(env, r));
-  if (r) fd.notes.push_back("The ROCm " + r->version.str() + " wheel brings its own ROCm libraries; it needs only the "
-                            "amdgpu driver and access to /dev/kfd.");
+  if (r) fd.notes.push_back("ROCm wheels bring their own ROCm libraries; they need only the amdgpu driver and access "
+                            "to /dev/kfd.");
   fd.gpus = amd_gpu_indices(ctx.facts);
   out.push_back(std::move(fd));
 }
@@ -258,8 +258,9 @@ void torch_runtime_rule(const RuleContext& ctx, const PythonEnv& env, std::vecto
   if (!t.error && t.available != false) return;
   std::string title, detail;
   if (t.error) {
-    title = "PyTorch in " + env.prefix + " fails on the GPU: " + t.error->substr(0, 120);
-    detail = "Importing torch and querying the GPU failed with \"" + *t.error + "\". Cause: " + torch_error_cause(*t.error) + ".";
+    std::string first = t.error->substr(0, t.error->find('\n'));
+    title = "PyTorch in " + env.prefix + " fails on the GPU: " + first.substr(0, 120);
+    detail = "Importing torch and querying the GPU failed with \"" + first + "\". Cause: " + torch_error_cause(*t.error) + ".";
   } else {
     title = "torch.cuda.is_available() is False in " + env.prefix;
     detail = "torch imported but sees no GPU: check the other findings (build, /dev/kfd access, "

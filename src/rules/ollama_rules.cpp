@@ -135,9 +135,6 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     } else {
       effective_override = parsed;
     }
-    if (v.from_env_file)
-      plan.notes.push_back("HSA_OVERRIDE_GFX_VERSION comes from " + v.file +
-                           ", and EnvironmentFile= values win over Environment= lines: fix it in that file.");
     if (!effective_override) {
       if (needed) plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
       else if (unq && ml::parse_override(*unq)) plan.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
@@ -247,6 +244,19 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       }
   }
 
+  // A drop-in's Environment= cannot beat an EnvironmentFile= value: those lines would
+  // change nothing, so the person edits the file instead.
+  for (auto it = plan.set.begin(); it != plan.set.end();) {
+    auto cur = env.find(it->first);
+    if (cur != env.end() && cur->second.from_env_file) {
+      plan.notes.push_back("Set " + it->first + "=" + it->second + " in " + cur->second.file +
+                           ": EnvironmentFile= values win over Environment= lines, so a drop-in cannot change it.");
+      it = plan.set.erase(it);
+    } else {
+      ++it;
+    }
+  }
+
   if (plan.problems.empty()) return;
   std::string title = plan.problems.size() == 1 ? "The ollama service's environment needs a change"
                                                 : "The ollama service's environment has " +
@@ -280,7 +290,19 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
   const PasswdEntry* pw = nullptr;
   for (const auto& p : f.identity.passwd)
     if (p.name == svc.user) pw = &p;
-  if (!pw) return;  // unknown user: identity facts cannot say more
+  if (!pw) {
+    if (f.identity.passwd.empty()) return;  // no /etc/passwd read: nothing to judge by
+    auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " does not exist",
+                           "ollama.service runs as User=" + svc.user + ", which is not in /etc/passwd: systemd cannot "
+                           "start the service (\"Failed to determine user credentials\").");
+    fd.evidence.push_back({"/etc/passwd", "no user " + svc.user});
+    fd.commands.push_back("sudo useradd -r -s /bin/false -U -m -d /usr/share/ollama " + svc.user +
+                          "   # as ollama's installer does");
+    fd.commands.push_back("sudo usermod -a -G render,video " + svc.user + " && sudo systemctl restart ollama");
+    fd.gpus = amd_gpu_indices(f);
+    out.push_back(std::move(fd));
+    return;
+  }
   std::vector<std::uint32_t> gids = {pw->gid};
   auto gid_of = [&](const std::string& name) -> std::optional<std::uint32_t> {
     for (const auto& g : f.identity.groups)

@@ -61,6 +61,8 @@ TEST(MlProbe, ApuOllamaService) {
   ASSERT_TRUE(o.service);
   const auto& s = *o.service;
   EXPECT_EQ(s.user, "ollama");
+  EXPECT_TRUE(s.user_known);
+  EXPECT_EQ(s.user_groups, (std::vector<std::string>{"ollama", "video"}));  // not render
   EXPECT_EQ(s.active, "active");
   ASSERT_EQ(s.files.size(), 3u);
   EXPECT_EQ(s.files[1], "/etc/systemd/system/ollama.service.d/10-gfx.conf");  // sorted by name
@@ -103,10 +105,10 @@ TEST(MlProbe, DeepReplaysTheRecordedImport) {
   ASSERT_TRUE(conda && conda->runtime);
   ASSERT_TRUE(conda->runtime->error);
   EXPECT_NE(conda->runtime->error->find("hipErrorNoBinaryForGpu"), std::string::npos);
-  // environments whose command was not recorded say so instead of inventing a result
+  // a CPU-only build is not imported: it cannot see the GPU whatever happens
   const auto* venv = env_at(f, "/home/alice/venv");
-  ASSERT_TRUE(venv && venv->runtime && venv->runtime->error);
-  EXPECT_NE(venv->runtime->error->find("not recorded"), std::string::npos);
+  ASSERT_TRUE(venv);
+  EXPECT_FALSE(venv->runtime);
 }
 
 TEST(MlProbe, ApuLlamaAndVulkan) {
@@ -276,4 +278,17 @@ TEST(MlProbe, LiveDeepRunsTheInterpreter) {
   EXPECT_TRUE(e->runtime->ran);
   EXPECT_EQ(e->runtime->available, false);
   EXPECT_EQ(e->runtime->error, "RuntimeError: No HIP GPUs are available");
+}
+
+// Under --root nothing runs: a --deep import the manifest did not record is reported as
+// not collected, and no torch.runtime verdict is drawn from it.
+TEST(MlProbe, DeepNotRecordedIsNotGuessed) {
+  ProbeOptions o;
+  o.deep = true;
+  auto f = probe("ml-dgpu-ollama", o);
+  const auto* tf = env_at(f, "/home/alice/.venvs/tf");
+  ASSERT_TRUE(tf && tf->runtime && tf->runtime->error);
+  EXPECT_FALSE(tf->runtime->ran);
+  EXPECT_NE(tf->runtime->error->find("not recorded"), std::string::npos);
+  for (const auto& fd : diagnose(f, embedded_kb())) EXPECT_NE(fd.id, "torch.runtime");
 }

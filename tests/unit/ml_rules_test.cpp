@@ -149,6 +149,10 @@ TEST(MlRules, OllamaEnvFileValueGetsANote) {
   bool noted = false;
   for (const auto& n : e->notes) noted = noted || n.find("EnvironmentFile=") != std::string::npos;
   EXPECT_TRUE(noted);
+  // a drop-in line could not beat the env file: the fix leaves it to the person
+  ASSERT_TRUE(e->fix);
+  EXPECT_FALSE(e->fix->params["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
+  EXPECT_EQ(e->fix->params["env"]["OLLAMA_IGPU_ENABLE"], "1");
 }
 
 TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
@@ -387,4 +391,16 @@ TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
   f.gpus[0].gtt = Bytes{1ULL << 30};  // not integrated by the rule, and nothing says it is
   f.ml.ollama.version = Version{0, 30, 0};
   EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+}
+
+TEST(MlRules, OllamaServiceUserMissing) {
+  auto f = apu_box();
+  f.ml.ollama.service->user = "ollama-svc";
+  auto found = run(f, kb());
+  const auto* a = find(found, "ollama.access");
+  ASSERT_TRUE(a);
+  EXPECT_NE(a->title.find("does not exist"), std::string::npos);
+  EXPECT_FALSE(a->fix);  // creating users is not a recipe
+  f.ml.ollama.service->user = "root";
+  EXPECT_FALSE(find(run(f, kb()), "ollama.access"));
 }
