@@ -62,5 +62,7 @@ const std::vector<CommandSpec>& command_table();
 
 // Per-command setup functions (one file each).
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g);
+CommandRunner setup_snapshot(CLI::App& sub, const GlobalOptions& g);  // cmd_snapshot.cpp
+CommandRunner setup_report(CLI::App& sub, const GlobalOptions& g);    // cmd_report.cpp
 
 }  // namespace amdml::cli
