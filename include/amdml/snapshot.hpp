@@ -38,6 +38,7 @@ struct SnapshotNode {
   std::string content;
   std::string target;
   std::uint32_t mode = 0644;  // permission bits as seen (files, placeholders, directories)
+  bool listed_only = false;   // known only from a parent's listing (never read, stat'ed or walked)
 };
 
 // A host call that failed, replayed by the rooted host from amdml-host.json "errors".
@@ -108,6 +109,7 @@ struct RedactionSummary {
   std::vector<std::string> env_kept;     // names
   std::vector<std::string> env_dropped;  // names only, never values
   int secrets_scrubbed = 0;              // secret-looking values cut from files and outputs
+  int home_files_pruned = 0;             // names of personal files seen only in listings
   std::vector<std::string> lines() const;  // human summary, one fact per line
 };
 

@@ -85,7 +85,7 @@ CommandRunner setup_report(CLI::App& sub, const GlobalOptions& g) {
       if (o->snapshot || !o->snapshot_file.empty()) {
         std::string path = o->snapshot_file.empty() ? default_snapshot_name() : o->snapshot_file;
         auto stats = platform::publish_snapshot(run.recording, run.manifest_text, path, o->force);
-        if (!stats) throw UsageError("snapshot " + path + ": " + stats.error().message);
+        if (!stats) snapshot_failed(path, stats.error());
         x.snapshot_path = path;
         x.snapshot_dir = platform::tarball_dir_name(path);
         x.snapshot_bytes = stats->bytes;

@@ -32,7 +32,7 @@ CommandRunner setup_snapshot(CLI::App& sub, const GlobalOptions& g) {
     Session s = open_session(g);
     RecordedRun run = record_run(s, o->probe.options(), !o->no_redact);
     auto stats = platform::publish_snapshot(run.recording, run.manifest_text, o->out, o->force);
-    if (!stats) throw UsageError("snapshot " + o->out + ": " + stats.error().message);
+    if (!stats) snapshot_failed(o->out, stats.error());
     std::string text = "Snapshot written to " + o->out + ": " + std::to_string(stats->files) + " files, " +
                        std::to_string(stats->symlinks) + " symlinks, " + kib(stats->bytes) + " uncompressed\n";
     for (const auto& l : snapshot_summary(run)) text += "  " + l + "\n";

@@ -1,6 +1,9 @@
 // One recorded doctor run, trimmed and redacted (see snapshot_run.hpp).
 #include "cli/snapshot_run.hpp"
 
+#include <cerrno>
+#include <stdexcept>
+
 #include "amdml/rules.hpp"
 #include "platform/host_recording.hpp"
 
@@ -51,6 +54,23 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
                   {"deep", po.deep}};
   run.manifest_text = snapshot_manifest(run.recording, meta).dump(2) + "\n";
   return run;
+}
+
+void snapshot_failed(const std::string& out, const Error& e) {
+  const std::string msg = "snapshot " + out + ": " + e.message;
+  switch (e.code) {
+    case 0:
+    case EACCES:
+    case EPERM:
+    case ENOENT:
+    case ENOTDIR:
+    case EROFS:
+    case EEXIST:
+    case EISDIR:
+      throw UsageError(msg);
+    default:
+      throw std::runtime_error(msg);
+  }
 }
 
 std::vector<std::string> snapshot_summary(const RecordedRun& run) {

@@ -34,6 +34,11 @@ struct RecordedRun {
 // record for writing.
 RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact);
 
+// Throws for a snapshot that could not be written: UsageError (exit 2) when OUT is
+// bad input (exists, not empty, not writable, no such directory), else an internal
+// error (exit 3: disk full, tar failed, ...).
+[[noreturn]] void snapshot_failed(const std::string& out, const Error& e);
+
 // The summary lines of a written snapshot (sizes, what was redacted and trimmed).
 std::vector<std::string> snapshot_summary(const RecordedRun& run);
 

@@ -552,7 +552,47 @@ Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
   return red;
 }
 
+namespace {
+
+// Under a home directory, the Python environment search lists whole directories; the
+// names of documents there are personal and no probe uses them. A listed-only file is
+// kept when a probe looks for it by name (pyvenv.cfg) or when it sits in a software
+// tree (lib, bin, site-packages, rocBLAS's library, ...), where names are the facts.
+bool keep_listed_home_file(const std::string& path) {
+  const std::string name = basename_of(path);
+  if (name == "pyvenv.cfg") return true;
+  static const char* kSoftwareDirs[] = {"lib", "lib64", "bin", "site-packages", "dist-packages", "library", "envs",
+                                        "conda-meta", "include", "share"};
+  std::size_t a = 1;
+  const std::string dir = path.substr(0, path.rfind('/'));
+  while (a < dir.size()) {
+    std::size_t b = dir.find('/', a);
+    if (b == std::string::npos) b = dir.size();
+    const std::string c = dir.substr(a, b - a);
+    for (const char* sd : kSoftwareDirs)
+      if (c == sd) return true;
+    a = b + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Redactor::apply(Recording& r) {
+  if (options_.identities) {
+    for (auto it = r.tree.begin(); it != r.tree.end();) {
+      const auto& [path, node] = *it;
+      bool in_home = path.rfind("/home/", 0) == 0 || path.rfind("/root/", 0) == 0;
+      for (const auto& [home, fake] : literal_) in_home = in_home || path.rfind(home + "/", 0) == 0;
+      if (in_home && node.listed_only && node.kind == SnapshotNode::Kind::placeholder && !keep_listed_home_file(path)) {
+        ++summary_.home_files_pruned;
+        it = r.tree.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
   // Environment first: filtered whether or not identities are redacted.
   std::map<std::string, std::string> env;
   for (const auto& k : summary_.env_kept) env[text(k)] = text(r.env.at(k));
@@ -615,6 +655,8 @@ std::vector<std::string> RedactionSummary::lines() const {
   out.push_back("environment: kept " + std::to_string(env_kept.size()) +
                 (env_kept.empty() ? "" : " (" + join(env_kept) + ")"));
   if (!env_dropped.empty()) out.push_back("environment: dropped as secrets: " + join(env_dropped));
+  if (home_files_pruned)
+    out.push_back("file names seen only in home-directory listings: " + std::to_string(home_files_pruned) + " left out");
   if (secrets_scrubbed)
     out.push_back("secret-looking values cut from files and command output: " + std::to_string(secrets_scrubbed));
   return out;

@@ -53,6 +53,7 @@ std::optional<FileStat> RecordingHost::lstat_cached(const std::string& p) const 
 void RecordingHost::note_type(const std::string& p, FileType type, std::uint32_t mode) const {
   if (p == "/") return;
   auto it = rec_.tree.find(p);
+  if (it != rec_.tree.end()) it->second.listed_only = false;
   if (it != rec_.tree.end() && it->second.kind != SnapshotNode::Kind::placeholder) return;
   SnapshotNode n;
   n.mode = mode;
@@ -122,6 +123,7 @@ Result<std::string> RecordingHost::read_file(const std::string& path, std::size_
   if (real && *real != "/") {
     SnapshotNode& n = rec_.tree[*real];
     n.kind = SnapshotNode::Kind::file;
+    n.listed_only = false;
     n.content = *r;
     if (auto st = lstat_cached(*real)) n.mode = st->mode;
   }
@@ -164,6 +166,7 @@ Result<std::vector<DirEntry>> RecordingHost::list_dir(const std::string& path) c
         if (e.type != FileType::regular && under_dev(child)) continue;
         n.kind = SnapshotNode::Kind::placeholder;
     }
+    n.listed_only = true;
     rec_.tree[child] = std::move(n);
   }
   return r;

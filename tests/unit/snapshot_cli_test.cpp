@@ -101,7 +101,7 @@ json findings_view(const std::string& doctor) {
 const char* kSeeded[] = {"alice",  "Alice", "Liddell", "bob-home", "Bob Builder", "carol", "zephyr",
                          "5e2b8c1d4f3a6b7c", "6785671321074953084", "PX7900XTX-2319A04517",
                          "3f8e2c1a-9b4d-4e6f-8a7b-1c2d3e4f5a6b", "hf_QmVyT9xLk2PwZr8NsDf4GhJ7cVbAe1UoIiYt",
-                         "sk-ollama-7Fq2Lz9XwR4tPmN8vB3cK6jH", "wJalrXUtnFEMI", "s3cr3tPassw0rd", "lab.example.org"};
+                         "sk-ollama-7Fq2Lz9XwR4tPmN8vB3cK6jH", "wJalrXUtnFEMI", "s3cr3tPassw0rd", "lab.example.org", "acme-merger"};
 
 void expect_clean(const std::string& text, const std::string& where) {
   for (const char* s : kSeeded) EXPECT_EQ(text.find(s), std::string::npos) << "\"" << s << "\" leaked into " << where;

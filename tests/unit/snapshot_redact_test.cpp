@@ -239,3 +239,25 @@ TEST(SnapshotManifest, WritesFactsErrorsDevicesAndCommands) {
   EXPECT_EQ(errno_from_name(errno_name(4095)), 4095);
   EXPECT_FALSE(errno_from_name("EWHATEVER"));
 }
+
+TEST(SnapshotRedact, PersonalFileNamesFromHomeListingsAreLeftOut) {
+  Recording r = sample();
+  auto listed = [] {
+    SnapshotNode n;
+    n.kind = SnapshotNode::Kind::placeholder;
+    n.listed_only = true;
+    return n;
+  };
+  r.tree["/home/alice/Documents/acme-merger-plan.txt"] = listed();
+  r.tree["/home/alice/venv/pyvenv.cfg"] = listed();
+  r.tree["/home/alice/venv/lib/python3.12/site-packages/torch/lib/rocblas/library/TensileLibrary_gfx1100.dat"] = listed();
+  r.tree["/srv/bobdata/diary.md"] = listed();
+  Redactor red = Redactor::plan(r, opts());
+  red.apply(r);
+  EXPECT_FALSE(r.tree.count("/home/user1/Documents/acme-merger-plan.txt"));
+  EXPECT_FALSE(r.tree.count("/home/user2/diary.md"));
+  EXPECT_TRUE(r.tree.count("/home/user1/venv/pyvenv.cfg"));
+  EXPECT_TRUE(r.tree.count("/home/user1/venv/lib/python3.12/site-packages/torch/lib/rocblas/library/TensileLibrary_gfx1100.dat"));
+  EXPECT_TRUE(r.tree.count("/home/user1/.ollama/models/manifest"));  // read by a probe: kept
+  EXPECT_EQ(red.summary().home_files_pruned, 2);
+}
