@@ -87,6 +87,10 @@ std::string trim_dpkg_status(const std::string& text) {
 
 std::vector<std::string> trim_recording(Recording& r) {
   std::vector<std::string> trimmed;
+  // amdml's own probe children (the runtime probe's __probe-hsa, __probe-drm): their
+  // results are recorded facts ("hsa", "libdrm"), which is what a replay reads.
+  for (auto it = r.commands.begin(); it != r.commands.end();)
+    it = it->first.rfind("/proc/self/exe ", 0) == 0 ? r.commands.erase(it) : std::next(it);
   auto it = r.tree.find("/var/lib/dpkg/status");
   if (it != r.tree.end() && it->second.kind == SnapshotNode::Kind::file) {
     std::string small = trim_dpkg_status(it->second.content);
