@@ -63,6 +63,8 @@ const std::vector<CommandSpec>& command_table();
 
 // Per-command setup functions (one file each).
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g);
+CommandRunner setup_snapshot(CLI::App& sub, const GlobalOptions& g);  // cmd_snapshot.cpp
+CommandRunner setup_report(CLI::App& sub, const GlobalOptions& g);    // cmd_report.cpp
 CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g);  // cmd_explain.cpp
 CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g);        // cmd_info.cpp
 CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)

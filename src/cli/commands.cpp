@@ -6,6 +6,8 @@ namespace amdml::cli {
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
       {"doctor", "Diagnose this machine for ML on AMD GPUs (the default command)", setup_doctor},
+      {"snapshot", "Record what the doctor reads into a --root tree (DIR or FILE.tar.gz), redacted", setup_snapshot},
+      {"report", "Print a Markdown bug report for a GitHub issue (--snapshot attaches a snapshot)", setup_report},
       {"explain", "What amdml knows about a gfx target, a PCI id or a finding id", setup_explain},
       {"info", "List GPU agents and memory pools as ROCm sees them (a rocminfo that says why)", setup_info},
       {"__probe-hsa", "", setup_probe_hsa},  // hidden: the runtime probe's child

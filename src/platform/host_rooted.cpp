@@ -9,6 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "amdml/snapshot.hpp"
 #include "platform/fs.hpp"
 #include "platform/hosts.hpp"
 
@@ -30,15 +31,8 @@ std::vector<std::string> split_path(const std::string& p) {
   return parts;
 }
 
-const char* kErrnoNames[][2] = {{"EACCES", "13"}, {"EPERM", "1"}, {"EINVAL", "22"}, {"ENOENT", "2"},
-                               {"ENXIO", "6"},   {"ENODEV", "19"}, {"EBUSY", "16"}, {"ENOMEM", "12"},
-                               {"EFAULT", "14"}};
-
-int errno_from_name(const std::string& name) {
-  for (auto& e : kErrnoNames)
-    if (name == e[0]) return std::atoi(e[1]);
-  return EACCES;
-}
+// An errno by its symbolic name (amdml/snapshot.hpp); an unknown name reads as EACCES.
+int errno_or_eacces(const std::string& name) { return errno_from_name(name).value_or(EACCES); }
 
 // Reads a json field of an expected kind; a wrong kind is a manifest error.
 template <class T>
@@ -63,6 +57,7 @@ struct Manifest {
   std::map<std::string, std::string> env;
   std::optional<std::vector<DeviceNode>> devices;
   std::optional<ContainerKind> container;
+  std::map<std::string, std::map<std::string, Error>> errors;  // op -> path -> recorded failure
 };
 
 Result<Manifest> parse_manifest(const std::string& text) {
@@ -138,7 +133,7 @@ Result<Manifest> parse_manifest(const std::string& text) {
         if (*open == "ok") d.open = OpenCheck::ok;
         else {
           d.open = OpenCheck::failed;
-          d.open_errno = errno_from_name(*open);
+          d.open_errno = errno_or_eacces(*open);
         }
       }
       nodes.push_back(std::move(d));
@@ -153,6 +148,22 @@ Result<Manifest> parse_manifest(const std::string& text) {
   }
   if (doc.contains("commands") && !doc["commands"].is_null() && !doc["commands"].is_object())
     return make_error(std::string(kManifest) + ": commands must be an object");
+  // "errors": {"read": {"/path": {"errno": "EACCES", "message": "..."}}, ...} -- failures
+  // amdml snapshot saw on the recorded machine, replayed as they were.
+  if (doc.contains("errors") && !doc["errors"].is_null()) {
+    if (!doc["errors"].is_object()) return make_error(std::string(kManifest) + ": errors must be an object");
+    for (const auto& [op, paths] : doc["errors"].items()) {
+      if (!paths.is_object()) return make_error(std::string(kManifest) + ": errors." + op + " must be an object");
+      for (const auto& [path, e] : paths.items()) {
+        if (!e.is_object() || !e.contains("errno") || !e["errno"].is_string() ||
+            (e.contains("message") && !e["message"].is_string()))
+          return make_error(std::string(kManifest) + ": errors." + op + "." + path +
+                            " must be {\"errno\": NAME, \"message\": TEXT}");
+        std::string msg = e.value("message", path + ": " + errno_text(errno_or_eacces(e["errno"].get<std::string>())));
+        m.errors[op][path] = make_error(msg, errno_or_eacces(e["errno"].get<std::string>()));
+      }
+    }
+  }
   m.doc = std::move(doc);
   return m;
 }
@@ -165,31 +176,37 @@ class RootedHost final : public Host {
   const std::string& root() const override { return root_; }
 
   Result<std::string> read_file(const std::string& path, std::size_t limit) const override {
+    if (auto e = recorded_error("read", path)) return *e;
     auto real = resolve(path, true);
     if (!real) return real.error();
     return read_real_file(root_ + real->second, path, limit);
   }
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
+    if (auto e = recorded_error("list", path)) return *e;
     auto real = resolve(path, true);
     if (!real) return real.error();
     return list_real_dir(root_ + real->second, path);
   }
   Result<std::string> read_link(const std::string& path) const override {
+    if (auto e = recorded_error("readlink", path)) return *e;
     auto real = resolve(path, false);
     if (!real) return real.error();
     return read_real_link(root_ + real->second, path);
   }
   Result<FileStat> stat(const std::string& path) const override {
+    if (auto e = recorded_error("stat", path)) return *e;
     auto real = resolve(path, true);
     if (!real) return real.error();
     return stat_real(root_ + real->second, path, false);
   }
   Result<FileStat> lstat(const std::string& path) const override {
+    if (auto e = recorded_error("lstat", path)) return *e;
     auto real = resolve(path, false);
     if (!real) return real.error();
     return stat_real(root_ + real->second, path, false);
   }
   Result<std::string> canonical(const std::string& path) const override {
+    if (auto e = recorded_error("canonical", path)) return *e;
     auto real = resolve(path, true);
     if (!real) return real.error();
     if (!real->first) return make_error(path + ": " + errno_text(ENOENT), ENOENT);
@@ -216,6 +233,10 @@ class RootedHost final : public Host {
     if (!m_.doc.contains("commands") || !m_.doc["commands"].contains(key))
       return make_error(key + ": not recorded in amdml-host.json", ENOENT);
     const auto& c = m_.doc["commands"][key];
+    // A program that could not be started on the recorded machine.
+    if (c.is_object() && c.contains("error") && c["error"].is_string())
+      return make_error(c["error"].get<std::string>(),
+                        c.contains("errno") && c["errno"].is_string() ? errno_or_eacces(c["errno"].get<std::string>()) : ENOENT);
     CommandResult r;
     if (c.is_string()) {
       r.exit_code = 0;
@@ -232,6 +253,14 @@ class RootedHost final : public Host {
   }
 
  private:
+  std::optional<Error> recorded_error(const char* op, const std::string& path) const {
+    auto o = m_.errors.find(op);
+    if (o == m_.errors.end()) return std::nullopt;
+    auto p = o->second.find(path);
+    if (p == o->second.end()) return std::nullopt;
+    return p->second;
+  }
+
   // Resolves path inside the root. Returns (exists, inner path with symlinks resolved);
   // a missing component ends resolution there (the caller's syscall reports ENOENT).
   //

@@ -1,0 +1,89 @@
+// One recorded doctor run, trimmed and redacted (see snapshot_run.hpp).
+#include "cli/snapshot_run.hpp"
+
+#include <cerrno>
+#include <stdexcept>
+
+#include "amdml/rules.hpp"
+#include "platform/host_recording.hpp"
+
+namespace amdml::cli {
+
+void ProbeFlags::add_to(CLI::App& sub) {
+  sub.add_flag("--no-runtime", no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
+  sub.add_option("--runtime-timeout", runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
+      ->check(CLI::Range(0.1, 600.0));
+  sub.add_option("--python", python, "A Python interpreter or environment to inspect for PyTorch");
+  sub.add_flag("--deep", deep, "Import torch in a child process and record what it sees (slower)");
+}
+
+ProbeOptions ProbeFlags::options() const {
+  ProbeOptions po;
+  po.runtime = !no_runtime;
+  po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(runtime_timeout * 1000));
+  if (!python.empty()) po.python = python;
+  po.deep = deep;
+  return po;
+}
+
+RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
+  RecordedRun run;
+  platform::RecordingHost rec(*s.host);
+  run.report.facts = collect_facts(rec, s.kb, po);
+  run.report.findings = diagnose(run.report.facts, s.kb);
+  run.report.summary = summarize(run.report.findings);
+  run.recording = rec.recording();
+  run.trimmed = trim_recording(run.recording);
+  RedactOptions ro;
+  ro.identities = redact;
+  ro.relevant_env = is_relevant_env;
+  // Asked of the host itself, not through the recorder: nothing needs these files in
+  // the snapshot, but the names must not show up in it either.
+  for (const char* p : {"/etc/hostname", "/proc/sys/kernel/hostname"})
+    if (auto h = s.host->read_file(p, 4096)) ro.host_names.push_back(*h);
+  if (auto h = s.host->env("HOSTNAME")) ro.host_names.push_back(*h);
+  run.redactor = Redactor::plan(run.recording, ro);
+  run.redactor.apply(run.recording);
+  run.redacted = redact;
+  SnapshotMeta meta;
+  meta.amdml_version = AMDML_VERSION;
+  meta.redacted = redact;
+  meta.options = {{"runtime", po.runtime},
+                  {"runtime_timeout_ms", po.runtime_timeout.count()},
+                  {"python", po.python ? nlohmann::json(run.redactor.text(*po.python)) : nlohmann::json(nullptr)},
+                  {"deep", po.deep}};
+  run.manifest_text = snapshot_manifest(run.recording, meta).dump(2) + "\n";
+  return run;
+}
+
+void snapshot_failed(const std::string& out, const Error& e) {
+  const std::string msg = "snapshot " + out + ": " + e.message;
+  switch (e.code) {
+    case 0:
+    case EACCES:
+    case EPERM:
+    case ENOENT:
+    case ENOTDIR:
+    case EROFS:
+    case EEXIST:
+    case EISDIR:
+      throw UsageError(msg);
+    default:
+      throw std::runtime_error(msg);
+  }
+}
+
+std::vector<std::string> snapshot_summary(const RecordedRun& run) {
+  std::vector<std::string> out;
+  if (run.redacted) {
+    for (const auto& l : run.redactor.summary().lines()) out.push_back("redacted: " + l);
+  } else {
+    out.push_back("redacted: nothing personal (--no-redact); secrets are still dropped");
+    for (const auto& l : run.redactor.summary().lines())
+      if (l.rfind("environment", 0) == 0 || l.rfind("secret", 0) == 0) out.push_back("redacted: " + l);
+  }
+  for (const auto& t : run.trimmed) out.push_back("trimmed: " + t + " (GPU, ROCm and ML package stanzas only)");
+  return out;
+}
+
+}  // namespace amdml::cli

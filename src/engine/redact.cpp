@@ -1,0 +1,665 @@
+// Redaction of a recording: one replacement map, learned from the recording itself,
+// applied to every file, path, variable, fact and command output, so a user, a host or
+// a serial number becomes the same placeholder everywhere and every cross-reference
+// the rules follow (passwd <-> group <-> process identity, KFD <-> DRM unique ids)
+// still holds. Group names and every number are kept: findings do not change.
+//
+// Secrets are a separate, unconditional pass: environment variables are kept only
+// when relevant and not credential-like, and their dropped values -- together with
+// NAME=value assignments of credential names and well-known token shapes -- are cut
+// from every text.
+#include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <cstdio>
+
+#include "amdml/snapshot.hpp"
+
+namespace amdml {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kRedacted = "REDACTED";
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// Every occurrence of from, anywhere.
+std::string replace_literal(const std::string& s, const std::string& from, const std::string& to, int* count) {
+  if (from.empty() || s.find(from) == std::string::npos) return s;
+  std::string out;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t hit = s.find(from, pos);
+    if (hit == std::string::npos) break;
+    out.append(s, pos, hit - pos);
+    out += to;
+    pos = hit + from.size();
+    if (count) ++*count;
+  }
+  out.append(s, pos, std::string::npos);
+  return out;
+}
+
+// Occurrences of from that are whole words (not inside a longer name or number).
+std::string replace_token(const std::string& s, const std::string& from, const std::string& to) {
+  if (from.empty() || s.find(from) == std::string::npos) return s;
+  std::string out;
+  std::size_t pos = 0;
+  std::size_t scan = 0;
+  for (;;) {
+    std::size_t hit = s.find(from, scan);
+    if (hit == std::string::npos) break;
+    bool left = hit == 0 || !word_char(s[hit - 1]);
+    bool right = hit + from.size() >= s.size() || !word_char(s[hit + from.size()]);
+    if (!left || !right) {
+      scan = hit + 1;
+      continue;
+    }
+    out.append(s, pos, hit - pos);
+    out += to;
+    pos = scan = hit + from.size();
+  }
+  out.append(s, pos, std::string::npos);
+  return out;
+}
+
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+// 8-4-4-4-12 hex digits starting at i.
+bool uuid_at(const std::string& s, std::size_t i) {
+  static const int groups[] = {8, 4, 4, 4, 12};
+  std::size_t p = i;
+  for (int g = 0; g < 5; ++g) {
+    for (int k = 0; k < groups[g]; ++k, ++p)
+      if (p >= s.size() || !is_hex(s[p])) return false;
+    if (g < 4) {
+      if (p >= s.size() || s[p] != '-') return false;
+      ++p;
+    }
+  }
+  return (i == 0 || !is_hex(s[i - 1])) && (p >= s.size() || !is_hex(s[p]));
+}
+
+const char* kTokenPrefixes[] = {"hf_",   "ghp_",  "gho_",  "ghs_", "ghu_", "ghr_", "github_pat_", "glpat-",
+                                "sk-",   "xoxb-", "xoxp-", "xoxa-", "AKIA", "ASIA", "AIza",        "eyJ"};
+
+bool token_char(char c) { return word_char(c) || c == '-'; }
+
+// Names that are not personal whoever uses them: distributions, services, the
+// placeholders themselves. Replacing these would also rewrite unrelated text.
+const std::set<std::string>& generic_names() {
+  static const std::set<std::string> names = {
+      "root",  "localhost", "localhost.localdomain", "localdomain", "nobody", "nogroup", "daemon", "bin",
+      "sys",   "sync",      "games",  "man",    "lp",     "mail",   "news",   "uucp",    "proxy",  "www-data",
+      "backup", "list",     "irc",    "systemd", "messagebus", "syslog", "ollama", "render", "video", "audio",
+      "input", "users",     "user",   "admin",  "adm",    "sudo",   "wheel",  "docker",  "kvm",    "amdgpu",
+      "rocm",  "ubuntu",    "debian", "fedora", "arch",   "archlinux", "centos", "rhel",  "rocky",  "alma",
+      "opensuse", "suse",   "linux",  "gpu",    "host",   "none",   "unknown", "default", "test",  "guest"};
+  return names;
+}
+
+bool valid_name(const std::string& n, const std::set<std::string>& generic) {
+  if (n.size() < 2) return false;
+  if (n.find_first_not_of("0123456789") == std::string::npos) return false;
+  if (n.find_first_of(" \t\n:/") != std::string::npos) return false;
+  if (generic.count(lower(n))) return false;
+  if (n.rfind("user", 0) == 0 && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
+  if (n.rfind("host", 0) == 0 && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
+  return true;
+}
+
+const SnapshotNode* file_node(const Recording& r, const std::string& path) {
+  auto it = r.tree.find(path);
+  if (it == r.tree.end() || it->second.kind != SnapshotNode::Kind::file) return nullptr;
+  return &it->second;
+}
+
+std::string basename_of(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+struct PasswdLine {
+  std::string name;
+  long uid = -1;
+  std::string home;
+};
+
+std::vector<PasswdLine> passwd_lines(const std::string& text) {
+  std::vector<PasswdLine> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? text.size() : eol + 1;
+    std::vector<std::string> f;
+    std::size_t a = 0;
+    for (;;) {
+      std::size_t b = line.find(':', a);
+      f.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
+      if (b == std::string::npos) break;
+      a = b + 1;
+    }
+    if (f.size() < 7 || f[0].empty()) continue;
+    PasswdLine p;
+    p.name = f[0];
+    try {
+      p.uid = std::stol(f[2]);
+    } catch (...) {
+      continue;
+    }
+    p.home = f[5];
+    out.push_back(p);
+  }
+  return out;
+}
+
+// Blanks the GECOS (real name, phone) field of the given users' passwd lines.
+std::string blank_gecos(const std::string& text, const std::set<std::string>& users) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? text.size() : eol + 1;
+    std::size_t c1 = line.find(':');
+    if (c1 != std::string::npos && users.count(line.substr(0, c1))) {
+      std::size_t c2 = line.find(':', c1 + 1);
+      std::size_t c3 = c2 == std::string::npos ? c2 : line.find(':', c2 + 1);
+      std::size_t c4 = c3 == std::string::npos ? c3 : line.find(':', c3 + 1);
+      std::size_t c5 = c4 == std::string::npos ? c4 : line.find(':', c4 + 1);
+      if (c5 != std::string::npos) line = line.substr(0, c4 + 1) + line.substr(c5);
+    }
+    out += line;
+    if (eol != std::string::npos) out += "\n";
+  }
+  return out;
+}
+
+bool is_unique_id_path(const std::string& p) { return basename_of(p) == "unique_id"; }
+bool is_serial_path(const std::string& p) {
+  static const char* names[] = {"serial_number", "serial", "product_serial", "board_serial", "chassis_serial"};
+  std::string b = basename_of(p);
+  for (const char* n : names)
+    if (b == n) return true;
+  return false;
+}
+
+std::optional<std::uint64_t> parse_u64(const std::string& s, int base) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return std::nullopt;
+    v = v * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(d);
+  }
+  return v;
+}
+
+std::string hex16(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+}  // namespace
+
+// ---- Secrets ------------------------------------------------------------------------
+
+bool is_secret_env_name(const std::string& name) {
+  const std::string n = upper(name);
+  for (const char* bad : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "COOKIE"})
+    if (n.find(bad) != std::string::npos) return true;
+  return false;
+}
+
+bool looks_like_secret(const std::string& v) {
+  if (v.size() < 12) return false;
+  for (const char* p : kTokenPrefixes)
+    if (v.rfind(p, 0) == 0 && v.size() >= std::string(p).size() + 12) return true;
+  // A URL carrying a password: scheme://user:password@host
+  if (auto s = v.find("://"); s != std::string::npos) {
+    auto at = v.find('@', s + 3);
+    auto colon = v.find(':', s + 3);
+    auto slash = v.find('/', s + 3);
+    if (at != std::string::npos && colon != std::string::npos && colon < at && (slash == std::string::npos || at < slash))
+      return true;
+  }
+  // A long run of letters and digits with no structure a path, list or version has.
+  if (v.size() >= 32 && v[0] != '/' && !uuid_at(v, 0)) {
+    bool letters = false, digits = false;
+    for (char c : v) {
+      if (std::isalpha(static_cast<unsigned char>(c))) letters = true;
+      else if (std::isdigit(static_cast<unsigned char>(c))) digits = true;
+      else if (c != '+' && c != '/' && c != '=' && c != '_' && c != '-') return false;
+    }
+    return letters && digits;
+  }
+  return false;
+}
+
+std::string Redactor::scrub_secrets(const std::string& in) const {
+  std::string s = in;
+  for (const auto& v : secret_values_) s = replace_literal(s, v, kRedacted, &secrets_);
+  // NAME=value where NAME is a credential name: the value goes.
+  std::string out;
+  std::size_t pos = 0;
+  for (std::size_t eq = s.find('='); eq != std::string::npos; eq = s.find('=', eq + 1)) {
+    if (eq < pos) continue;
+    std::size_t b = eq;
+    while (b > 0 && word_char(s[b - 1])) --b;
+    if (b == eq || !is_secret_env_name(s.substr(b, eq - b))) continue;
+    std::size_t vb = eq + 1, ve;
+    if (vb < s.size() && (s[vb] == '"' || s[vb] == '\'')) {
+      char q = s[vb++];
+      ve = s.find(q, vb);
+      if (ve == std::string::npos) ve = s.find('\n', vb);
+      if (ve == std::string::npos) ve = s.size();
+    } else {
+      ve = vb;
+      while (ve < s.size() && !std::isspace(static_cast<unsigned char>(s[ve])) && s[ve] != '"' && s[ve] != '\'' &&
+             s[ve] != ';' && s[ve] != ',' && s[ve] != '&' && s[ve] != '\\')
+        ++ve;
+    }
+    if (ve == vb || s.compare(vb, ve - vb, kRedacted) == 0) continue;
+    out.append(s, pos, vb - pos);
+    out += kRedacted;
+    pos = ve;
+    ++secrets_;
+  }
+  out.append(s, pos, std::string::npos);
+  s = std::move(out);
+  // Well-known token shapes anywhere.
+  for (const char* p : kTokenPrefixes) {
+    const std::string prefix = p;
+    std::size_t at = 0;
+    while ((at = s.find(prefix, at)) != std::string::npos) {
+      if (at > 0 && token_char(s[at - 1])) {
+        at += prefix.size();
+        continue;
+      }
+      std::size_t e = at + prefix.size();
+      while (e < s.size() && (token_char(s[e]) || (prefix == "eyJ" && s[e] == '.'))) ++e;
+      if (e - at - prefix.size() >= 16) {
+        s.replace(at, e - at, kRedacted);
+        ++secrets_;
+        at += std::string(kRedacted).size();
+      } else {
+        at = e;
+      }
+    }
+  }
+  return s;
+}
+
+// ---- Identities -----------------------------------------------------------------------
+
+std::uint64_t Redactor::fake_unique_id(std::uint64_t v) const {
+  auto it = unique_id_map_.find(v);
+  if (it != unique_id_map_.end()) return it->second;
+  std::uint64_t fake = unique_id_map_.size() + 1;
+  unique_id_map_[v] = fake;
+  return fake;
+}
+
+std::string Redactor::replace_ids(const std::string& s) const {
+  std::string out;
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!is_hex(s[i]) && s[i] != 'G') continue;
+    if (is_hex(s[i]) && uuid_at(s, i)) {
+      std::string orig = lower(s.substr(i, 36));
+      auto it = uuid_map_.find(orig);
+      if (it == uuid_map_.end()) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "00000000-0000-0000-0000-%012zx", uuid_map_.size() + 1);
+        it = uuid_map_.emplace(orig, buf).first;
+      }
+      out.append(s, pos, i - pos);
+      out += it->second;
+      pos = i + 36;
+      i = pos - 1;
+      continue;
+    }
+    // HSA agent UUIDs: GPU-<16 hex digits>, the same number as the unique_id files.
+    if (s.compare(i, 4, "GPU-") == 0 && (i == 0 || !word_char(s[i - 1])) && i + 20 <= s.size()) {
+      bool hex = true;
+      for (std::size_t k = i + 4; k < i + 20; ++k) hex = hex && is_hex(s[k]);
+      if (hex && (i + 20 == s.size() || !is_hex(s[i + 20]))) {
+        auto v = parse_u64(s.substr(i + 4, 16), 16);
+        if (v && *v != 0) {
+          out.append(s, pos, i - pos);
+          out += "GPU-" + hex16(fake_unique_id(*v));
+          pos = i + 20;
+          i = pos - 1;
+        }
+      }
+    }
+  }
+  out.append(s, pos, std::string::npos);
+  return out;
+}
+
+std::string Redactor::text(const std::string& s) const {
+  std::string out = scrub_secrets(s);
+  if (!options_.identities) return out;
+  for (const auto& [from, to] : literal_) out = replace_literal(out, from, to, nullptr);
+  out = replace_ids(out);
+  for (const auto& [from, to] : tokens_) out = replace_token(out, from, to);
+  // Unique ids learned while replacing (GPU-<hex> of ids no sysfs file named).
+  for (const auto& [orig, fake] : unique_id_map_) {
+    out = replace_token(out, hex16(orig), hex16(fake));
+    char bare[24];
+    std::snprintf(bare, sizeof bare, "%" PRIx64, orig);
+    if (orig >= 0x10000000 && hex16(orig) != bare) out = replace_token(out, bare, hex16(fake));
+    if (orig >= 100000) out = replace_token(out, std::to_string(orig), std::to_string(fake));
+  }
+  return out;
+}
+
+json Redactor::json_value(const json& j) const {
+  if (j.is_string()) return text(j.get<std::string>());
+  if (j.is_array()) {
+    json a = json::array();
+    for (const auto& v : j) a.push_back(json_value(v));
+    return a;
+  }
+  if (j.is_object()) {
+    json o = json::object();
+    for (const auto& [k, v] : j.items()) o[text(k)] = json_value(v);
+    return o;
+  }
+  return j;
+}
+
+Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
+  Redactor red;
+  red.options_ = o;
+  RedactionSummary& sum = red.summary_;
+
+  // The environment: relevant names only, never credentials.
+  for (const auto& [k, v] : r.env) {
+    bool secret = is_secret_env_name(k) || looks_like_secret(v);
+    if (secret) {
+      sum.env_dropped.push_back(k);
+      if (v.size() >= 6) red.secret_values_.insert(v);
+      continue;
+    }
+    bool relevant = r.env_asked.count(k) || !o.relevant_env || o.relevant_env(k);
+    if (relevant) sum.env_kept.push_back(k);
+  }
+  if (!o.identities) return red;
+
+  // Words that are not personal on this machine: the distribution's own names and
+  // every directory name outside home directories.
+  std::set<std::string> generic = generic_names();
+  for (const char* osr : {"/etc/os-release", "/usr/lib/os-release"})
+    if (const auto* n = file_node(r, osr)) {
+      std::string w;
+      for (char c : n->content + "\n") {
+        if (std::isalnum(static_cast<unsigned char>(c))) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!w.empty()) {
+          generic.insert(w);
+          w.clear();
+        }
+      }
+    }
+  for (const auto& [path, node] : r.tree) {
+    bool system_tree = false;
+    for (const char* top : {"/sys/", "/proc/", "/dev/", "/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/etc/"})
+      system_tree = system_tree || path.rfind(top, 0) == 0;
+    if (!system_tree) continue;
+    std::size_t a = 1;
+    while (a < path.size()) {
+      std::size_t b = path.find('/', a);
+      if (b == std::string::npos) b = path.size();
+      generic.insert(lower(path.substr(a, b - a)));
+      a = b + 1;
+    }
+  }
+
+  // Users: who ran amdml, everyone with a login uid, and group members no system
+  // account explains.
+  std::vector<std::string> users;
+  auto add_user = [&](const std::string& n) {
+    if (valid_name(n, generic) && std::find(users.begin(), users.end(), n) == users.end()) users.push_back(n);
+  };
+  if (r.identity && r.identity->user) add_user(*r.identity->user);
+  if (r.identity && r.identity->sudo_user) add_user(*r.identity->sudo_user);
+  for (const char* k : {"SUDO_USER", "USER", "LOGNAME"})
+    if (auto it = r.env.find(k); it != r.env.end()) add_user(it->second);
+  std::vector<PasswdLine> passwd;
+  if (const auto* n = file_node(r, "/etc/passwd")) passwd = passwd_lines(n->content);
+  std::set<std::string> system_accounts;
+  for (const auto& p : passwd) {
+    bool human = p.uid >= 1000 && p.uid < 60000;
+    if (human) add_user(p.name);
+    else system_accounts.insert(p.name);
+  }
+  if (const auto* n = file_node(r, "/etc/group")) {
+    std::size_t pos = 0;
+    const std::string& t = n->content;
+    while (pos < t.size()) {
+      std::size_t eol = t.find('\n', pos);
+      std::string line = t.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+      pos = eol == std::string::npos ? t.size() : eol + 1;
+      std::size_t c3 = line.rfind(':');
+      if (c3 == std::string::npos) continue;
+      std::string members = line.substr(c3 + 1);
+      std::size_t a = 0;
+      while (a <= members.size()) {
+        std::size_t b = members.find(',', a);
+        if (b == std::string::npos) b = members.size();
+        std::string m = trim(members.substr(a, b - a));
+        if (!m.empty() && !system_accounts.count(m)) add_user(m);
+        a = b + 1;
+      }
+    }
+  }
+  std::map<std::string, std::string> user_map;
+  for (std::size_t i = 0; i < users.size(); ++i) {
+    std::string fake = "user" + std::to_string(i + 1);
+    user_map[users[i]] = fake;
+    red.tokens_.push_back({users[i], fake});
+    red.redacted_users_.insert(users[i]);
+    sum.users.push_back(fake);
+  }
+  // Home directories of those users, wherever they are.
+  static const std::set<std::string> kNotHomes = {"/", "/root", "/nonexistent", "/var/empty", "/dev/null", "/tmp",
+                                                  "/usr", "/var", "/opt", "/srv", "/home", "/run", "/etc"};
+  std::set<std::string> homes;
+  for (const auto& p : passwd)
+    if (auto it = user_map.find(p.name); it != user_map.end() && !kNotHomes.count(p.home) && p.home.size() > 1 &&
+                                         p.home[0] == '/')
+      if (homes.insert(p.home).second) red.literal_.push_back({p.home, "/home/" + it->second});
+  if (auto h = r.env.find("HOME"); h != r.env.end() && r.identity && r.identity->user &&
+                                   user_map.count(*r.identity->user) && !kNotHomes.count(h->second) &&
+                                   h->second.size() > 1 && h->second[0] == '/')
+    if (homes.insert(h->second).second) red.literal_.push_back({h->second, "/home/" + user_map[*r.identity->user]});
+  sum.homes = static_cast<int>(homes.size());
+
+  // Host names: a full name and its first label ("box.lab.example.org", "box") are
+  // one host.
+  std::vector<std::string> host_labels;
+  auto add_host = [&](const std::string& text) {
+    std::string h = trim(text.substr(0, text.find('\n')));
+    if (!valid_name(h, generic)) return;
+    std::string label = h.substr(0, h.find('.'));
+    auto it = std::find(host_labels.begin(), host_labels.end(), label);
+    if (it == host_labels.end()) {
+      host_labels.push_back(label);
+      sum.hosts.push_back("host" + std::to_string(host_labels.size()));
+      it = host_labels.end() - 1;
+    }
+    const std::string fake = "host" + std::to_string(it - host_labels.begin() + 1);
+    red.tokens_.push_back({h, fake});
+    if (label != h && valid_name(label, generic)) red.tokens_.push_back({label, fake});
+  };
+  for (const char* hp : {"/etc/hostname", "/proc/sys/kernel/hostname"})
+    if (const auto* n = file_node(r, hp)) add_host(n->content);
+  for (const auto& h : o.host_names) add_host(h);
+
+  // Serial numbers and unique ids.
+  int serial_index = 0;
+  for (const auto& [path, node] : r.tree) {
+    if (node.kind != SnapshotNode::Kind::file) continue;
+    if (is_serial_path(path)) {
+      std::string v = trim(node.content);
+      static const std::set<std::string> kNoSerial = {"", "0", "N/A", "None", "Not Specified", "Default string",
+                                                      "To Be Filled By O.E.M.", "0000000000000000"};
+      if (v.size() < 4 || kNoSerial.count(v)) continue;
+      red.tokens_.push_back({v, "serial" + std::to_string(++serial_index)});
+    } else if (is_unique_id_path(path)) {
+      std::string v = trim(node.content);
+      if (v.rfind("0x", 0) == 0) v = v.substr(2);
+      if (auto n = parse_u64(v, 16); n && *n != 0) red.fake_unique_id(*n);
+    } else if (basename_of(path) == "properties") {
+      // KFD node properties: "unique_id <decimal>".
+      std::size_t at = node.content.find("unique_id ");
+      if (at != std::string::npos && (at == 0 || node.content[at - 1] == '\n')) {
+        std::size_t e = node.content.find('\n', at);
+        auto n = parse_u64(trim(node.content.substr(at + 10, e == std::string::npos ? e : e - at - 10)), 10);
+        if (n && *n != 0) red.fake_unique_id(*n);
+      }
+    }
+  }
+  sum.serials = serial_index;
+
+  auto longest_first = [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); };
+  std::stable_sort(red.literal_.begin(), red.literal_.end(), longest_first);
+  std::stable_sort(red.tokens_.begin(), red.tokens_.end(), longest_first);
+  return red;
+}
+
+namespace {
+
+// Under a home directory, the Python environment search lists whole directories; the
+// names of documents there are personal and no probe uses them. A listed-only file is
+// kept when a probe looks for it by name (pyvenv.cfg) or when it sits in a software
+// tree (lib, bin, site-packages, rocBLAS's library, ...), where names are the facts.
+bool keep_listed_home_file(const std::string& path) {
+  const std::string name = basename_of(path);
+  if (name == "pyvenv.cfg") return true;
+  static const char* kSoftwareDirs[] = {"lib", "lib64", "bin", "site-packages", "dist-packages", "library", "envs",
+                                        "conda-meta", "include", "share"};
+  std::size_t a = 1;
+  const std::string dir = path.substr(0, path.rfind('/'));
+  while (a < dir.size()) {
+    std::size_t b = dir.find('/', a);
+    if (b == std::string::npos) b = dir.size();
+    const std::string c = dir.substr(a, b - a);
+    for (const char* sd : kSoftwareDirs)
+      if (c == sd) return true;
+    a = b + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Redactor::apply(Recording& r) {
+  if (options_.identities) {
+    for (auto it = r.tree.begin(); it != r.tree.end();) {
+      const auto& [path, node] = *it;
+      bool in_home = path.rfind("/home/", 0) == 0 || path.rfind("/root/", 0) == 0;
+      for (const auto& [home, fake] : literal_) in_home = in_home || path.rfind(home + "/", 0) == 0;
+      if (in_home && node.listed_only && node.kind == SnapshotNode::Kind::placeholder && !keep_listed_home_file(path)) {
+        ++summary_.home_files_pruned;
+        it = r.tree.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  // Environment first: filtered whether or not identities are redacted.
+  std::map<std::string, std::string> env;
+  for (const auto& k : summary_.env_kept) env[text(k)] = text(r.env.at(k));
+  r.env = std::move(env);
+  std::set<std::string> asked;
+  for (const auto& k : r.env_asked) asked.insert(text(k));
+  r.env_asked = std::move(asked);
+
+  std::map<std::string, SnapshotNode> tree;
+  for (auto& [path, node] : r.tree) {
+    SnapshotNode n = node;
+    if (n.kind == SnapshotNode::Kind::file) {
+      if (options_.identities && path == "/etc/passwd") n.content = blank_gecos(n.content, redacted_users_);
+      n.content = text(n.content);
+    }
+    if (n.kind == SnapshotNode::Kind::symlink) n.target = text(n.target);
+    tree[text(path)] = std::move(n);
+  }
+  r.tree = std::move(tree);
+
+  std::map<std::string, std::map<std::string, RecordedError>> errors;
+  for (const auto& [op, paths] : r.errors)
+    for (const auto& [path, e] : paths) errors[op][text(path)] = RecordedError{e.code, text(e.message)};
+  r.errors = std::move(errors);
+
+  if (r.identity) {
+    if (r.identity->user) r.identity->user = text(*r.identity->user);
+    if (r.identity->sudo_user) r.identity->sudo_user = text(*r.identity->sudo_user);
+  }
+  for (auto& [k, v] : r.facts) v = json_value(v);
+  std::map<std::string, RecordedCommand> commands;
+  for (const auto& [key, c] : r.commands) {
+    RecordedCommand n = c;
+    if (n.result) {
+      n.result->out = text(n.result->out);
+      n.result->err = text(n.result->err);
+    }
+    if (n.error) n.error->message = text(n.error->message);
+    commands[text(key)] = std::move(n);
+  }
+  r.commands = std::move(commands);
+
+  summary_.serials += static_cast<int>(unique_id_map_.size());
+  summary_.uuids = static_cast<int>(uuid_map_.size());
+  summary_.secrets_scrubbed = secrets_;
+}
+
+std::vector<std::string> RedactionSummary::lines() const {
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  std::vector<std::string> out;
+  if (!users.empty()) out.push_back("user names: " + std::to_string(users.size()) + " replaced (" + join(users) + ")");
+  if (homes) out.push_back("home directories: " + std::to_string(homes) + " replaced");
+  if (!hosts.empty()) out.push_back("host names: " + std::to_string(hosts.size()) + " replaced (" + join(hosts) + ")");
+  if (serials) out.push_back("serial numbers and unique ids: " + std::to_string(serials) + " replaced");
+  if (uuids) out.push_back("UUIDs: " + std::to_string(uuids) + " replaced");
+  out.push_back("environment: kept " + std::to_string(env_kept.size()) +
+                (env_kept.empty() ? "" : " (" + join(env_kept) + ")"));
+  if (!env_dropped.empty()) out.push_back("environment: dropped as secrets: " + join(env_dropped));
+  if (home_files_pruned)
+    out.push_back("file names seen only in home-directory listings: " + std::to_string(home_files_pruned) + " left out");
+  if (secrets_scrubbed)
+    out.push_back("secret-looking values cut from files and command output: " + std::to_string(secrets_scrubbed));
+  return out;
+}
+
+}  // namespace amdml

@@ -1,0 +1,246 @@
+// amdml snapshot and amdml report end to end, through the built binary:
+// - every fixture machine (tests/fixtures/* and tests/e2e-snapshot/fixtures/*) recorded
+//   from --root A into B replays byte for byte (`doctor --format json`), and a redacted
+//   snapshot keeps every finding;
+// - the privacy fixture (seeded with users, a host name, serials, UUIDs and secrets)
+//   leaks none of them into the snapshot directory, the tarball or the report;
+// - this machine, live: the report's JSON and `doctor --root` on the snapshot written in
+//   the same run are identical;
+// - size: the largest fixture's snapshot stays under 1 MB.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "platform/process.hpp"
+#include "platform/snapshot_writer.hpp"
+
+using namespace amdml;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Out {
+  int code = -1;
+  std::string out, err;
+};
+
+Out amdml_run(std::vector<std::string> args) {
+  args.insert(args.begin(), AMDML_BINARY);
+  platform::RunOptions o;
+  o.timeout = std::chrono::milliseconds(120000);
+  auto r = platform::run_command(args, o);
+  if (!r) return {-1, "", r.error().message};
+  return {r->exit_code, r->out, r->err};
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char buf[] = "/tmp/amdml-snap-test-XXXXXX";
+    path = ::mkdtemp(buf);
+  }
+  ~TempDir() { (void)platform::remove_tree(path.string()); }
+};
+
+std::vector<fs::path> fixtures() {
+  std::vector<fs::path> out;
+  for (const fs::path& base : {fs::path(AMDML_FIXTURES_DIR), fs::path(AMDML_SOURCE_DIR) / "tests/e2e-snapshot/fixtures"}) {
+    std::error_code ec;
+    if (!fs::is_directory(base, ec)) continue;
+    for (const auto& e : fs::directory_iterator(base))
+      if (e.is_directory() && fs::exists(e.path() / "amdml-host.json")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+fs::path privacy_fixture() { return fs::path(AMDML_SOURCE_DIR) / "tests/e2e-snapshot/fixtures/privacy-desktop"; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every name, link target and byte under dir.
+std::string everything_under(const fs::path& dir) {
+  std::string all;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    all += it->path().string() + "\n";
+    if (it->is_symlink()) all += fs::read_symlink(it->path()).string() + "\n";
+    else if (it->is_regular_file()) all += slurp(it->path()) + "\n";
+  }
+  return all;
+}
+
+std::uint64_t bytes_under(const fs::path& dir) {
+  std::uint64_t n = 0;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it)
+    if (!it->is_symlink() && it->is_regular_file()) n += it->file_size();
+  return n;
+}
+
+Out doctor_json(const fs::path& root) { return amdml_run({"--root", root.string(), "doctor", "--format", "json"}); }
+
+// What redaction must not change: every finding (id, severity, GPUs) and the GPU list
+// apart from the serial-derived unique_id.
+json findings_view(const std::string& doctor) {
+  json j = json::parse(doctor);
+  json f = json::array();
+  for (const auto& x : j["findings"]) f.push_back({x["id"], x["severity"], x["gpus"], x["fix"].is_null() ? json() : x["fix"]["recipe"]});
+  json gpus = j["gpus"];
+  for (auto& g : gpus) g.erase("unique_id");
+  return {{"findings", f}, {"gpus", gpus}, {"summary", j["summary"]}, {"rocm", j["rocm"]}, {"host", j["host"]}};
+}
+
+const char* kSeeded[] = {"alice",  "Alice", "Liddell", "bob-home", "Bob Builder", "carol", "zephyr",
+                         "5e2b8c1d4f3a6b7c", "6785671321074953084", "PX7900XTX-2319A04517",
+                         "3f8e2c1a-9b4d-4e6f-8a7b-1c2d3e4f5a6b", "hf_QmVyT9xLk2PwZr8NsDf4GhJ7cVbAe1UoIiYt",
+                         "sk-ollama-7Fq2Lz9XwR4tPmN8vB3cK6jH", "wJalrXUtnFEMI", "s3cr3tPassw0rd", "lab.example.org", "acme-merger"};
+
+void expect_clean(const std::string& text, const std::string& where) {
+  for (const char* s : kSeeded) EXPECT_EQ(text.find(s), std::string::npos) << "\"" << s << "\" leaked into " << where;
+}
+
+}  // namespace
+
+TEST(SnapshotCli, EveryFixtureReplaysByteForByte) {
+  auto all = fixtures();
+  ASSERT_FALSE(all.empty());
+  for (const auto& a : all) {
+    SCOPED_TRACE(a.string());
+    TempDir t;
+    const fs::path b = t.path / "snap";
+    auto snap = amdml_run({"--root", a.string(), "snapshot", b.string(), "--no-redact"});
+    ASSERT_EQ(snap.code, 0) << snap.err;
+    auto want = doctor_json(a);
+    auto got = doctor_json(b);
+    EXPECT_EQ(got.code, want.code);
+    EXPECT_EQ(got.out, want.out);
+  }
+}
+
+TEST(SnapshotCli, EveryFixtureRedactedKeepsItsFindingsAndIsStable) {
+  for (const auto& a : fixtures()) {
+    SCOPED_TRACE(a.string());
+    TempDir t;
+    const fs::path b = t.path / "b", c = t.path / "c";
+    auto snap = amdml_run({"--root", a.string(), "snapshot", b.string()});
+    ASSERT_EQ(snap.code, 0) << snap.err;
+    auto want = doctor_json(a);
+    auto got = doctor_json(b);
+    EXPECT_EQ(got.code, want.code);
+    EXPECT_EQ(findings_view(got.out), findings_view(want.out));
+    // Redacting a redacted snapshot changes nothing.
+    ASSERT_EQ(amdml_run({"--root", b.string(), "snapshot", c.string()}).code, 0);
+    EXPECT_EQ(doctor_json(c).out, got.out);
+  }
+}
+
+TEST(SnapshotCli, PrivacyFixtureLeaksNothing) {
+  TempDir t;
+  const fs::path a = privacy_fixture();
+  // The fixture does hold every seeded value (or this test would prove nothing).
+  const std::string source = everything_under(a);
+  for (const char* s : kSeeded)
+    if (std::string(s) != "6785671321074953084") {
+      EXPECT_NE(source.find(s), std::string::npos) << s;
+    }
+
+  auto snap = amdml_run({"--root", a.string(), "snapshot", (t.path / "dir").string()});
+  ASSERT_EQ(snap.code, 0) << snap.err;
+  expect_clean(everything_under(t.path / "dir"), "the snapshot directory");
+  expect_clean(snap.out + snap.err, "the snapshot summary");
+  EXPECT_NE(snap.out.find("user names: 3 replaced (user1, user2, user3)"), std::string::npos) << snap.out;
+  EXPECT_NE(snap.out.find("host names: 1 replaced (host1)"), std::string::npos) << snap.out;
+  EXPECT_NE(snap.out.find("HF_TOKEN"), std::string::npos) << snap.out;  // named as dropped, never its value
+
+  const fs::path tarball = t.path / "privacy.tar.gz";
+  auto tar = amdml_run({"--root", a.string(), "snapshot", tarball.string()});
+  ASSERT_EQ(tar.code, 0) << tar.err;
+  platform::RunOptions o;
+  auto raw = platform::run_command({"gzip", "-dc", tarball.string()}, o);  // headers included
+  ASSERT_TRUE(raw.ok());
+  expect_clean(raw->out, "the tarball");
+  ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.path.string()}, o)->exit_code, 0);
+  EXPECT_EQ(doctor_json(t.path / "privacy").out, doctor_json(t.path / "dir").out);
+
+  const fs::path attached = t.path / "attached.tar.gz";
+  auto md = amdml_run({"--root", a.string(), "report", "--snapshot-file", attached.string()});
+  ASSERT_EQ(md.code, 0) << md.err;
+  expect_clean(md.out, "the Markdown report");
+  EXPECT_NE(md.out.find("### GPUs"), std::string::npos);
+  EXPECT_NE(md.out.find("gfx1100"), std::string::npos);
+  EXPECT_NE(md.out.find("`user1`"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find(attached.string()), std::string::npos);
+  auto js = amdml_run({"--root", a.string(), "report", "--format", "json"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  expect_clean(js.out, "the JSON report");
+  EXPECT_EQ(findings_view(js.out), findings_view(doctor_json(a).out));
+
+  // The size policy: dpkg status keeps the ROCm stanzas only, the version is the same.
+  const std::string status = slurp(t.path / "dir/var/lib/dpkg/status");
+  EXPECT_EQ(status.find("Package: bash"), std::string::npos);
+  EXPECT_NE(status.find("Package: libhsa-runtime64-1"), std::string::npos);
+  EXPECT_EQ(json::parse(doctor_json(t.path / "dir").out)["rocm"]["version"], "5.7.1");
+}
+
+TEST(SnapshotCli, LiveRunReplaysFromItsOwnSnapshot) {
+  for (bool redact : {false, true}) {
+    SCOPED_TRACE(redact ? "redacted" : "--no-redact");
+    TempDir t;
+    const fs::path tarball = t.path / "live.tar.gz";
+    std::vector<std::string> args = {"--root", "/", "report", "--format", "json", "--snapshot-file", tarball.string()};
+    if (!redact) args.push_back("--no-redact");
+    auto rep = amdml_run(args);
+    ASSERT_EQ(rep.code, 0) << rep.err;
+    json live = json::parse(rep.out);
+    EXPECT_EQ(live["report"]["snapshot"], tarball.string());
+    live.erase("report");
+    platform::RunOptions o;
+    ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.path.string()}, o)->exit_code, 0);
+    json replayed = json::parse(doctor_json(t.path / "live").out);
+    // The one legitimate difference (docs/snapshot.md): the runtime results say whether
+    // they were replayed from a recording -- true on replay, false on the live run.
+    for (json* doc : {&live, &replayed})
+      for (const char* part : {"hsa", "libdrm"})
+        if ((*doc)["facts"].contains("runtime") && (*doc)["facts"]["runtime"].contains(part))
+          (*doc)["facts"]["runtime"][part].erase("recorded");
+    EXPECT_EQ(replayed.dump(2), live.dump(2));
+    EXPECT_LT(bytes_under(t.path / "live"), 1000000u);
+  }
+}
+
+TEST(SnapshotCli, LargestFixtureStaysUnderOneMegabyte) {
+  fs::path largest;
+  std::uint64_t most = 0;
+  for (const auto& f : fixtures())
+    if (auto n = bytes_under(f); n >= most) {
+      most = n;
+      largest = f;
+    }
+  ASSERT_FALSE(largest.empty());
+  SCOPED_TRACE(largest.string());
+  TempDir t;
+  ASSERT_EQ(amdml_run({"--root", largest.string(), "snapshot", (t.path / "s").string()}).code, 0);
+  EXPECT_LT(bytes_under(t.path / "s"), 1000000u);
+}
+
+TEST(SnapshotCli, RefusesToOverwriteAndReportsBadInput) {
+  TempDir t;
+  fs::create_directories(t.path / "full");
+  std::ofstream(t.path / "full/notes.txt") << "mine\n";
+  auto r = amdml_run({"--root", privacy_fixture().string(), "snapshot", (t.path / "full").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("not empty"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(t.path / "full/notes.txt"), "mine\n");
+  auto bad = amdml_run({"--root", privacy_fixture().string(), "report", "--snapshot-file", (t.path / "x.zip").string()});
+  EXPECT_EQ(bad.code, 2);
+  auto missing = amdml_run({"snapshot"});
+  EXPECT_EQ(missing.code, 2);
+}
