@@ -58,6 +58,8 @@ void gpus(const ProbeContext& ctx, Facts& f) {
       if (pred(f.drm.cards[i])) return i;
     return std::nullopt;
   };
+  std::size_t kfd_gpu_count = 0;
+  for (const auto& n : f.kfd.nodes) kfd_gpu_count += n.cpu ? 0 : 1;
   for (const auto& n : f.kfd.nodes) {
     if (n.cpu) continue;
     Gpu g;
@@ -66,7 +68,9 @@ void gpus(const ProbeContext& ctx, Facts& f) {
     g.gfx_target_version = n.gfx_target_version;
     if (n.vendor_id <= 0xffff && n.vendor_id) g.vendor_id = static_cast<std::uint16_t>(n.vendor_id);
     if (n.device_id <= 0xffff && n.device_id) g.device_id = static_cast<std::uint16_t>(n.device_id);
-    g.pci_slot = n.pci_slot();
+    // location_id 0 is 00:00.0, the host bridge: a node that reads 0 (an old kernel or a
+    // truncated file) has no usable PCI location.
+    if (n.location_id != 0) g.pci_slot = n.pci_slot();
     g.compute_units = n.compute_units;
     g.kfd_memory = n.memory;
     if (n.wave_front_size) g.wave_size = n.wave_front_size;
@@ -77,22 +81,32 @@ void gpus(const ProbeContext& ctx, Facts& f) {
     }
     std::optional<std::size_t> ci;
     if (n.drm_render_minor) ci = card_by([&](const DrmCard& c) { return c.render_minor == n.drm_render_minor; });
-    if (!ci) ci = card_by([&](const DrmCard& c) { return !c.pci_slot.empty() && c.pci_slot == *g.pci_slot; });
+    if (!ci && g.pci_slot)
+      ci = card_by([&](const DrmCard& c) { return !c.pci_slot.empty() && c.pci_slot == *g.pci_slot; });
     if (!ci && g.device_id)
       for (std::size_t i = 0; i < f.drm.cards.size(); ++i)
         if (!used_cards.count(i) && f.drm.cards[i].device == g.device_id) {
           ci = i;
           break;
         }
+    // Last resort, for a node with no join key at all: when KFD and DRM list the same
+    // number of GPUs, the next card not yet joined is this node's (both enumerate in
+    // probe order when nothing else distinguishes them).
+    if (!ci && !n.drm_render_minor && !g.pci_slot && !g.device_id && kfd_gpu_count == f.drm.cards.size())
+      for (std::size_t i = 0; i < f.drm.cards.size(); ++i)
+        if (!used_cards.count(i)) {
+          ci = i;
+          break;
+        }
     if (ci) {
       used_cards.insert(*ci);
-      std::string kfd_slot = *g.pci_slot;
+      std::optional<std::string> kfd_slot = g.pci_slot;
       fill_from_card(g, f.drm.cards[*ci]);
       g.pci_slot = f.drm.cards[*ci].pci_slot.empty() ? kfd_slot : f.drm.cards[*ci].pci_slot;
     }
     if (n.drm_render_minor >= 128) g.render_node = "/dev/dri/renderD" + std::to_string(n.drm_render_minor);
     for (std::size_t i = 0; i < f.pci.size(); ++i)
-      if (f.pci[i].slot == *g.pci_slot) {
+      if (g.pci_slot && f.pci[i].slot == *g.pci_slot) {
         used_pci.insert(i);
         fill_from_pci(g, f.pci[i]);
       }

@@ -41,14 +41,15 @@ void identity(const ProbeContext& ctx, Facts& f) {
   id.user_groups_etc.erase(std::unique(id.user_groups_etc.begin(), id.user_groups_etc.end()), id.user_groups_etc.end());
 
   // The nodes that matter: /dev/kfd and the render nodes of AMD GPUs (all render
-  // nodes when no GPU named one).
+  // nodes when the GPUs named none; none when there is no AMD GPU -- another vendor's
+  // render node says nothing about ROCm).
   std::vector<std::string> paths = {"/dev/kfd"};
   for (const auto& g : f.gpus)
     if (g.render_node && std::find(paths.begin(), paths.end(), *g.render_node) == paths.end())
       paths.push_back(*g.render_node);
   auto devs = h.devices();
   id.devices_known = devs.has_value();
-  if (devs && paths.size() == 1)
+  if (devs && paths.size() == 1 && !f.gpus.empty())
     for (const auto& d : *devs)
       if (d.path.rfind("/dev/dri/renderD", 0) == 0) paths.push_back(d.path);
   std::sort(paths.begin() + 1, paths.end());

@@ -29,7 +29,7 @@ void kfd(const ProbeContext& ctx, Facts& f) {
       f.error("kfd", dir + "/properties", text.error().message);
       continue;
     }
-    auto kv = parse::kfd_properties(*text);
+    auto kv = parse::kfd_properties(complete_lines(*text, f, "kfd", dir + "/properties"));
     if (kv.malformed > 0)
       f.error("kfd", dir + "/properties", std::to_string(kv.malformed) + " malformed line(s) ignored");
     KfdNode n;
@@ -73,10 +73,16 @@ void kfd(const ProbeContext& ctx, Facts& f) {
           f.error("kfd", bp, bt.error().message);
           continue;
         }
-        auto bkv = parse::kfd_properties(*bt);
+        auto bkv = parse::kfd_properties(complete_lines(*bt, f, "kfd", bp));
+        auto size = bkv.get("size_in_bytes");
+        if (!size) {
+          // A bank whose size cannot be read counts as unknown, never as 0 bytes.
+          f.error("kfd", bp, "no readable size_in_bytes");
+          continue;
+        }
         KfdMemBank bank;
         bank.heap_type = static_cast<std::uint32_t>(bkv.get("heap_type").value_or(0));
-        bank.size = Bytes{bkv.get("size_in_bytes").value_or(0)};
+        bank.size = Bytes{*size};
         if (!n.cpu && (bank.heap_type == 1 || bank.heap_type == 2 || bank.heap_type == 0)) {
           if (total <= UINT64_MAX - bank.size.value) total += bank.size.value;
           any = true;

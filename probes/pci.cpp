@@ -1,5 +1,6 @@
-// AMD display-class PCI devices (vendor 0x1002, class 0x03xxxx): seen even when no
-// driver is bound, so "the card is there but amdgpu is not" is diagnosable.
+// AMD GPUs on PCI (vendor 0x1002, class 0x03xxxx display, or 0x12xxxx processing
+// accelerator -- how MI300-series Instinct parts identify): seen even when no driver is
+// bound, so "the card is there but amdgpu is not" is diagnosable.
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 
@@ -18,7 +19,9 @@ void pci(const ProbeContext& ctx, Facts& f) {
     auto vendor = read_hex(h, f, "pci", dir + "/vendor");
     if (!vendor || *vendor != 0x1002) continue;
     auto cls = read_hex(h, f, "pci", dir + "/class");
-    if (!cls || ((*cls >> 16) & 0xff) != 0x03) continue;
+    if (!cls) continue;
+    const auto base_class = (*cls >> 16) & 0xff;
+    if (base_class != 0x03 && base_class != 0x12) continue;
     PciGpu g;
     g.slot = e.name;
     g.vendor = 0x1002;

@@ -29,4 +29,13 @@ std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char
   return v;
 }
 
+std::string_view complete_lines(std::string_view text, Facts& facts, const char* probe, const std::string& path) {
+  if (text.empty() || text.back() == '\n') return text;
+  auto nl = text.rfind('\n');
+  std::string_view partial = nl == std::string_view::npos ? text : text.substr(nl + 1);
+  facts.error(probe, path, "truncated (no final newline); ignored the partial line \"" +
+                               std::string(partial.substr(0, 40)) + "\"");
+  return nl == std::string_view::npos ? std::string_view() : text.substr(0, nl + 1);
+}
+
 }  // namespace amdml::probes

@@ -17,4 +17,9 @@ std::optional<std::string> read_value(const Host& host, Facts& facts, const char
 std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path);
 std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char* probe, const std::string& path);
 
+// Kernel-generated line files (KFD properties, /proc/meminfo) always end in a newline.
+// Text that does not was cut short (a half-written snapshot): its last line may hold a
+// partial number ("drm_render_minor 12" for 128), so it is dropped and an error recorded.
+std::string_view complete_lines(std::string_view text, Facts& facts, const char* probe, const std::string& path);
+
 }  // namespace amdml::probes

@@ -1,5 +1,8 @@
 // ROCm user space: ROCM_PATH, /opt/rocm (a symlink to /opt/rocm-X.Y.Z) and its
 // .info/version, or Debian/Ubuntu's own packages under /usr (version from dpkg).
+#include <cctype>
+#include <cerrno>
+
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 
@@ -32,10 +35,15 @@ void rocm(const ProbeContext& ctx, Facts& f) {
   auto& r = f.rocm;
   if (auto opt = h.list_dir("/opt")) {
     for (const auto& e : *opt)
-      if (e.name.rfind("rocm-", 0) == 0) r.installed.push_back("/opt/" + e.name);
+      if (e.name.rfind("rocm-", 0) == 0 && e.name.size() > 5 && std::isdigit(static_cast<unsigned char>(e.name[5])))
+        r.installed.push_back("/opt/" + e.name);
   }
   auto try_prefix = [&](const std::string& prefix, RocmSource src) {
-    if (!h.exists(prefix)) return false;
+    if (auto st = h.stat(prefix); !st) {
+      // Absent is the normal "not here"; a loop or an unreadable link is worth saying.
+      if (st.error().code != ENOENT && st.error().code != ENOTDIR) f.error("rocm", prefix, st.error().message);
+      return false;
+    }
     r.source = src;
     r.path = prefix;
     if (auto c = h.canonical(prefix)) r.resolved_path = *c;

@@ -1,14 +1,120 @@
 // ML-stack facts: ollama, PyTorch, llama.cpp and friends, as installed on the host.
+//
+// Everything here is read from files (binaries, unit files, torch/version.py, library
+// directories) or from commands run with a time limit (ollama --version, systemctl
+// is-active, and with --deep a child Python that imports torch). Under --root the
+// commands are answered by amdml-host.json, so nothing is ever executed there. What
+// could not be learned stays empty; the rules decide what it means.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "amdml/gfx.hpp"
+#include "amdml/systemd_unit.hpp"
+#include "amdml/version.hpp"
+
 namespace amdml {
+
+// The ollama.service unit as systemd would run it.
+struct OllamaService {
+  std::optional<std::string> unit_path;  // the unit file that won
+  bool masked = false;
+  std::vector<std::string> files;  // unit then drop-ins, in the order applied
+  std::map<std::string, systemd::EnvValue> environment;  // effective
+  std::vector<systemd::EnvFileRef> env_files;
+  std::vector<systemd::Assignment> unknown_keys;  // "Enviroment=..." lines systemd ignores
+  std::vector<systemd::UnitIssue> issues;
+  std::string user = "root";  // User= (systemd runs as root without one)
+  std::optional<std::string> group;
+  std::vector<std::string> supplementary_groups;
+  bool dynamic_user = false;
+  std::optional<std::string> active;  // `systemctl is-active ollama`: "active", "failed", ...
+};
+
+struct OllamaFacts {
+  bool installed = false;
+  std::optional<std::string> binary;        // "/usr/local/bin/ollama"
+  std::optional<std::string> version_text;  // raw `ollama --version` output, trimmed
+  std::optional<Version> version;
+  std::optional<std::string> version_error;  // why the version is unknown
+  std::optional<std::string> lib_dir;        // "/usr/local/lib/ollama"
+  std::vector<std::string> backends;         // library subdirectories: "rocm_v7_2", "vulkan", "cuda_v12"
+  std::optional<std::string> rocm_dir;       // the ROCm backend directory
+  std::optional<Version> bundled_rocm;       // from the directory name ("rocm_v7_2" -> 7.2)
+  std::vector<GfxTarget> rocblas_targets;    // TensileLibrary_lazy_gfx*.dat it ships (ollama's own filter)
+  std::optional<OllamaService> service;
+};
+
+enum class TorchBuild { rocm, cuda, cpu, unknown };
+const char* to_string(TorchBuild b);
+
+// What `import torch` saw in a child process (--deep).
+struct TorchRuntime {
+  bool ran = false;
+  std::optional<bool> available;  // torch.cuda.is_available()
+  int device_count = 0;
+  std::vector<std::string> device_names;
+  std::vector<std::string> device_archs;  // gcnArchName ("gfx1100")
+  std::vector<std::string> arch_list;     // torch.cuda.get_arch_list()
+  std::optional<std::string> error;       // the real error text (last meaningful line)
+  std::optional<int> exit_code;
+  bool timed_out = false;
+};
+
+struct PythonPackage {
+  std::string name;     // "tensorflow-rocm", "onnxruntime-rocm"
+  std::string version;  // from the .dist-info directory name
+  std::string path;
+};
+
+struct PythonEnv {
+  std::string kind;     // "python3 on PATH", "venv", "conda", "--python"
+  std::string prefix;   // "/home/alice/venv"
+  std::optional<std::string> interpreter;  // "/home/alice/venv/bin/python3"
+  std::vector<std::string> site_packages;
+  // torch, when installed (torch/version.py, read without importing it)
+  std::optional<std::string> torch_path;  // ".../site-packages/torch"
+  std::optional<std::string> torch_version;
+  std::optional<std::string> torch_hip;   // "6.2.41133-dd7f95766"
+  std::optional<std::string> torch_cuda;  // "12.1"
+  TorchBuild torch_build = TorchBuild::unknown;
+  std::vector<GfxTarget> torch_rocblas_targets;  // torch/lib/rocblas/library files (the wheel's gfx list)
+  std::vector<PythonPackage> rocm_packages;       // tensorflow-rocm, onnxruntime-rocm
+  std::optional<TorchRuntime> runtime;            // --deep
+};
+
+enum class LlamaBackend { hip, vulkan, cuda, cpu };
+const char* to_string(LlamaBackend b);
+
+struct LlamaBinary {
+  std::string path;  // "/usr/local/bin/llama-server"
+  std::vector<LlamaBackend> backends;
+  std::string evidence;  // "libggml-hip.so next to it", "ldd: libamdhip64.so.6"
+};
+
+struct VulkanIcd {
+  std::string path;    // "/usr/share/vulkan/icd.d/radeon_icd.x86_64.json"
+  std::string driver;  // "radv", "amdvlk", or "other"
+};
+
+// ROCm libraries the ROCm builds of TensorFlow and onnxruntime load from the system.
+struct RocmLibrary {
+  std::string name;     // "MIOpen"
+  std::string package;  // "miopen-hip"
+  bool present = false;
+};
 
 struct MlFacts {
   bool probed = false;
+  OllamaFacts ollama;
+  std::vector<PythonEnv> python;
+  bool python_search_truncated = false;  // the bounded home search hit its limit
+  std::vector<LlamaBinary> llama;
+  std::vector<VulkanIcd> vulkan_icds;
+  std::vector<RocmLibrary> rocm_libraries;  // checked only when a package needs them
 };
 
 }  // namespace amdml

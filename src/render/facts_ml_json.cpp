@@ -1,7 +1,107 @@
+// The ML-stack facts as JSON (the "ml" key of the facts document).
 #include "render/facts_json.hpp"
 
 namespace amdml {
 
-nlohmann::json ml_facts_json(const MlFacts& m) { return {{"probed", m.probed}}; }
+namespace {
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json opt_version(const std::optional<Version>& v) { return v ? nlohmann::json(v->str()) : nlohmann::json(nullptr); }
+
+nlohmann::json gfx_list(const std::vector<GfxTarget>& v) {
+  auto a = nlohmann::json::array();
+  for (const auto& g : v) a.push_back(g.name());
+  return a;
+}
+
+nlohmann::json issue_json(const systemd::UnitIssue& i) {
+  return {{"kind", systemd::to_string(i.kind)}, {"file", i.file}, {"line", i.line}, {"text", i.text}, {"message", i.message}};
+}
+
+nlohmann::json service_json(const OllamaService& s) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [k, v] : s.environment)
+    env[k] = {{"value", v.value}, {"file", v.file}, {"line", v.line}, {"from_env_file", v.from_env_file}};
+  auto files = nlohmann::json::array();
+  for (const auto& e : s.env_files) files.push_back({{"path", e.path}, {"optional", e.optional}, {"read", e.read}});
+  auto issues = nlohmann::json::array();
+  for (const auto& i : s.issues) issues.push_back(issue_json(i));
+  return {{"unit", opt(s.unit_path)},
+          {"masked", s.masked},
+          {"files", s.files},
+          {"environment", env},
+          {"environment_files", files},
+          {"user", s.user},
+          {"group", opt(s.group)},
+          {"supplementary_groups", s.supplementary_groups},
+          {"dynamic_user", s.dynamic_user},
+          {"active", opt(s.active)},
+          {"issues", issues}};
+}
+
+nlohmann::json runtime_json(const TorchRuntime& t) {
+  return {{"available", opt(t.available)}, {"device_count", t.device_count}, {"device_names", t.device_names},
+          {"device_archs", t.device_archs}, {"arch_list", t.arch_list},     {"error", opt(t.error)},
+          {"exit_code", opt(t.exit_code)},  {"timed_out", t.timed_out}};
+}
+
+}  // namespace
+
+nlohmann::json ml_facts_json(const MlFacts& m) {
+  nlohmann::json j;
+  j["probed"] = m.probed;
+  const auto& o = m.ollama;
+  j["ollama"] = {{"installed", o.installed},
+                 {"binary", opt(o.binary)},
+                 {"version", opt_version(o.version)},
+                 {"version_text", opt(o.version_text)},
+                 {"version_error", opt(o.version_error)},
+                 {"lib_dir", opt(o.lib_dir)},
+                 {"backends", o.backends},
+                 {"rocm_dir", opt(o.rocm_dir)},
+                 {"bundled_rocm", opt_version(o.bundled_rocm)},
+                 {"rocblas_targets", gfx_list(o.rocblas_targets)},
+                 {"service", o.service ? service_json(*o.service) : nlohmann::json(nullptr)}};
+  auto envs = nlohmann::json::array();
+  for (const auto& e : m.python) {
+    auto pkgs = nlohmann::json::array();
+    for (const auto& p : e.rocm_packages) pkgs.push_back({{"name", p.name}, {"version", p.version}, {"path", p.path}});
+    nlohmann::json torch = nullptr;
+    if (e.torch_path)
+      torch = {{"path", *e.torch_path},
+               {"version", opt(e.torch_version)},
+               {"build", to_string(e.torch_build)},
+               {"hip", opt(e.torch_hip)},
+               {"cuda", opt(e.torch_cuda)},
+               {"rocblas_targets", gfx_list(e.torch_rocblas_targets)},
+               {"runtime", e.runtime ? runtime_json(*e.runtime) : nlohmann::json(nullptr)}};
+    envs.push_back({{"kind", e.kind},
+                    {"prefix", e.prefix},
+                    {"interpreter", opt(e.interpreter)},
+                    {"site_packages", e.site_packages},
+                    {"torch", torch},
+                    {"rocm_packages", pkgs}});
+  }
+  j["python"] = envs;
+  j["python_search_truncated"] = m.python_search_truncated;
+  auto llama = nlohmann::json::array();
+  for (const auto& b : m.llama) {
+    auto k = nlohmann::json::array();
+    for (auto x : b.backends) k.push_back(to_string(x));
+    llama.push_back({{"path", b.path}, {"backends", k}, {"evidence", b.evidence}});
+  }
+  j["llama_cpp"] = llama;
+  auto icds = nlohmann::json::array();
+  for (const auto& i : m.vulkan_icds) icds.push_back({{"path", i.path}, {"driver", i.driver}});
+  j["vulkan_icds"] = icds;
+  auto libs = nlohmann::json::array();
+  for (const auto& l : m.rocm_libraries) libs.push_back({{"name", l.name}, {"package", l.package}, {"present", l.present}});
+  j["rocm_libraries"] = libs;
+  return j;
+}
 
 }  // namespace amdml

@@ -171,7 +171,8 @@ std::string render_text(const Report& r, const TextStyle& s) {
   if (fixable) line += "Next: `amdml fix` shows the plan, `sudo amdml fix --apply` makes it.";
   else if (r.summary.errors) line += "Next: fix the errors above, then run `amdml doctor` again.";
   else if (r.summary.warnings) line += "GPU usable; the warnings above say what works badly.";
-  else line += "Ready: the GPU is usable for ROCm workloads.";
+  else line += r.facts.gpus.size() > 1 ? "Ready: the GPUs are usable for ROCm workloads."
+                                       : "Ready: the GPU is usable for ROCm workloads.";
   Color c = r.summary.errors ? Color::red : (r.summary.warnings ? Color::yellow : Color::green);
   out += paint(s, c, line) + "\n";
   return out;

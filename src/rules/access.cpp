@@ -18,7 +18,9 @@ static std::string mode_text(std::optional<std::uint32_t> m) {
 void access(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const auto& id = f.identity;
-  if (id.root || in_container(f)) return;  // root needs no group; containers: container.gid
+  // Root needs no group; containers: container.gid; no AMD GPU: gpu.none says it (a
+  // render node of another vendor's GPU is not this tool's business).
+  if (id.root || in_container(f) || f.gpus.empty()) return;
   std::set<std::string> missing_groups, relogin_groups;
   std::vector<Evidence> missing_ev, relogin_ev;
   for (const auto& d : id.devices) {

@@ -16,8 +16,8 @@ void gpu_presence(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (f.gpus.empty()) {
     auto fd = make_finding("gpu.none", "No AMD GPU found",
-                           "No AMD display device is on PCI, no amdgpu DRM card exists and KFD lists no GPU.");
-    fd.evidence.push_back({"/sys/bus/pci/devices", "no device with vendor 0x1002 and a display class"});
+                           "No AMD display or accelerator device is on PCI, no amdgpu DRM card exists and KFD lists no GPU.");
+    fd.evidence.push_back({"/sys/bus/pci/devices", "no device with vendor 0x1002 and a display or accelerator class"});
     fd.evidence.push_back({"/sys/class/kfd/kfd/topology", f.kfd.present ? "no GPU node" : "absent"});
     if (f.os.wsl) {
       fd.detail += " This is WSL: the GPU is reached through /dev/dxg, not amdgpu; ROCm on WSL needs a supported "

@@ -1,0 +1,28 @@
+// The parts of the ML-stack probe (probes/ml.cpp runs them in this order) and the
+// small path helpers they share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "probes/probes.hpp"
+
+namespace amdml::probes {
+
+void ollama(const ProbeContext& ctx, Facts& f);    // ollama.cpp: binary, version, libraries, service
+void python(const ProbeContext& ctx, Facts& f);    // python.cpp: environments, torch, TF/onnxruntime
+void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp binaries and backends
+
+namespace mlpath {
+std::string dirname(const std::string& p);   // "/a/b/c" -> "/a/b", "/a" -> "/"
+std::string basename(const std::string& p);  // "/a/b/c" -> "c"
+std::string join(const std::string& dir, const std::string& name);
+// The PATH entries of the host's environment (absolute ones only, no duplicates).
+std::vector<std::string> path_dirs(const Host& host);
+bool is_file(const Host& host, const std::string& p);  // regular file (symlinks followed)
+bool is_dir(const Host& host, const std::string& p);
+// The home directory of the user the report is about, per /etc/passwd.
+std::optional<std::string> user_home(const Facts& f);
+}  // namespace mlpath
+
+}  // namespace amdml::probes

@@ -1,0 +1,220 @@
+// Python environments and what they hold for the GPU: python3 on PATH (with the
+// user's ~/.local site), virtualenvs and conda environments under the user's home
+// (a bounded walk: depth, directory and environment limits), and --python PATH. In
+// each, torch/version.py is read as text -- never imported -- for the version and
+// whether the build is ROCm, CUDA or CPU-only; the wheel's bundled rocBLAS files give
+// its gfx list. ROCm builds of TensorFlow and onnxruntime are noted because they need
+// ROCm libraries from the system. --deep imports torch in a child process.
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include "amdml/ml_parse.hpp"
+#include "probes/ml_probes.hpp"
+
+namespace amdml::probes {
+
+namespace {
+
+constexpr int kMaxDepth = 4;          // ~/a/b/c/.venv
+constexpr int kMaxDirsListed = 4000;  // home directories read during the walk
+constexpr std::size_t kMaxEnvs = 24;
+constexpr std::chrono::milliseconds kDeepTimeout{60000};
+
+// Directories under a prefix that hold packages: lib/python3.X/{site,dist}-packages,
+// lib/python3/dist-packages (Debian), and the same under lib64.
+std::vector<std::string> site_dirs(const Host& host, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const char* lib : {"lib", "lib64"}) {
+    auto libdir = mlpath::join(prefix, lib);
+    auto entries = host.list_dir(libdir);
+    if (!entries) continue;
+    std::vector<std::string> names;
+    for (const auto& e : *entries)
+      if (e.name.rfind("python3", 0) == 0) names.push_back(e.name);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names)
+      for (const char* sub : {"site-packages", "dist-packages"}) {
+        auto d = mlpath::join(mlpath::join(libdir, n), sub);
+        if (mlpath::is_dir(host, d) && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+      }
+  }
+  return out;
+}
+
+void read_torch(const Host& host, const std::string& site, PythonEnv& env) {
+  auto torch = mlpath::join(site, "torch");
+  auto text = host.read_file(mlpath::join(torch, "version.py"), 1 << 16);
+  if (!text) return;
+  auto v = mlparse::torch_version_py(*text);
+  if (!v.recognised) return;
+  env.torch_path = torch;
+  env.torch_version = v.version;
+  env.torch_hip = v.hip;
+  env.torch_cuda = v.cuda;
+  env.torch_build = mlparse::torch_build(v);
+  if (auto entries = host.list_dir(mlpath::join(torch, "lib/rocblas/library"))) {
+    for (const auto& e : *entries) {
+      auto g = mlparse::library_file_target(e.name);
+      if (g && std::find(env.torch_rocblas_targets.begin(), env.torch_rocblas_targets.end(), *g) ==
+                   env.torch_rocblas_targets.end())
+        env.torch_rocblas_targets.push_back(*g);
+    }
+    std::sort(env.torch_rocblas_targets.begin(), env.torch_rocblas_targets.end());
+  }
+}
+
+void read_packages(const Host& host, const std::string& site, PythonEnv& env) {
+  auto entries = host.list_dir(site);
+  if (!entries) return;
+  for (const auto& e : *entries) {
+    const std::string& n = e.name;
+    if (n.size() < 11 || n.compare(n.size() - 10, 10, ".dist-info") != 0) continue;
+    std::string stem = n.substr(0, n.size() - 10);
+    auto dash = stem.find('-');
+    std::string name = stem.substr(0, dash);
+    std::string lower;
+    for (char c : name) lower += static_cast<char>(c == '_' ? '-' : std::tolower(static_cast<unsigned char>(c)));
+    if (lower != "tensorflow-rocm" && lower != "onnxruntime-rocm") continue;
+    env.rocm_packages.push_back({lower, dash == std::string::npos ? "" : stem.substr(dash + 1), mlpath::join(site, n)});
+  }
+  std::sort(env.rocm_packages.begin(), env.rocm_packages.end(),
+            [](const PythonPackage& a, const PythonPackage& b) { return a.path < b.path; });
+}
+
+std::optional<std::string> interpreter_in(const Host& host, const std::string& prefix) {
+  for (const char* n : {"bin/python3", "bin/python"})
+    if (mlpath::is_file(host, mlpath::join(prefix, n))) return mlpath::join(prefix, n);
+  return std::nullopt;
+}
+
+class Finder {
+ public:
+  Finder(const ProbeContext& ctx, Facts& f) : ctx_(ctx), host_(ctx.host), f_(f) {}
+
+  void add(const std::string& kind, const std::string& prefix, std::optional<std::string> interpreter,
+           std::vector<std::string> extra_sites = {}) {
+    auto canon = host_.canonical(prefix);
+    std::string key = canon ? *canon : prefix;
+    if (!seen_.insert(key).second || f_.ml.python.size() >= kMaxEnvs) return;
+    PythonEnv env;
+    env.kind = kind;
+    env.prefix = prefix;
+    env.interpreter = interpreter ? interpreter : interpreter_in(host_, prefix);
+    // Extra sites (the user site, /usr/local) come first: Python imports them first.
+    env.site_packages = std::move(extra_sites);
+    for (auto& s : site_dirs(host_, prefix))
+      if (std::find(env.site_packages.begin(), env.site_packages.end(), s) == env.site_packages.end())
+        env.site_packages.push_back(std::move(s));
+    for (const auto& s : env.site_packages) {
+      if (!env.torch_path) read_torch(host_, s, env);
+      read_packages(host_, s, env);
+    }
+    if (ctx_.options.deep && env.torch_path && env.interpreter) {
+      auto r = host_.run({*env.interpreter, "-c", mlparse::torch_probe_program()}, kDeepTimeout);
+      TorchRuntime t;
+      if (r) {
+        t = mlparse::torch_runtime(*r);
+      } else {
+        t.ran = false;  // nothing ran: no verdict on torch, only the reason
+        t.error = "could not run " + *env.interpreter + ": " + r.error().message;
+      }
+      env.runtime = std::move(t);
+    }
+    f_.ml.python.push_back(std::move(env));
+  }
+
+  // The bounded walk of the home directory for venvs (pyvenv.cfg) and conda
+  // environments (conda-meta/), breadth first so shallow environments come first.
+  void walk_home(const std::string& home) {
+    static const std::set<std::string> hidden_ok = {".venv", ".virtualenvs", ".conda", ".pyenv", ".local",
+                                                    ".miniconda3", ".mamba", ".micromamba"};
+    static const std::set<std::string> skip = {"node_modules", "__pycache__", "site-packages", "dist-packages",
+                                               "proc", "snap", "Downloads", "Pictures", "Videos", "Music"};
+    std::deque<std::pair<std::string, int>> queue{{home, 0}};
+    int listed = 0;
+    while (!queue.empty()) {
+      auto [dir, depth] = queue.front();
+      queue.pop_front();
+      if (++listed > kMaxDirsListed || f_.ml.python.size() >= kMaxEnvs) {
+        f_.ml.python_search_truncated = true;
+        return;
+      }
+      auto entries = host_.list_dir(dir);
+      if (!entries) continue;
+      std::vector<std::string> subdirs;
+      bool venv = false, conda = false;
+      for (const auto& e : *entries) {
+        if (e.name == "pyvenv.cfg") venv = true;
+        if (e.name == "conda-meta" && e.type == FileType::directory) conda = true;
+        if (e.type == FileType::directory) subdirs.push_back(e.name);
+      }
+      if (venv || conda) {
+        add(venv ? "venv" : "conda", dir, std::nullopt);
+        // a conda base holds more environments under envs/; a venv holds nothing else
+        if (conda && mlpath::is_dir(host_, mlpath::join(dir, "envs"))) queue.push_back({mlpath::join(dir, "envs"), depth});
+        continue;
+      }
+      if (depth >= kMaxDepth) continue;
+      std::sort(subdirs.begin(), subdirs.end());
+      for (const auto& s : subdirs) {
+        if (skip.count(s)) continue;
+        if (s.front() == '.' && !hidden_ok.count(s)) continue;
+        // pyenv's interpreters are prefixes without pyvenv.cfg
+        if (mlpath::basename(dir) == "versions" && mlpath::basename(mlpath::dirname(dir)) == ".pyenv") {
+          add("pyenv", mlpath::join(dir, s), std::nullopt);
+          continue;
+        }
+        queue.push_back({mlpath::join(dir, s), depth + 1});
+      }
+    }
+  }
+
+ private:
+  const ProbeContext& ctx_;
+  const Host& host_;
+  Facts& f_;
+  std::set<std::string> seen_;
+};
+
+// The user site (~/.local/lib/python3.X/site-packages): `pip install --user` lands there
+// and the system python3 imports it first.
+std::vector<std::string> user_sites(const Host& host, const std::optional<std::string>& home) {
+  if (!home) return {};
+  return site_dirs(host, mlpath::join(*home, ".local"));
+}
+
+}  // namespace
+
+void python(const ProbeContext& ctx, Facts& f) {
+  const Host& h = ctx.host;
+  Finder finder(ctx, f);
+  auto home = mlpath::user_home(f);
+  if (ctx.options.python) {
+    const std::string& p = *ctx.options.python;
+    if (mlpath::is_dir(h, p)) {
+      finder.add("--python", p, std::nullopt);
+    } else if (mlpath::is_file(h, p)) {
+      finder.add("--python", mlpath::dirname(mlpath::dirname(p)), p);
+    } else {
+      f.error("ml", p, "--python: no such interpreter or environment");
+    }
+  }
+  for (const auto& d : mlpath::path_dirs(h)) {
+    auto py = mlpath::join(d, "python3");
+    if (!mlpath::is_file(h, py)) continue;
+    auto prefix = mlpath::dirname(d);
+    bool system = prefix == "/usr" || prefix == "/usr/local" || prefix == "/";
+    std::vector<std::string> extra;
+    if (system) {
+      extra = user_sites(h, home);
+      // Debian's pip writes to /usr/local/lib/python3.X/dist-packages
+      if (prefix == "/usr")
+        for (auto& s : site_dirs(h, "/usr/local")) extra.push_back(std::move(s));
+    }
+    finder.add("python3 on PATH", prefix, py, std::move(extra));
+  }
+  if (home) finder.walk_home(*home);
+}
+
+}  // namespace amdml::probes

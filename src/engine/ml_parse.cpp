@@ -1,0 +1,175 @@
+// Text parsers for the ML probes; see include/amdml/ml_parse.hpp.
+#include "amdml/ml_parse.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "amdml/parse.hpp"
+
+namespace amdml {
+
+const char* to_string(TorchBuild b) {
+  switch (b) {
+    case TorchBuild::rocm: return "rocm";
+    case TorchBuild::cuda: return "cuda";
+    case TorchBuild::cpu: return "cpu";
+    case TorchBuild::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* to_string(LlamaBackend b) {
+  switch (b) {
+    case LlamaBackend::hip: return "hip";
+    case LlamaBackend::vulkan: return "vulkan";
+    case LlamaBackend::cuda: return "cuda";
+    case LlamaBackend::cpu: return "cpu";
+  }
+  return "cpu";
+}
+
+}  // namespace amdml
+
+namespace amdml::mlparse {
+
+std::optional<Version> ollama_version(std::string_view out) {
+  std::optional<Version> found;
+  constexpr std::string_view marker = "version is ";
+  for (std::size_t p = out.find(marker); p != std::string_view::npos; p = out.find(marker, p + 1)) {
+    auto rest = out.substr(p + marker.size());
+    auto end = rest.find_first_of(" \t\r\n");
+    auto word = rest.substr(0, end);
+    if (!word.empty() && word.front() == 'v') word.remove_prefix(1);
+    if (word.empty() || word.front() < '0' || word.front() > '9') continue;
+    if (auto v = Version::parse(word)) found = v;
+  }
+  return found;
+}
+
+namespace {
+
+// The right-hand side of `name[: annotation] = 'value'` when it is a string literal;
+// "None" yields an empty optional with *is_none set.
+std::optional<std::string> py_string(std::string_view rhs, bool* is_none) {
+  rhs = parse::trim(rhs);
+  *is_none = rhs == "None";
+  if (rhs.size() < 2) return std::nullopt;
+  char q = rhs.front();
+  if ((q != '\'' && q != '"') || rhs.back() != q) return std::nullopt;
+  return std::string(rhs.substr(1, rhs.size() - 2));
+}
+
+}  // namespace
+
+TorchVersionPy torch_version_py(std::string_view text) {
+  TorchVersionPy v;
+  for (auto line : parse::split_lines(text)) {
+    line = parse::trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    auto lhs = line.substr(0, eq);
+    auto colon = lhs.find(':');
+    if (colon != std::string_view::npos) lhs = lhs.substr(0, colon);
+    lhs = parse::trim(lhs);
+    bool none = false;
+    auto val = py_string(line.substr(eq + 1), &none);
+    if (lhs == "__version__" && val) {
+      v.version = val;
+      v.recognised = true;
+    } else if (lhs == "hip") {
+      v.hip = val;
+    } else if (lhs == "cuda") {
+      v.cuda = val;
+    }
+  }
+  return v;
+}
+
+TorchBuild torch_build(const TorchVersionPy& v) {
+  if (!v.recognised) return TorchBuild::unknown;
+  if (v.hip && !v.hip->empty()) return TorchBuild::rocm;
+  if (v.cuda && !v.cuda->empty()) return TorchBuild::cuda;
+  return TorchBuild::cpu;
+}
+
+std::optional<GfxTarget> library_file_target(std::string_view name) {
+  for (std::size_t p = name.find("gfx"); p != std::string_view::npos; p = name.find("gfx", p + 1)) {
+    if (p > 0 && name[p - 1] != '_' && name[p - 1] != '-' && name[p - 1] != '.') continue;
+    std::size_t e = p + 3;
+    while (e < name.size() && std::isxdigit(static_cast<unsigned char>(name[e]))) ++e;
+    if (e - p < 6) continue;  // gfxNNN at least
+    if (e < name.size() && name[e] != '.' && name[e] != '_' && name[e] != '-' && name[e] != ':') continue;
+    if (auto g = GfxTarget::parse_name(name.substr(p, e - p))) return g;
+  }
+  return std::nullopt;
+}
+
+std::optional<Version> ollama_rocm_dir_version(std::string_view dir) {
+  constexpr std::string_view prefix = "rocm_v";
+  if (dir.rfind(prefix, 0) != 0) return std::nullopt;
+  std::string s(dir.substr(prefix.size()));
+  for (char& c : s)
+    if (c == '_') c = '.';
+  if (s.empty() || s.front() < '0' || s.front() > '9') return std::nullopt;
+  return Version::parse(s);
+}
+
+const std::string& torch_probe_program() {
+  // Single line on purpose: it is the manifest key under --root. The try block lives in
+  // an exec() string so the whole program stays one line.
+  static const std::string program =
+      "import json;r={};exec(\"try:\\n import torch\\n r['version']=torch.__version__;r['hip']=torch.version.hip\\n"
+      " r['available']=torch.cuda.is_available();n=torch.cuda.device_count();r['count']=n\\n"
+      " r['names']=[torch.cuda.get_device_name(i) for i in range(n)]\\n"
+      " r['archs']=[getattr(torch.cuda.get_device_properties(i),'gcnArchName','') for i in range(n)]\\n"
+      " r['arch_list']=torch.cuda.get_arch_list()\\nexcept BaseException as e:\\n r['error']=type(e).__name__+': '+str(e)\");"
+      "print('AMDML_TORCH '+json.dumps(r))";
+  return program;
+}
+
+TorchRuntime torch_runtime(const CommandResult& r) {
+  TorchRuntime t;
+  t.ran = true;
+  t.exit_code = r.exit_code;
+  t.timed_out = r.timed_out;
+  constexpr std::string_view marker = "AMDML_TORCH ";
+  bool parsed = false;
+  for (auto line : parse::split_lines(r.out)) {
+    auto p = line.find(marker);
+    if (p == std::string_view::npos) continue;
+    auto j = nlohmann::json::parse(line.substr(p + marker.size()), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    parsed = true;
+    if (j.contains("available") && j["available"].is_boolean()) t.available = j["available"].get<bool>();
+    if (j.contains("count") && j["count"].is_number_integer()) t.device_count = j["count"].get<int>();
+    auto strings = [&](const char* key, std::vector<std::string>& out) {
+      if (!j.contains(key) || !j[key].is_array()) return;
+      for (const auto& x : j[key])
+        if (x.is_string()) out.push_back(x.get<std::string>());
+    };
+    strings("names", t.device_names);
+    strings("archs", t.device_archs);
+    strings("arch_list", t.arch_list);
+    if (j.contains("error") && j["error"].is_string()) t.error = j["error"].get<std::string>();
+  }
+  if (t.timed_out) {
+    t.error = "timed out importing torch";
+  } else if (!parsed || (r.exit_code != 0 && !t.error)) {
+    // A HIP abort prints its reason on stderr and dies: keep the most telling line.
+    std::string best;
+    for (auto line : parse::split_lines(r.err)) {
+      line = parse::trim(line);
+      if (line.empty()) continue;
+      bool telling = line.find("hipError") != std::string_view::npos || line.find("HIP error") != std::string_view::npos ||
+                     line.find("HSA_STATUS") != std::string_view::npos || line.find("Error") != std::string_view::npos ||
+                     line.find("error") != std::string_view::npos;
+      if (telling || best.empty()) best = std::string(line);
+    }
+    if (best.empty() && r.signal) best = "killed by signal " + std::to_string(r.signal);
+    if (best.empty() && r.exit_code != 0) best = "exit code " + std::to_string(r.exit_code);
+    if (!best.empty()) t.error = best;
+  }
+  return t;
+}
+
+}  // namespace amdml::mlparse

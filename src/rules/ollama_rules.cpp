@@ -1,0 +1,363 @@
+// ollama diagnoses: ollama.env (the service's environment lacks what this GPU needs, or
+// carries a broken setting), ollama.access (the service user cannot open the devices),
+// ollama.gfx-unsupported (this build has no ROCm kernels for the GPU and no override
+// rescues it) and ollama.driver (the ROCm it bundles needs a newer driver).
+//
+// The judgement follows ollama's own filter: a GPU is used by the ROCm backend when its
+// gfx -- after a global HSA_OVERRIDE_GFX_VERSION -- has rocBLAS files in the build;
+// from v0.30 an iGPU is then dropped unless OLLAMA_IGPU_ENABLE is set. The service
+// never sees the shell's environment, so only the merged unit environment counts.
+#include <algorithm>
+#include <map>
+
+#include "amdml/systemd_unit.hpp"
+#include "rules/ml_internal.hpp"
+#include "rules/ollama_builds.hpp"
+
+namespace amdml::rules {
+
+namespace {
+
+// The gfx targets this ollama's ROCm backend ships, and where that knowledge came from.
+struct Shipped {
+  std::vector<GfxTarget> targets;
+  std::string source;
+};
+
+std::optional<Shipped> shipped_targets(const OllamaFacts& o) {
+  if (!o.rocblas_targets.empty())
+    return Shipped{o.rocblas_targets, *o.rocm_dir + "/rocblas/library"};
+  if (!o.version) return std::nullopt;
+  const auto* b = ollama_builds::find(*o.version);
+  if (!b) return std::nullopt;
+  Shipped s;
+  for (const char* t : b->targets)
+    if (auto g = GfxTarget::parse_name(t)) s.targets.push_back(*g);
+  s.source = "ollama v" + o.version->str() + " release targets";
+  return s;
+}
+
+bool contains(const std::vector<GfxTarget>& v, const GfxTarget& g) { return std::find(v.begin(), v.end(), g) != v.end(); }
+
+std::optional<Version> bundled_rocm(const OllamaFacts& o) {
+  if (o.bundled_rocm) return o.bundled_rocm;
+  if (!o.version) return std::nullopt;
+  if (const auto* b = ollama_builds::find(*o.version)) return b->rocm;
+  return std::nullopt;
+}
+
+std::string where(const systemd::EnvValue& v) {
+  return v.line > 0 ? v.file + ":" + std::to_string(v.line) : v.file;
+}
+
+// Variables that decide which GPU ollama uses; a shell-only setting of one is a problem.
+bool gpu_relevant(const std::string& name) {
+  static const char* names[] = {"HSA_OVERRIDE_GFX_VERSION", "OLLAMA_IGPU_ENABLE", "ROCR_VISIBLE_DEVICES",
+                                "HIP_VISIBLE_DEVICES", "OLLAMA_VULKAN", "OLLAMA_LLM_LIBRARY", "GGML_VK_VISIBLE_DEVICES"};
+  for (const char* n : names)
+    if (name == n) return true;
+  return name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0;
+}
+
+struct EnvPlan {
+  std::vector<std::string> problems;  // one sentence each
+  std::vector<Evidence> evidence;
+  std::map<std::string, std::string> set;
+  std::vector<std::string> unset;
+  std::vector<std::string> notes;
+  void problem(std::string text, Evidence ev) {
+    problems.push_back(std::move(text));
+    evidence.push_back(std::move(ev));
+  }
+};
+
+void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::optional<Shipped>& shipped,
+                 std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  const OllamaService& svc = *o.service;
+  const auto& env = svc.environment;
+  EnvPlan plan;
+  auto gpus = ml::gpus_with_gfx(f);
+
+  // 1. The global override the GPUs need (one value must suit every GPU).
+  std::optional<GfxTarget> needed;
+  bool mixed = false;
+  if (shipped && !gpus.empty()) {
+    std::vector<int> needing;
+    for (int i : gpus)
+      if (!contains(shipped->targets, *f.gpus[i].gfx)) needing.push_back(i);
+    for (int i : needing) {
+      const auto* info = ctx.kb.find_gfx(*f.gpus[i].gfx);
+      if (!info || !info->override_to || !contains(shipped->targets, *info->override_to)) continue;  // gfx-unsupported
+      if (needed && *needed != *info->override_to) mixed = true;
+      if (!needed) needed = info->override_to;
+    }
+    if (needed && !mixed) {
+      // a global value also applies to the GPUs that need none: it must be a no-op for them
+      for (int i : gpus) {
+        const auto& g = *f.gpus[i].gfx;
+        const auto* info = ctx.kb.find_gfx(g);
+        bool ok = g == *needed || (info && info->override_to == needed);
+        if (!ok) mixed = true;
+      }
+    }
+    if (mixed) {
+      plan.problem("The GPUs need different HSA_OVERRIDE_GFX_VERSION values, but ollama applies one value to every "
+                   "GPU and ignores the per-device HSA_OVERRIDE_GFX_VERSION_N form.",
+                   {"gpus", std::to_string(gpus.size()) + " AMD GPUs with different gfx targets"});
+      plan.notes.push_back("Hide the GPU ollama cannot use with ROCR_VISIBLE_DEVICES (its index or UUID from rocminfo) "
+                           "in the service environment, or disable the iGPU in the firmware setup.");
+      needed.reset();
+    }
+  }
+
+  // 2. What the service has for the global override.
+  std::optional<GfxTarget> effective_override;
+  if (auto it = env.find("HSA_OVERRIDE_GFX_VERSION"); it != env.end()) {
+    const auto& v = it->second;
+    Evidence ev{where(v), "HSA_OVERRIDE_GFX_VERSION=" + v.value};
+    auto unq = ml::unquote(v.value);
+    auto parsed = ml::parse_override(v.value);
+    if (unq) {
+      plan.problem("HSA_OVERRIDE_GFX_VERSION has literal quotes in its value (" + v.value +
+                       "): ROCm reads the value raw, rejects it, and finds no GPU.",
+                   ev);
+    } else if (!parsed) {
+      plan.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " is not three decimal numbers (like 11.0.0): ROCm "
+                   "rejects it and finds no GPU.",
+                   ev);
+    } else if (needed && *parsed != *needed) {
+      plan.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " maps to " + parsed->name() +
+                       (shipped && !contains(shipped->targets, *parsed) ? ", which this ollama build has no kernels for"
+                                                                       : ", not the target this GPU needs") +
+                       "; " + needed->version_string() + " is.",
+                   ev);
+    } else {
+      effective_override = parsed;
+    }
+    if (v.from_env_file)
+      plan.notes.push_back("HSA_OVERRIDE_GFX_VERSION comes from " + v.file +
+                           ", and EnvironmentFile= values win over Environment= lines: fix it in that file.");
+    if (!effective_override) {
+      if (needed) plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
+      else if (unq && ml::parse_override(*unq)) plan.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
+      else plan.unset.push_back("HSA_OVERRIDE_GFX_VERSION");
+      if (plan.set.count("HSA_OVERRIDE_GFX_VERSION")) effective_override = ml::parse_override(plan.set["HSA_OVERRIDE_GFX_VERSION"]);
+    }
+  } else if (needed) {
+    std::string gpu_names;
+    for (int i : gpus)
+      if (!contains(shipped->targets, *f.gpus[i].gfx)) gpu_names += (gpu_names.empty() ? "" : ", ") + f.gpus[i].gfx->name();
+    plan.problem("The service lacks HSA_OVERRIDE_GFX_VERSION=" + needed->version_string() + ": this ollama build has "
+                     "no ROCm kernels for " + gpu_names + " (" + shipped->source + "), so it runs on the CPU.",
+                 {svc.unit_path.value_or("ollama.service"), "no HSA_OVERRIDE_GFX_VERSION in the merged environment"});
+    plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
+    effective_override = needed;
+  }
+
+  // 3. Per-device overrides: ollama's GPU filter only reads the global variable.
+  for (const auto& [k, v] : env) {
+    if (k.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) != 0) continue;
+    plan.problem(k + " is the per-device form, which ollama ignores when it decides which GPUs to use.",
+                 {where(v), k + "=" + v.value});
+    if (plan.set.count("HSA_OVERRIDE_GFX_VERSION") || effective_override) plan.unset.push_back(k);
+  }
+
+  // 4. The iGPU switch (v0.30+ drops integrated GPUs unless told otherwise).
+  bool all_apu = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [&](int i) { return f.gpus[i].apu.value_or(false); });
+  if (all_apu && o.version && *o.version >= ollama_builds::kIgpuDropFrom) {
+    const auto& own = *f.gpus[gpus.front()].gfx;
+    GfxTarget seen = effective_override.value_or(own);
+    bool usable = !shipped || contains(shipped->targets, seen);
+    std::optional<bool> enabled;
+    const systemd::EnvValue* sw = nullptr;
+    if (auto it = env.find("OLLAMA_IGPU_ENABLE"); it != env.end()) {
+      sw = &it->second;
+      enabled = ml::go_bool(it->second.value);
+    }
+    bool allowlisted = ollama_builds::igpu_allowlisted(seen);
+    if (usable && !allowlisted && enabled != true) {
+      if (sw)
+        plan.problem("OLLAMA_IGPU_ENABLE=" + sw->value + " does not enable the iGPU; ollama v" + o.version->str() +
+                         " drops integrated GPUs unless it is 1.",
+                     {where(*sw), "OLLAMA_IGPU_ENABLE=" + sw->value});
+      else
+        plan.problem("The service lacks OLLAMA_IGPU_ENABLE=1: ollama v" + o.version->str() + " drops integrated GPUs " +
+                         "(here " + seen.name() + ") by default and runs on the CPU.",
+                     {svc.unit_path.value_or("ollama.service"), "no OLLAMA_IGPU_ENABLE in the merged environment"});
+      plan.set["OLLAMA_IGPU_ENABLE"] = "1";
+    }
+  }
+
+  // 5. Lines systemd ignores: typo'd keys, broken Environment= words, missing env files.
+  for (const auto& a : svc.unknown_keys) {
+    plan.problem("systemd ignores \"" + a.key + "=\" (a misspelt key), so this line never reaches ollama: " + a.key + "=" +
+                     a.value,
+                 {a.file + ":" + std::to_string(a.line), a.key + "=" + a.value});
+    // carry over what the person meant to set, unless the plan already decides it
+    for (const auto& word : systemd::split_environment(a.value).words) {
+      auto eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      std::string name = word.substr(0, eq);
+      if (!systemd::env_name_valid(name) || env.count(name) || plan.set.count(name)) continue;
+      if (name == "HSA_OVERRIDE_GFX_VERSION" && !ml::parse_override(word.substr(eq + 1))) continue;
+      if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !needed && shipped) continue;  // not needed here
+      plan.set[name] = word.substr(eq + 1);
+    }
+  }
+  for (const auto& is : svc.issues) {
+    using K = systemd::UnitIssue::Kind;
+    if (is.kind == K::unknown_key) continue;  // reported above with its value
+    std::string at = is.line > 0 ? is.file + ":" + std::to_string(is.line) : is.file;
+    if (is.kind == K::env_file_missing)
+      plan.problem("The service names EnvironmentFile=" + is.text + ", which does not exist; systemd refuses to start "
+                   "ollama (prefix the path with '-' to make it optional, or create the file).",
+                   {at, is.message});
+    else if (is.kind == K::bad_environment || is.kind == K::env_file_relative || is.kind == K::bad_env_file_line)
+      plan.problem("systemd ignores part of the service environment: " + is.message + " (" + is.text + ").", {at, is.text});
+  }
+
+  // 6. Settings exported in the person's shell that the service never sees.
+  for (const auto& [k, v] : f.env) {
+    if (!gpu_relevant(k)) continue;
+    auto it = env.find(k);
+    if (it != env.end() && it->second.value == v) continue;
+    plan.problem("Your shell exports " + k + "=" + v + ", but ollama runs as a system service and never sees the "
+                 "shell's environment.",
+                 {"env " + k, v});
+    bool decided = plan.set.count(k) || std::find(plan.unset.begin(), plan.unset.end(), k) != plan.unset.end();
+    bool override_var = k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0;
+    if (!decided && !override_var && it == env.end()) plan.set[k] = v;
+  }
+
+  if (plan.problems.empty()) return;
+  std::string title = plan.problems.size() == 1 ? "The ollama service's environment needs a change"
+                                                : "The ollama service's environment has " +
+                                                      std::to_string(plan.problems.size()) + " problems";
+  auto fd = make_finding("ollama.env", title, ml::join(plan.problems, " "));
+  fd.evidence = plan.evidence;
+  for (const auto& file : svc.files) fd.evidence.push_back({file, "part of ollama.service"});
+  fd.gpus = gpus;
+  if (!plan.set.empty() || !plan.unset.empty()) {
+    nlohmann::json params;
+    params["env"] = nlohmann::json::object();
+    for (const auto& [k, v] : plan.set) params["env"][k] = v;
+    std::sort(plan.unset.begin(), plan.unset.end());
+    plan.unset.erase(std::unique(plan.unset.begin(), plan.unset.end()), plan.unset.end());
+    if (!plan.unset.empty()) params["unset"] = plan.unset;
+    fd.fix = FixRef{"ollama-override", params};
+    std::string body = "[Service]\\n";
+    for (const auto& [k, v] : plan.set) body += "Environment=\"" + k + "=" + v + "\"\\n";
+    if (!plan.unset.empty()) body += "UnsetEnvironment=" + ml::join(plan.unset, " ") + "\\n";
+    fd.commands.push_back("sudo mkdir -p /etc/systemd/system/ollama.service.d");
+    fd.commands.push_back("printf '" + body + "' | sudo tee /etc/systemd/system/ollama.service.d/60-amdml.conf");
+    fd.commands.push_back("sudo systemctl daemon-reload && sudo systemctl restart ollama");
+  }
+  fd.notes = plan.notes;
+  fd.notes.push_back("Check with: systemctl show ollama -p Environment; journalctl -u ollama | grep 'inference compute'");
+  out.push_back(std::move(fd));
+}
+
+void access_finding(const Facts& f, const OllamaService& svc, std::vector<Finding>& out) {
+  if (svc.user == "root" || svc.user == "0" || svc.dynamic_user) return;
+  const PasswdEntry* pw = nullptr;
+  for (const auto& p : f.identity.passwd)
+    if (p.name == svc.user) pw = &p;
+  if (!pw) return;  // unknown user: identity facts cannot say more
+  std::vector<std::uint32_t> gids = {pw->gid};
+  auto gid_of = [&](const std::string& name) -> std::optional<std::uint32_t> {
+    for (const auto& g : f.identity.groups)
+      if (g.name == name) return g.gid;
+    return std::nullopt;
+  };
+  if (svc.group)
+    if (auto g = gid_of(*svc.group)) gids.push_back(*g);
+  for (const auto& s : svc.supplementary_groups)
+    if (auto g = gid_of(s)) gids.push_back(*g);
+  for (const auto& g : f.identity.groups)
+    if (std::find(g.members.begin(), g.members.end(), svc.user) != g.members.end()) gids.push_back(g.gid);
+  std::vector<std::string> missing;
+  std::vector<Evidence> ev;
+  for (const auto& d : f.identity.devices) {
+    if (!d.exists || !d.gid || d.world_accessible) continue;
+    if (std::find(gids.begin(), gids.end(), *d.gid) != gids.end()) continue;
+    std::string group = d.group.value_or(std::to_string(*d.gid));
+    if (std::find(missing.begin(), missing.end(), group) == missing.end()) missing.push_back(group);
+    ev.push_back({d.path, "group " + group + " (gid " + std::to_string(*d.gid) + ")"});
+  }
+  if (missing.empty()) return;
+  std::sort(missing.begin(), missing.end());
+  auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " cannot open the GPU devices",
+                         "ollama.service runs as " + svc.user + ", which is not in group " + ml::join(missing, ",") +
+                             " that owns the device nodes; ROCm then finds no GPU and ollama runs on the CPU.");
+  fd.evidence = ev;
+  fd.evidence.push_back({"/etc/group", svc.user + " not in " + ml::join(missing, ",")});
+  fd.fix = FixRef{"groups", {{"user", svc.user}, {"groups", missing}}};
+  fd.commands.push_back("sudo usermod -a -G " + ml::join(missing, ",") + " " + svc.user);
+  fd.commands.push_back("sudo systemctl restart ollama");
+  fd.gpus = amd_gpu_indices(f);
+  out.push_back(std::move(fd));
+}
+
+void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Shipped& shipped,
+                          std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  for (int i : ml::gpus_with_gfx(f)) {
+    const auto& g = *f.gpus[i].gfx;
+    if (contains(shipped.targets, g)) continue;
+    const auto* info = ctx.kb.find_gfx(g);
+    if (info && info->override_to && contains(shipped.targets, *info->override_to)) continue;  // ollama.env covers it
+    std::string ver = o.version ? "ollama v" + o.version->str() : "This ollama";
+    auto fd = make_finding("ollama.gfx-unsupported", ver + " has no ROCm kernels for " + gpu_label(f, i),
+                           ver + " ships ROCm kernels for " + ml::gfx_names(shipped.targets) + " (" + shipped.source +
+                               "); " + g.name() + " is not among them and has no same-family override target that is, "
+                               "so ollama's ROCm backend will not use it.");
+    fd.evidence.push_back({shipped.source, ml::gfx_names(shipped.targets)});
+    fd.gpus = {i};
+    if (o.version && *o.version >= ollama_builds::kVulkanDefaultFrom)
+      fd.notes.push_back("ollama's Vulkan backend (on by default since v0.30) can run it: check that a Vulkan driver "
+                         "(Mesa RADV) is installed.");
+    else if (o.version && *o.version >= ollama_builds::kVulkanOptInFrom)
+      fd.notes.push_back("ollama's Vulkan backend can run it: add Environment=\"OLLAMA_VULKAN=1\" to the service.");
+    else
+      fd.notes.push_back("A newer ollama with the Vulkan backend can run it.");
+    if (auto r = ollama_builds::last_range_with(g))
+      fd.notes.push_back("ollama releases " + *r + " shipped ROCm kernels for " + g.name() + ".");
+    out.push_back(std::move(fd));
+  }
+}
+
+void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Finding>& out) {
+  auto rocm = bundled_rocm(o);
+  if (!rocm || ctx.facts.gpus.empty()) return;
+  const auto* rel = ctx.kb.find_rocm(*rocm);
+  if (!rel) return;
+  auto why = ml::driver_too_old_for(ctx.facts, *rel);
+  if (!why) return;
+  std::string ver = o.version ? "ollama v" + o.version->str() : "The installed ollama";
+  auto fd = make_finding("ollama.driver", ver + " bundles ROCm " + rocm->str() + ", which needs a newer GPU driver",
+                         ver + " brings its own ROCm " + rocm->str() + " user space; " + *why +
+                             ". GPU discovery then hangs or crashes and ollama falls back to the CPU.");
+  fd.evidence.push_back({o.rocm_dir.value_or(o.lib_dir.value_or("ollama")), "bundled ROCm " + rocm->str()});
+  fd.evidence.push_back({"/proc/sys/kernel/osrelease", ctx.facts.os.kernel_release.value_or("?")});
+  fd.notes.push_back("Upgrade the kernel (or install AMD's amdgpu-dkms driver for ROCm " + std::to_string(rocm->major) +
+                     ") and reboot, or use an ollama release that bundles an older ROCm.");
+  fd.gpus = amd_gpu_indices(ctx.facts);
+  out.push_back(std::move(fd));
+}
+
+}  // namespace
+
+void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
+  const auto& o = ctx.facts.ml.ollama;
+  if (!o.installed || ctx.facts.gpus.empty()) return;
+  auto shipped = shipped_targets(o);
+  if (o.service && !o.service->masked) {
+    env_finding(ctx, o, shipped, out);
+    access_finding(ctx.facts, *o.service, out);
+  }
+  if (shipped) unsupported_findings(ctx, o, *shipped, out);
+  driver_finding(ctx, o, out);
+}
+
+}  // namespace amdml::rules

@@ -1,0 +1,78 @@
+// The ML probes' text parsers: ollama --version, torch/version.py, library names,
+// the --deep child's output.
+#include <gtest/gtest.h>
+
+#include "amdml/ml_parse.hpp"
+
+using namespace amdml;
+using namespace amdml::mlparse;
+
+TEST(MlParse, OllamaVersion) {
+  EXPECT_EQ(ollama_version("ollama version is 0.12.3\n"), (Version{0, 12, 3}));
+  EXPECT_EQ(ollama_version("Warning: could not connect to a running Ollama instance\n"
+                           "Warning: client version is 0.5.7\n"),
+            (Version{0, 5, 7}));
+  EXPECT_EQ(ollama_version("ollama version is v0.30.1-rc2"), (Version{0, 30, 1}));
+  EXPECT_FALSE(ollama_version("command not found"));
+  EXPECT_FALSE(ollama_version("version is unknown"));
+}
+
+TEST(MlParse, TorchVersionPy) {
+  auto rocm = torch_version_py(
+      "from typing import Optional\n__version__ = '2.5.1+rocm6.2'\ndebug = False\n"
+      "cuda: Optional[str] = None\nhip: Optional[str] = '6.2.41133-dd7f95766'\n");
+  EXPECT_EQ(rocm.version, "2.5.1+rocm6.2");
+  EXPECT_EQ(rocm.hip, "6.2.41133-dd7f95766");
+  EXPECT_FALSE(rocm.cuda);
+  EXPECT_EQ(torch_build(rocm), TorchBuild::rocm);
+  auto cuda = torch_version_py("__version__ = \"2.4.0+cu121\"\ncuda = '12.1'\nhip = None\n");
+  EXPECT_EQ(torch_build(cuda), TorchBuild::cuda);
+  auto cpu = torch_version_py("__version__ = '2.5.1+cpu'\ncuda: Optional[str] = None\nhip: Optional[str] = None\n");
+  EXPECT_EQ(torch_build(cpu), TorchBuild::cpu);
+  EXPECT_EQ(torch_build(torch_version_py("garbage\n")), TorchBuild::unknown);
+}
+
+TEST(MlParse, LibraryFileTargets) {
+  EXPECT_EQ(library_file_target("TensileLibrary_lazy_gfx1030.dat"), GfxTarget::parse_name("gfx1030"));
+  EXPECT_EQ(library_file_target("TensileLibrary_lazy_gfx90a.dat"), GfxTarget::parse_name("gfx90a"));
+  EXPECT_EQ(library_file_target("Kernels.so-000-gfx1100.hsaco"), GfxTarget::parse_name("gfx1100"));
+  EXPECT_FALSE(library_file_target("TensileLibrary.dat"));
+  EXPECT_FALSE(library_file_target("libgfxfoo.so"));
+}
+
+TEST(MlParse, RocmDirVersion) {
+  EXPECT_EQ(ollama_rocm_dir_version("rocm_v7_2"), (Version{7, 2, 0}));
+  EXPECT_FALSE(ollama_rocm_dir_version("rocm"));
+  EXPECT_FALSE(ollama_rocm_dir_version("rocm_vx"));
+}
+
+TEST(MlParse, TorchRuntimeJsonLine) {
+  CommandResult r;
+  r.exit_code = 0;
+  r.out = "some warning\nAMDML_TORCH {\"available\": true, \"count\": 1, \"names\": [\"AMD Radeon RX 7900 XTX\"], "
+          "\"archs\": [\"gfx1100\"], \"arch_list\": [\"gfx1030\", \"gfx1100\"]}\n";
+  auto t = torch_runtime(r);
+  EXPECT_EQ(t.available, true);
+  EXPECT_EQ(t.device_count, 1);
+  EXPECT_EQ(t.device_archs, (std::vector<std::string>{"gfx1100"}));
+  EXPECT_EQ(t.arch_list.size(), 2u);
+  EXPECT_FALSE(t.error);
+}
+
+TEST(MlParse, TorchRuntimeAbortKeepsTheHipError) {
+  CommandResult r;
+  r.exit_code = 134;
+  r.signal = 6;
+  r.err = "\n\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n";
+  auto t = torch_runtime(r);
+  ASSERT_TRUE(t.error);
+  EXPECT_NE(t.error->find("hipErrorNoBinaryForGpu"), std::string::npos);
+  CommandResult hung;
+  hung.timed_out = true;
+  EXPECT_EQ(torch_runtime(hung).error, "timed out importing torch");
+}
+
+TEST(MlParse, TorchProgramIsOneLine) {
+  EXPECT_EQ(torch_probe_program().find('\n'), std::string::npos);
+  EXPECT_NE(torch_probe_program().find("AMDML_TORCH"), std::string::npos);
+}

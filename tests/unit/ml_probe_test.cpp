@@ -1,0 +1,217 @@
+// The ML probe against the fixture machines (ml-apu-ollama, ml-dgpu-ollama): what it
+// finds on disk and in the recorded commands, and the systemd merge compared with
+// `systemd-analyze cat-config` on the same trees.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "amdml/ml_parse.hpp"
+#include "amdml/probes.hpp"
+#include "amdml/rules.hpp"
+#include "amdml/systemd_unit.hpp"
+
+using namespace amdml;
+
+namespace {
+
+const std::string kFixtures = AMDML_FIXTURES_DIR;
+
+Knowledge embedded_kb() {
+  auto files = recipe_files("");
+  EXPECT_TRUE(files.ok());
+  auto kb = load_knowledge(*files);
+  EXPECT_TRUE(kb.ok());
+  return kb.ok() ? *kb : Knowledge{};
+}
+
+Facts probe(const std::string& machine, ProbeOptions opts = {}) {
+  auto host = make_host(kFixtures + "/" + machine);
+  EXPECT_TRUE(host.ok()) << (host.ok() ? "" : host.error().message);
+  opts.runtime = false;
+  static const Knowledge kb = embedded_kb();
+  return collect_facts(**host, kb, opts);
+}
+
+const PythonEnv* env_at(const Facts& f, const std::string& prefix) {
+  for (const auto& e : f.ml.python)
+    if (e.prefix == prefix) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(MlProbe, ApuOllamaService) {
+  auto f = probe("ml-apu-ollama");
+  const auto& o = f.ml.ollama;
+  EXPECT_TRUE(o.installed);
+  EXPECT_EQ(o.binary, "/usr/local/bin/ollama");
+  EXPECT_EQ(o.version, (Version{0, 32, 0}));
+  EXPECT_EQ(o.rocm_dir, "/usr/local/lib/ollama/rocm_v7_2");
+  EXPECT_EQ(o.bundled_rocm, (Version{7, 2, 0}));
+  EXPECT_EQ(o.backends, (std::vector<std::string>{"rocm_v7_2", "vulkan"}));
+  EXPECT_EQ(o.rocblas_targets.size(), 12u);
+  ASSERT_TRUE(o.service);
+  const auto& s = *o.service;
+  EXPECT_EQ(s.user, "ollama");
+  EXPECT_EQ(s.active, "active");
+  ASSERT_EQ(s.files.size(), 3u);
+  EXPECT_EQ(s.files[1], "/etc/systemd/system/ollama.service.d/10-gfx.conf");  // sorted by name
+  // the quoted value keeps its literal quotes; the typo'd line is not applied
+  EXPECT_EQ(s.environment.at("HSA_OVERRIDE_GFX_VERSION").value, "\"11.0.3\"");
+  EXPECT_EQ(s.environment.at("OLLAMA_HOST").value, "0.0.0.0");
+  // the EnvironmentFile= value wins over the Environment= line
+  EXPECT_EQ(s.environment.at("OLLAMA_KEEP_ALIVE").value, "-1");
+  EXPECT_TRUE(s.environment.at("OLLAMA_KEEP_ALIVE").from_env_file);
+  EXPECT_EQ(s.environment.at("OLLAMA_MODELS").value, "/srv/models");
+  ASSERT_EQ(s.unknown_keys.size(), 1u);
+  EXPECT_EQ(s.unknown_keys[0].key, "Enviroment");
+}
+
+TEST(MlProbe, ApuPythonEnvironments) {
+  auto f = probe("ml-apu-ollama");
+  const auto* sys = env_at(f, "/usr");
+  ASSERT_TRUE(sys);
+  EXPECT_EQ(sys->torch_build, TorchBuild::cuda);  // from ~/.local
+  EXPECT_EQ(sys->torch_cuda, "12.1");
+  const auto* venv = env_at(f, "/home/alice/venv");
+  ASSERT_TRUE(venv);
+  EXPECT_EQ(venv->kind, "venv");
+  EXPECT_EQ(venv->torch_build, TorchBuild::cpu);
+  const auto* conda = env_at(f, "/home/alice/miniconda3/envs/rocm");
+  ASSERT_TRUE(conda);
+  EXPECT_EQ(conda->kind, "conda");
+  EXPECT_EQ(conda->torch_build, TorchBuild::rocm);
+  EXPECT_EQ(conda->torch_hip, "6.2.41133-dd7f95766");
+  EXPECT_EQ(conda->torch_rocblas_targets.size(), 9u);
+  EXPECT_FALSE(conda->runtime);  // no --deep
+  EXPECT_TRUE(env_at(f, "/home/alice/miniconda3"));  // the conda base itself
+}
+
+TEST(MlProbe, DeepReplaysTheRecordedImport) {
+  ProbeOptions o;
+  o.deep = true;
+  auto f = probe("ml-apu-ollama", o);
+  const auto* conda = env_at(f, "/home/alice/miniconda3/envs/rocm");
+  ASSERT_TRUE(conda && conda->runtime);
+  ASSERT_TRUE(conda->runtime->error);
+  EXPECT_NE(conda->runtime->error->find("hipErrorNoBinaryForGpu"), std::string::npos);
+  // environments whose command was not recorded say so instead of inventing a result
+  const auto* venv = env_at(f, "/home/alice/venv");
+  ASSERT_TRUE(venv && venv->runtime && venv->runtime->error);
+  EXPECT_NE(venv->runtime->error->find("not recorded"), std::string::npos);
+}
+
+TEST(MlProbe, ApuLlamaAndVulkan) {
+  auto f = probe("ml-apu-ollama");
+  ASSERT_EQ(f.ml.llama.size(), 2u);
+  EXPECT_EQ(f.ml.llama[0].path, "/usr/local/bin/llama-server");
+  EXPECT_EQ(f.ml.llama[0].backends, (std::vector<LlamaBackend>{LlamaBackend::vulkan}));
+  EXPECT_EQ(f.ml.llama[1].path, "/home/alice/llama.cpp/build/bin/llama-cli");
+  EXPECT_EQ(f.ml.llama[1].backends, (std::vector<LlamaBackend>{LlamaBackend::hip}));
+  ASSERT_EQ(f.ml.vulkan_icds.size(), 1u);
+  EXPECT_EQ(f.ml.vulkan_icds[0].driver, "other");  // lavapipe is not an AMD driver
+}
+
+TEST(MlProbe, ApuFindings) {
+  auto f = probe("ml-apu-ollama");
+  auto fs = diagnose(f, embedded_kb());
+  std::map<std::string, const Finding*> by;
+  for (const auto& x : fs) by.emplace(x.id, &x);
+  ASSERT_TRUE(by.count("ollama.env"));
+  const auto& e = *by["ollama.env"];
+  EXPECT_NE(e.detail.find("literal quotes"), std::string::npos);
+  EXPECT_NE(e.detail.find("Enviroment"), std::string::npos);
+  EXPECT_EQ(e.fix->params["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
+  EXPECT_EQ(e.fix->params["env"]["OLLAMA_IGPU_ENABLE"], "1");
+  ASSERT_TRUE(by.count("ollama.access"));
+  EXPECT_EQ(by["ollama.access"]->commands.front(), "sudo usermod -a -G render ollama");
+  EXPECT_TRUE(by.count("torch.build"));
+  EXPECT_TRUE(by.count("torch.gfx"));
+  EXPECT_TRUE(by.count("llamacpp.uma-env"));
+  EXPECT_TRUE(by.count("vulkan.no-icd"));
+}
+
+TEST(MlProbe, DgpuPackagedOllama) {
+  auto f = probe("ml-dgpu-ollama");
+  const auto& o = f.ml.ollama;
+  EXPECT_EQ(o.binary, "/usr/bin/ollama");
+  EXPECT_EQ(o.version, (Version{0, 12, 3}));  // from the "client version is" warning
+  EXPECT_FALSE(o.lib_dir);
+  ASSERT_TRUE(o.service);
+  const auto& s = *o.service;
+  EXPECT_EQ(s.unit_path, "/usr/lib/systemd/system/ollama.service");
+  EXPECT_EQ(s.active, "inactive");
+  EXPECT_EQ(s.supplementary_groups, (std::vector<std::string>{"video"}));
+  // /etc's override.conf shadows /run's file of the same name; 20-vendor.conf applies first
+  EXPECT_FALSE(s.environment.count("SHADOWED"));
+  EXPECT_EQ(s.environment.at("OLLAMA_DEBUG").value, "1");
+  EXPECT_EQ(s.environment.at("VENDOR").value, "1");
+  EXPECT_EQ(s.environment.at("HSA_OVERRIDE_GFX_VERSION_1").value, "10.3.0");
+  ASSERT_EQ(f.ml.llama.size(), 1u);
+  EXPECT_EQ(f.ml.llama[0].backends, (std::vector<LlamaBackend>{LlamaBackend::cpu}));  // from the recorded ldd
+  const auto* tf = env_at(f, "/home/alice/.venvs/tf");
+  ASSERT_TRUE(tf);
+  ASSERT_EQ(tf->rocm_packages.size(), 1u);
+  EXPECT_EQ(tf->rocm_packages[0].name, "tensorflow-rocm");
+  std::map<std::string, bool> libs;
+  for (const auto& l : f.ml.rocm_libraries) libs[l.name] = l.present;
+  EXPECT_TRUE(libs["rocBLAS"]);
+  EXPECT_FALSE(libs["MIOpen"]);
+  auto fs = diagnose(f, embedded_kb());
+  std::set<std::string> ids;
+  for (const auto& x : fs) ids.insert(x.id);
+  EXPECT_TRUE(ids.count("ollama.env"));  // per-device override, shell-only export
+  EXPECT_FALSE(ids.count("ollama.access"));  // ollama is in render and video
+  EXPECT_TRUE(ids.count("ml.rocm-libraries"));
+  EXPECT_TRUE(ids.count("llamacpp.no-gpu-backend"));
+}
+
+// systemd's own view of the same files: `systemd-analyze cat-config --root=DIR
+// systemd/system/ollama.service` prints the unit and its drop-ins in the order systemd
+// applies them. Parsing those blocks and merging them must give the environment
+// load_service() computed through the rooted host.
+TEST(MlProbe, MergeMatchesSystemdAnalyze) {
+  if (std::system("command -v systemd-analyze >/dev/null 2>&1") != 0) GTEST_SKIP() << "systemd-analyze not installed";
+  for (const char* machine : {"ml-apu-ollama", "ml-dgpu-ollama"}) {
+    std::string root = kFixtures + "/" + machine;
+    std::string cmd = "systemd-analyze cat-config --root='" + root + "' systemd/system/ollama.service 2>/dev/null";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+    ASSERT_TRUE(pipe);
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (auto n = fread(buf.data(), 1, buf.size(), pipe.get())) out.append(buf.data(), n);
+    // split into "# /path" blocks
+    std::vector<std::pair<std::string, std::string>> blocks;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("# " + root + "/", 0) == 0) {
+        blocks.emplace_back(line.substr(2 + root.size()), "");
+        continue;
+      }
+      if (!blocks.empty()) blocks.back().second += line + "\n";
+    }
+    ASSERT_FALSE(blocks.empty()) << machine << ": " << out;
+    std::vector<systemd::ParsedUnit> parsed;
+    for (const auto& [path, text] : blocks) parsed.push_back(systemd::parse_unit_text(text, path));
+    auto theirs = systemd::merge_service(parsed);
+    auto host = make_host(root);
+    ASSERT_TRUE(host.ok());
+    systemd::apply_env_files(theirs, host->get(), [](const void* ctx, const std::string& p) -> Result<std::string> {
+      return static_cast<const Host*>(ctx)->read_file(p);
+    });
+    auto ours = systemd::load_service(**host, "ollama.service");
+    std::vector<std::string> their_files;
+    for (const auto& b : blocks) their_files.push_back(b.first);
+    EXPECT_EQ(ours.config.files, their_files) << machine;
+    std::map<std::string, std::string> a, b;
+    for (const auto& [k, v] : ours.config.environment) a[k] = v.value;
+    for (const auto& [k, v] : theirs.environment) b[k] = v.value;
+    EXPECT_EQ(a, b) << machine;
+    EXPECT_EQ(ours.config.user, theirs.user) << machine;
+  }
+}
