@@ -62,5 +62,6 @@ const std::vector<CommandSpec>& command_table();
 
 // Per-command setup functions (one file each).
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g);
+CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g);
 
 }  // namespace amdml::cli

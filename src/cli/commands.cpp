@@ -6,6 +6,7 @@ namespace amdml::cli {
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
       {"doctor", "Diagnose this machine for ML on AMD GPUs (the default command)", setup_doctor},
+      {"fix", "Show the fixes for what doctor found; --apply makes them (root), --undo reverts", setup_fix},
   };
   return table;
 }

@@ -1,0 +1,131 @@
+// amdml fix: show the plan (default), --apply it (root; journaled; re-diagnosed),
+// --undo a transaction, --list the recipes. Exit codes: 0 done or nothing to do,
+// 1 a step failed (and was rolled back) or a recipe was refused, 2 usage, 4 --apply
+// or --undo without root.
+#include "amdml/fix.hpp"
+#include "amdml/render.hpp"
+#include "cli/cli.hpp"
+#include "platform/prompt.hpp"
+#include "platform/safe_tree.hpp"
+#include "platform/terminal.hpp"
+
+namespace amdml::cli {
+
+namespace {
+
+struct FixOptions {
+  bool apply = false;
+  bool yes = false;
+  bool list = false;
+  std::string only;
+  std::string undo_txn;
+  CLI::Option* undo = nullptr;
+  bool no_runtime = false;
+};
+
+std::string sudo_command(const GlobalOptions& g, const Session& s, const std::string& args) {
+  std::string cmd = "sudo amdml fix " + args;
+  if (!s.host->live()) cmd += " --root " + s.host->root();
+  if (!g.recipes.empty()) cmd += " --recipes " + g.recipes;
+  return cmd;
+}
+
+// Root is judged by the host: live, the real euid; with --root, the manifest's
+// process.euid, so tests exercise both answers.
+bool host_is_root(const Host& host) {
+  auto id = host.identity();
+  return id.euid && *id.euid == 0;
+}
+
+int need_root(const std::string& what, const std::string& cmd) {
+  std::fprintf(stderr, "amdml: error: %s needs root. Run:\n  %s\n", what.c_str(), cmd.c_str());
+  return kExitNeedRoot;
+}
+
+}  // namespace
+
+CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
+  auto o = std::make_shared<FixOptions>();
+  sub.add_flag("--apply", o->apply, "Make the changes (needs root): journaled, atomic, re-diagnosed afterwards");
+  sub.add_flag("--yes,-y", o->yes, "Do not ask for confirmation on a terminal");
+  sub.add_option("--only", o->only, "Plan or apply this recipe only (see --list)");
+  sub.add_flag("--list", o->list, "List the fix recipes, then exit");
+  o->undo = sub.add_option("--undo", o->undo_txn, "Restore the last transaction (or TXN) byte for byte (needs root)")
+                ->expected(0, 1);
+  sub.add_flag("--no-runtime", o->no_runtime, "Diagnose without the HSA runtime probe (sysfs and files only)");
+  return [o, &g]() -> int {
+    Session s = open_session(g);
+    auto recipes = fix::load_recipes(s.recipes);
+    if (!recipes) throw UsageError(recipes.error().message);
+    if (o->list) {
+      write_stdout(fix::format_recipe_list(*recipes));
+      return kExitOk;
+    }
+    if (!o->only.empty() && !fix::find_recipe(*recipes, o->only))
+      throw UsageError("--only " + o->only + ": no such recipe (amdml fix --list)");
+    bool undo = o->undo->count() > 0;
+    if (undo && o->apply) throw UsageError("--undo and --apply cannot be combined");
+
+    platform::SafeTree tree(s.host->root());
+    fix::ApplyOptions ao;
+    ao.live = s.host->live();
+    ao.run_commands = s.host->live();
+
+    if (undo) {
+      std::string args = "--undo" + (o->undo_txn.empty() ? std::string() : " " + o->undo_txn);
+      if (!host_is_root(*s.host)) return need_root("amdml fix --undo", sudo_command(g, s, args));
+      std::optional<std::string> txn;
+      if (!o->undo_txn.empty()) txn = o->undo_txn;
+      auto r = fix::undo_transaction(txn, *s.host, tree, tree, ao);
+      if (!r) {
+        std::fprintf(stderr, "amdml: error: %s\n", r.error().message.c_str());
+        return kExitFindings;
+      }
+      write_stdout(fix::format_undo(*r));
+      return kExitOk;
+    }
+
+    ProbeOptions po;
+    po.runtime = !o->no_runtime;
+    Report before = run_doctor(s, po);
+    std::optional<std::string> only;
+    if (!o->only.empty()) only = o->only;
+    fix::PlanInputs in{*s.host, tree, before.facts, before.findings, *recipes, only};
+    fix::Plan plan = fix::plan_fixes(in);
+    std::string apply_cmd = sudo_command(g, s, "--apply" + (o->only.empty() ? std::string() : " --only " + o->only));
+
+    if (!o->apply) {
+      write_stdout(fix::format_plan(plan, !s.host->live(), apply_cmd));
+      return plan.refused() ? kExitFindings : kExitOk;
+    }
+    if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd);
+    if (!plan.pending()) {
+      write_stdout(fix::format_plan(plan, !s.host->live(), apply_cmd));
+      return plan.refused() ? kExitFindings : kExitOk;
+    }
+    if (!o->yes && platform::stdin_is_tty()) {
+      write_stdout(fix::format_plan(plan, !s.host->live(), apply_cmd));
+      if (!platform::ask_yes_no("Apply these changes?")) {
+        write_stdout("Nothing was changed.\n");
+        return kExitOk;
+      }
+    }
+    auto applied = fix::apply_plan(plan, *s.host, tree, tree, ao);
+    if (!applied) {
+      std::fprintf(stderr, "amdml: error: nothing was changed: %s\n", applied.error().message.c_str());
+      return kExitFindings;
+    }
+    std::string text = fix::format_apply(*applied, plan);
+    if (applied->ok) {
+      Report after = run_doctor(s, po);
+      text += fix::format_verify(plan, *applied, before.findings, after.findings);
+    }
+    for (const auto& rp : plan.recipes)
+      if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
+    write_stdout(text);
+    if (!applied->ok) return kExitFindings;
+    return plan.refused() ? kExitFindings : kExitOk;
+  };
+}
+
+}  // namespace amdml::cli

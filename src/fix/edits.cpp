@@ -1,0 +1,250 @@
+// Pure text edits for the recipes; see edits.hpp.
+#include "fix/edits.hpp"
+
+#include <algorithm>
+
+namespace amdml::fix {
+
+namespace {
+
+// Physical lines with their terminators, so joining them gives the input back.
+std::vector<std::string> physical_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t j = s.find('\n', i);
+    if (j == std::string::npos) {
+      out.push_back(s.substr(i));
+      break;
+    }
+    out.push_back(s.substr(i, j - i + 1));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& l : v) out += l;
+  return out;
+}
+
+// Splits off the terminator ("\n", "\r\n" or nothing) so edits never touch it.
+std::pair<std::string, std::string> body_and_end(const std::string& line) {
+  std::size_t n = line.size();
+  if (n >= 2 && line[n - 2] == '\r' && line[n - 1] == '\n') return {line.substr(0, n - 2), "\r\n"};
+  if (n >= 1 && line[n - 1] == '\n') return {line.substr(0, n - 1), "\n"};
+  return {line, ""};
+}
+
+std::vector<std::string> split_char(const std::string& s, char c) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t j = s.find(c, i);
+    out.push_back(s.substr(i, j == std::string::npos ? std::string::npos : j - i));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string module_key(std::string m) {
+  std::replace(m.begin(), m.end(), '-', '_');
+  return m;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+}  // namespace
+
+GroupEdit add_group_members(const std::string& text, const std::string& user, const std::vector<std::string>& groups) {
+  GroupEdit out;
+  auto lines = physical_lines(text);
+  std::vector<bool> seen(groups.size(), false);
+  for (auto& line : lines) {
+    auto [body, end] = body_and_end(line);
+    // NIS compat entries (+name, -name) and comments are not group lines.
+    if (body.empty() || body[0] == '#' || body[0] == '+' || body[0] == '-') continue;
+    auto fields = split_char(body, ':');
+    if (fields.size() < 4) continue;
+    auto it = std::find(groups.begin(), groups.end(), fields[0]);
+    if (it == groups.end()) continue;
+    std::size_t gi = static_cast<std::size_t>(it - groups.begin());
+    bool first_time = !seen[gi];
+    seen[gi] = true;
+    auto members = fields[3].empty() ? std::vector<std::string>{} : split_char(fields[3], ',');
+    if (std::find(members.begin(), members.end(), user) != members.end()) {
+      if (first_time) out.already.push_back(fields[0]);
+      continue;
+    }
+    fields[3] += (fields[3].empty() ? "" : ",") + user;
+    std::string rebuilt;
+    for (std::size_t i = 0; i < fields.size(); ++i) rebuilt += (i ? ":" : "") + fields[i];
+    line = rebuilt + end;
+    if (first_time) out.added.push_back(fields[0]);
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (!seen[i]) out.missing.push_back(groups[i]);
+  out.text = join(lines);
+  return out;
+}
+
+ModprobeEdit set_modprobe_options(const std::string& text, const std::string& module,
+                                  const std::vector<std::pair<std::string, std::string>>& options) {
+  ModprobeEdit out;
+  auto lines = physical_lines(text);
+  const std::string want = module_key(module);
+  bool in_options = false;    // this physical line continues an "options <module>" line
+  bool continuing = false;    // the previous physical line ended with '\'
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    auto [body, end] = body_and_end(lines[li]);
+    bool starts_logical = !continuing;
+    continuing = !body.empty() && body.back() == '\\';
+    if (starts_logical) {
+      in_options = false;
+      std::size_t p = 0;
+      while (p < body.size() && is_space(body[p])) ++p;
+      if (p < body.size() && body[p] == '#') continue;
+      std::size_t q = p;
+      while (q < body.size() && !is_space(body[q])) ++q;
+      if (body.compare(p, q - p, "options") != 0) continue;
+      std::size_t r = q;
+      while (r < body.size() && is_space(body[r])) ++r;
+      std::size_t s = r;
+      while (s < body.size() && !is_space(body[s]) && body[s] != '\\') ++s;
+      if (module_key(body.substr(r, s - r)) != want) continue;
+      in_options = true;
+    }
+    if (!in_options) continue;
+    // Replace the value of every key=value word for a key we set.
+    std::string edited;
+    std::size_t i = 0;
+    bool changed_here = false;
+    while (i < body.size()) {
+      if (is_space(body[i])) {
+        edited += body[i++];
+        continue;
+      }
+      std::size_t j = i;
+      while (j < body.size() && !is_space(body[j])) ++j;
+      std::string word = body.substr(i, j - i);
+      if (word[0] == '#') {  // the rest of the line is a comment
+        edited += body.substr(i);
+        i = body.size();
+        break;
+      }
+      for (const auto& [key, value] : options) {
+        if (word.rfind(key + "=", 0) == 0) {
+          bool cont = word.back() == '\\';
+          word = key + "=" + value + (cont ? "\\" : "");
+          if (std::find(out.found.begin(), out.found.end(), key) == out.found.end()) out.found.push_back(key);
+          changed_here = true;
+        }
+      }
+      edited += word;
+      i = j;
+    }
+    if (changed_here) {
+      lines[li] = edited + end;
+      out.last_line = static_cast<int>(li) + 1;
+    }
+  }
+  out.text = join(lines);
+  return out;
+}
+
+std::string append_to_line(const std::string& text, int line, const std::string& words) {
+  auto lines = physical_lines(text);
+  if (line < 1 || static_cast<std::size_t>(line) > lines.size()) return text;
+  // A continued line: append to the last physical line of the logical line.
+  std::size_t idx = static_cast<std::size_t>(line) - 1;
+  while (idx + 1 < lines.size()) {
+    auto [b, e] = body_and_end(lines[idx]);
+    if (b.empty() || b.back() != '\\') break;
+    ++idx;
+  }
+  auto [body, end] = body_and_end(lines[idx]);
+  // Before a trailing comment, if there is one.
+  std::size_t hash = std::string::npos;
+  for (std::size_t i = 0; i < body.size(); ++i)
+    if (body[i] == '#' && (i == 0 || is_space(body[i - 1]))) {
+      hash = i;
+      break;
+    }
+  if (hash == std::string::npos) {
+    std::size_t e2 = body.size();
+    while (e2 > 0 && is_space(body[e2 - 1])) --e2;
+    body = body.substr(0, e2) + " " + words + body.substr(e2);
+  } else {
+    std::size_t e2 = hash;
+    while (e2 > 0 && is_space(body[e2 - 1])) --e2;
+    body = body.substr(0, e2) + " " + words + body.substr(e2);
+  }
+  lines[idx] = body + end;
+  return join(lines);
+}
+
+std::string render_env_file(EnvFormat format, const std::string& recipe_id, const EnvSettings& env) {
+  std::string out = std::string(kOwnMarker) + " (recipe " + recipe_id + "). `amdml fix --undo` removes it;\n";
+  switch (format) {
+    case EnvFormat::profile_sh:
+      out += "# `amdml fix` rewrites it. Read by login shells.\n";
+      for (const auto& [k, v] : env.set) out += "export " + k + "=" + v + "\n";
+      for (const auto& k : env.unset) out += "unset " + k + "\n";
+      break;
+    case EnvFormat::environment_d:
+      out += "# `amdml fix` rewrites it. Read by the systemd user manager (environment.d(5)).\n";
+      for (const auto& [k, v] : env.set) out += k + "=" + v + "\n";
+      break;
+    case EnvFormat::systemd_dropin:
+      out += "# `amdml fix` rewrites it. Your own settings belong in override.conf (systemctl edit).\n";
+      out += "[Service]\n";
+      for (const auto& [k, v] : env.set) out += "Environment=\"" + k + "=" + v + "\"\n";
+      for (const auto& k : env.unset) out += "UnsetEnvironment=" + k + "\n";
+      break;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> dropin_environment(const std::string& text) {
+  std::map<std::string, std::string> out;
+  for (auto& line : physical_lines(text)) {
+    auto [body, end] = body_and_end(line);
+    std::size_t p = 0;
+    while (p < body.size() && is_space(body[p])) ++p;
+    body = body.substr(p);
+    if (body.rfind("Environment=", 0) == 0) {
+      // Words, each optionally double-quoted: KEY=VALUE.
+      std::string rest = body.substr(12);
+      std::size_t i = 0;
+      while (i < rest.size()) {
+        while (i < rest.size() && is_space(rest[i])) ++i;
+        if (i >= rest.size()) break;
+        std::string word;
+        if (rest[i] == '"' || rest[i] == '\'') {
+          char q = rest[i++];
+          while (i < rest.size() && rest[i] != q) word += rest[i++];
+          ++i;
+        } else {
+          while (i < rest.size() && !is_space(rest[i])) word += rest[i++];
+        }
+        auto eq = word.find('=');
+        if (eq != std::string::npos && eq > 0) out[word.substr(0, eq)] = word.substr(eq + 1);
+      }
+    } else if (body.rfind("UnsetEnvironment=", 0) == 0) {
+      std::string rest = body.substr(17);
+      std::size_t i = 0;
+      while (i < rest.size()) {
+        while (i < rest.size() && is_space(rest[i])) ++i;
+        std::size_t j = i;
+        while (j < rest.size() && !is_space(rest[j])) ++j;
+        if (j > i) out[rest.substr(i, j - i)] = "(unset)";
+        i = j;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace amdml::fix

@@ -1,0 +1,52 @@
+// The text edits recipes make, as pure functions over file contents: add a user to
+// group lines, set module options on modprobe lines, render amdml's own environment
+// files. Each keeps every byte it does not own -- comments, unknown lines, spacing,
+// a missing final newline -- so a person's file survives an edit unchanged elsewhere.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdml/fix.hpp"
+
+namespace amdml::fix {
+
+// The first line of every file amdml writes whole; a file at an own path without it
+// was put there by a person and is not overwritten.
+inline constexpr const char* kOwnMarker = "# Written by amdml fix";
+
+struct GroupEdit {
+  std::string text;
+  std::vector<std::string> added;    // groups the user was added to
+  std::vector<std::string> already;  // groups the user was in
+  std::vector<std::string> missing;  // groups with no line in the file
+};
+// /etc/group and /etc/gshadow both keep members in the fourth ':' field.
+GroupEdit add_group_members(const std::string& text, const std::string& user, const std::vector<std::string>& groups);
+
+struct ModprobeEdit {
+  std::string text;
+  std::vector<std::string> found;  // keys that some options line for module set (and now has the new value)
+  int last_line = 0;               // 1-based physical line of the last options line that set one of them
+};
+// Sets key=value on every "options MODULE ..." line (module names compare with '-'
+// and '_' alike) that already sets key; lines for other modules, comments and
+// garbage are untouched.
+ModprobeEdit set_modprobe_options(const std::string& text, const std::string& module,
+                                  const std::vector<std::pair<std::string, std::string>>& options);
+// Appends " key=value" to physical line `line` (1-based) of text.
+std::string append_to_line(const std::string& text, int line, const std::string& words);
+
+// Environment settings for an env_file step.
+struct EnvSettings {
+  std::vector<std::pair<std::string, std::string>> set;  // in order
+  std::vector<std::string> unset;
+};
+std::string render_env_file(EnvFormat format, const std::string& recipe_id, const EnvSettings& env);
+
+// Environment= and UnsetEnvironment= names a systemd drop-in sets (for conflict notes).
+std::map<std::string, std::string> dropin_environment(const std::string& text);
+
+}  // namespace amdml::fix

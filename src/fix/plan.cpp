@@ -1,0 +1,396 @@
+// plan_fixes(): from the findings' fix references to the exact bytes and commands.
+//
+// Everything the apply will do is decided here, from files read through SafeTree
+// (which refuses symlinks), so the plan a person reads is the plan that runs: apply
+// re-checks every file against the bytes the plan saw before it writes.
+#include <algorithm>
+
+#include "amdml/fix.hpp"
+#include "amdml/parse.hpp"
+#include "fix/edits.hpp"
+#include "fix/params.hpp"
+#include "platform/safe_tree.hpp"
+
+namespace amdml::fix {
+
+std::string Command::text() const {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+bool RecipePlan::pending() const {
+  if (refused) return false;
+  return std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); });
+}
+
+bool Plan::pending() const {
+  return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.pending(); });
+}
+
+bool Plan::refused() const {
+  return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.refused.has_value(); });
+}
+
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string dirname(const std::string& p) { return p.substr(0, p.rfind('/')); }
+std::string basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+struct Ctx {
+  const PlanInputs& in;
+  RecipePlan& rp;
+  // Reads a file the plan may write; an unreadable or symlinked one refuses the recipe.
+  std::optional<platform::FileState> read(const std::string& path) {
+    auto f = in.tree.read(path);
+    if (!f) {
+      rp.refused = f.error();
+      return std::nullopt;
+    }
+    return *f;
+  }
+};
+
+void plan_group_members(Ctx& c, const RecipeStep& step, const GroupsParams& p) {
+  for (const auto& path : step.files) {
+    auto f = c.in.tree.read(path);
+    bool shadow = path.find("shadow") != std::string::npos;
+    if (!f) {
+      if (shadow && f.error().code == EACCES) {
+        c.rp.notes.push_back(path + " is readable by root only; --apply adds " + p.user + " there too");
+        continue;
+      }
+      c.rp.refused = f.error();
+      return;
+    }
+    if (!f->exists) {
+      if (shadow) continue;  // no shadow group file on this system: nothing to keep in step
+      c.rp.refused = make_error(path + " does not exist");
+      return;
+    }
+    auto e = add_group_members(f->bytes, p.user, p.groups);
+    if (!e.missing.empty()) {
+      std::string names;
+      for (const auto& m : e.missing) names += (names.empty() ? "" : ", ") + m;
+      if (!shadow) {
+        c.rp.refused = make_error("group " + names + " does not exist in " + path);
+        return;
+      }
+      c.rp.notes.push_back(path + " has no line for " + names + "; left as it is (grpck can add it)");
+    }
+    FileChange fc;
+    fc.path = path;
+    fc.before = f->bytes;
+    fc.after = e.text;
+    std::string added;
+    for (const auto& g : e.added) added += (added.empty() ? "" : ",") + g;
+    fc.why = added.empty() ? p.user + " is already a member" : "add " + p.user + " to " + added;
+    c.rp.files.push_back(std::move(fc));
+  }
+}
+
+void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
+  std::vector<std::pair<std::string, std::string>> opts = {{"pages_limit", std::to_string(p.pages_limit.value)}};
+  if (p.page_pool_size) opts.emplace_back("page_pool_size", std::to_string(p.page_pool_size->value));
+  auto names = c.in.tree.list(step.dir);
+  if (!names) {
+    c.rp.refused = names.error();
+    return;
+  }
+  const std::string want = replace_all(p.module, "-", "_");
+  std::vector<FileChange> edits;
+  std::vector<std::string> found_keys;
+  std::string last_file;
+  int last_line = 0;
+  for (const auto& n : *names) {
+    if (!ends_with(n, ".conf")) continue;
+    std::string path = step.dir + "/" + n;
+    auto f = c.in.tree.read(path);
+    if (!f) {
+      // A symlinked or unreadable conf: only a problem when it sets our option.
+      auto text = c.in.host.read_file(path);
+      if (text) {
+        for (const auto& o : parse::modprobe_conf(*text).options)
+          if (o.module == want && (o.key == "pages_limit" || o.key == "page_pool_size")) {
+            c.rp.refused = make_error(path + " sets " + p.module + "." + o.key + " but " + f.error().message);
+            return;
+          }
+      }
+      continue;
+    }
+    if (!f->exists) continue;
+    auto e = set_modprobe_options(f->bytes, p.module, opts);
+    if (e.found.empty()) {
+      // Another module's option is someone else's business; note the likely mistake.
+      for (const auto& o : parse::modprobe_conf(f->bytes).options)
+        if (o.key == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
+          c.rp.notes.push_back(path + " sets " + o.module + ".pages_limit, which does not reach " + p.module +
+                               " (the module amdgpu uses); left as it is");
+      continue;
+    }
+    for (const auto& k : e.found)
+      if (std::find(found_keys.begin(), found_keys.end(), k) == found_keys.end()) found_keys.push_back(k);
+    FileChange fc;
+    fc.path = path;
+    fc.before = f->bytes;
+    fc.after = e.text;
+    fc.why = path == step.path ? "amdml's own file" : "edit the line that already sets " + p.module + " options";
+    edits.push_back(std::move(fc));
+    last_file = path;
+    last_line = e.last_line;
+  }
+  std::string missing;
+  for (const auto& [k, v] : opts)
+    if (std::find(found_keys.begin(), found_keys.end(), k) == found_keys.end()) missing += (missing.empty() ? "" : " ") + k + "=" + v;
+  if (!edits.empty() && !missing.empty()) {
+    // Keep the module's options on the line that already sets them.
+    for (auto& fc : edits)
+      if (fc.path == last_file) fc.after = append_to_line(fc.after, last_line, missing);
+    missing.clear();
+  }
+  if (!missing.empty()) {
+    auto own = c.read(step.path);
+    if (!own) return;
+    FileChange fc;
+    fc.path = step.path;
+    fc.why = "amdml's own file";
+    std::string line = "options " + p.module + " " + missing + "\n";
+    if (own->exists) {
+      fc.before = own->bytes;
+      fc.after = own->bytes + (own->bytes.empty() || own->bytes.back() == '\n' ? "" : "\n") + line;
+    } else {
+      fc.after = std::string(kOwnMarker) + " (recipe ttm-pages-limit). `amdml fix --undo` removes it.\n"
+                 "# " + p.module + ".pages_limit is in 4 KiB pages: " + format_bytes(p.pages_limit.bytes()) +
+                 " the GPU may use from system memory.\n" + line;
+    }
+    edits.push_back(std::move(fc));
+  }
+  for (const auto& fc : edits)
+    if (fc.path != step.path && fc.changes())
+      c.rp.notes.push_back(fc.path + " already sets " + p.module + " options: amdml edits that line and keeps the rest of the file");
+  for (auto& fc : edits) c.rp.files.push_back(std::move(fc));
+}
+
+void plan_env_file(Ctx& c, const RecipeStep& step, const EnvSettings& env) {
+  auto f = c.read(step.path);
+  if (!f) return;
+  if (f->exists && f->bytes.rfind(kOwnMarker, 0) != 0) {
+    c.rp.refused = make_error(step.path + " exists and was not written by amdml; move it away or merge it by hand");
+    return;
+  }
+  FileChange fc;
+  fc.path = step.path;
+  if (f->exists) fc.before = f->bytes;
+  fc.after = render_env_file(step.format, c.rp.recipe->id, env);
+  fc.why = step.format == EnvFormat::systemd_dropin ? "amdml's own drop-in for " + step.unit : "amdml's own file";
+  c.rp.files.push_back(std::move(fc));
+
+  if (step.format == EnvFormat::systemd_dropin) {
+    // Drop-ins are applied in file-name order; a later one that sets the same name wins.
+    auto names = c.in.tree.list(dirname(step.path));
+    if (names)
+      for (const auto& n : *names) {
+        if (!ends_with(n, ".conf") || n <= basename(step.path)) continue;
+        auto other = c.in.host.read_file(dirname(step.path) + "/" + n);
+        if (!other) continue;
+        auto set = dropin_environment(*other);
+        for (const auto& [k, v] : env.set)
+          if (set.count(k) && set[k] != v)
+            c.rp.notes.push_back(dirname(step.path) + "/" + n + " sets " + k + "=" + set[k] +
+                                 " and is read after amdml's drop-in, so it wins; amdml does not edit it -- change it by hand");
+      }
+    bool unit_known = false;
+    for (const char* d : {"/etc/systemd/system/", "/usr/lib/systemd/system/", "/lib/systemd/system/", "/usr/local/lib/systemd/system/"})
+      if (c.in.host.exists(d + step.unit)) unit_known = true;
+    if (!unit_known) c.rp.notes.push_back(step.unit + " is not installed; the drop-in takes effect once it is");
+  } else {
+    auto etc_env = c.in.host.read_file("/etc/environment");
+    if (etc_env)
+      for (const auto& [k, v] : env.set)
+        for (auto line : parse::split_lines(*etc_env))
+          if (parse::trim(line).rfind(k + "=", 0) == 0)
+            c.rp.notes.push_back("/etc/environment also sets " + k + " (" + std::string(parse::trim(line)) +
+                                 "); login shells get amdml's value, but remove that line to avoid confusion");
+  }
+}
+
+bool systemd_running(const Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
+
+void plan_initramfs(Ctx& c, const TtmParams& p) {
+  const Host& host = c.in.host;
+  auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
+  struct Gen {
+    std::vector<const char*> paths;
+    std::vector<std::string> argv;
+    const char* lister;
+  };
+  std::vector<Gen> gens = {
+      {{"/usr/sbin/update-initramfs", "/sbin/update-initramfs"}, {"update-initramfs", "-u", "-k", release}, "lsinitramfs"},
+      {{"/usr/bin/dracut", "/usr/sbin/dracut", "/sbin/dracut"}, {"dracut", "-f", "--kver", release}, "lsinitrd"},
+      {{"/usr/bin/mkinitcpio", "/usr/sbin/mkinitcpio"}, {"mkinitcpio", "-P"}, "lsinitcpio"},
+  };
+  const Gen* gen = nullptr;
+  for (const auto& g : gens) {
+    for (const char* path : g.paths)
+      if (host.exists(path)) gen = &g;
+    if (gen) break;
+  }
+  std::optional<std::string> image;
+  for (const std::string& cand : {"/boot/initrd.img-" + release, "/boot/initramfs-" + release + ".img",
+                                  std::string("/boot/initramfs-linux.img")})
+    if (!release.empty() && host.exists(cand)) {
+      image = cand;
+      break;
+    }
+  if (!image) {
+    c.rp.notes.push_back("no initramfs image for kernel " + (release.empty() ? std::string("?") : release) +
+                         " in /boot: nothing to regenerate");
+    return;
+  }
+  if (!gen) {
+    c.rp.notes.push_back(*image + " exists but no initramfs generator (update-initramfs, dracut, mkinitcpio) was found: "
+                         "regenerate it by hand so the new option is in it");
+    return;
+  }
+  // Only regenerate when the module is in the image; when the image cannot be listed,
+  // regenerate anyway -- a stale modprobe.d copy inside the initramfs would win at boot.
+  auto listed = host.run({gen->lister, *image}, std::chrono::seconds(60));
+  if (listed && listed->exit_code == 0 && !listed->timed_out) {
+    if (listed->out.find("/" + p.module + ".ko") == std::string::npos) {
+      c.rp.notes.push_back(p.module + " is not in " + *image + " (" + gen->lister + "): no initramfs rebuild needed");
+      return;
+    }
+    c.rp.notes.push_back(p.module + ".ko is in " + *image + ": the initramfs is regenerated so it carries the new option");
+  } else {
+    c.rp.notes.push_back("could not list " + *image + " (" + gen->lister + "); regenerating it to be safe");
+  }
+  c.rp.commands.push_back({gen->argv, "put the new option into the initramfs", std::chrono::minutes(10)});
+}
+
+void build(Ctx& c) {
+  const Recipe& r = *c.rp.recipe;
+  if (auto st = check_params(r, c.rp.ref.params, c.in.facts); !st) {
+    c.rp.refused = st.error();
+    return;
+  }
+  std::optional<GroupsParams> groups;
+  std::optional<TtmParams> ttm;
+  std::optional<EnvSettings> env;
+  switch (r.params) {
+    case ParamSchema::groups: groups = *parse_groups_params(c.rp.ref.params, c.in.facts); break;
+    case ParamSchema::ttm: ttm = *parse_ttm_params(c.rp.ref.params, c.in.facts); break;
+    case ParamSchema::hsa: env = *parse_hsa_params(c.rp.ref.params); break;
+    case ParamSchema::env: env = *parse_env_params(r.id, c.rp.ref.params); break;
+  }
+  for (const auto& step : r.steps) {
+    if (c.rp.refused) return;
+    switch (step.kind) {
+      case StepKind::group_members:
+        if (!groups) c.rp.refused = make_error(r.file + ": group-members needs params = \"groups\"");
+        else plan_group_members(c, step, *groups);
+        break;
+      case StepKind::modprobe_option:
+        if (!ttm) c.rp.refused = make_error(r.file + ": modprobe-option needs params = \"ttm\"");
+        else plan_modprobe(c, step, *ttm);
+        break;
+      case StepKind::env_file:
+        if (!env) c.rp.refused = make_error(r.file + ": env-file needs params = \"hsa\" or \"env\"");
+        else plan_env_file(c, step, *env);
+        break;
+      case StepKind::daemon_reload:
+        if (systemd_running(c.in.host)) c.rp.commands.push_back({{"systemctl", "daemon-reload"}, "make systemd read the drop-in"});
+        else c.rp.notes.push_back("systemd is not running here: no daemon-reload");
+        break;
+      case StepKind::restart_if_running:
+        if (systemd_running(c.in.host))
+          c.rp.commands.push_back({{"systemctl", "try-restart", step.unit}, "restart " + step.unit + " if it is running"});
+        break;
+      case StepKind::initramfs:
+        if (!ttm) c.rp.refused = make_error(r.file + ": initramfs needs params = \"ttm\"");
+        else plan_initramfs(c, *ttm);
+        break;
+      case StepKind::follow_up: {
+        std::string text = step.text;
+        if (groups) {
+          text = replace_all(text, "{user}", groups->user);
+          text = replace_all(text, "{group}", groups->groups.front());
+        }
+        c.rp.follow_ups.push_back(step.need);
+        c.rp.follow_up_text.push_back(text);
+        break;
+      }
+    }
+  }
+}
+
+// Two findings asking the same recipe: merge what can be merged (more groups for the
+// same user, more environment names), otherwise keep the first and say so.
+bool merge_params(ParamSchema schema, nlohmann::json& into, const nlohmann::json& more) {
+  if (into == more) return true;
+  if (schema == ParamSchema::groups && into.is_object() && more.is_object() && into.value("user", "") == more.value("user", "x") &&
+      into.contains("groups") && more.contains("groups") && into["groups"].is_array() && more["groups"].is_array()) {
+    for (const auto& g : more["groups"])
+      if (std::find(into["groups"].begin(), into["groups"].end(), g) == into["groups"].end()) into["groups"].push_back(g);
+    return true;
+  }
+  if (schema == ParamSchema::env && into.is_object() && more.is_object()) {
+    nlohmann::json merged = into;
+    if (more.contains("env") && more["env"].is_object()) {
+      if (!merged.contains("env")) merged["env"] = nlohmann::json::object();
+      for (const auto& [k, v] : more["env"].items()) {
+        if (merged["env"].contains(k) && merged["env"][k] != v) return false;
+        merged["env"][k] = v;
+      }
+    }
+    if (more.contains("unset") && more["unset"].is_array()) {
+      if (!merged.contains("unset")) merged["unset"] = nlohmann::json::array();
+      for (const auto& n : more["unset"])
+        if (std::find(merged["unset"].begin(), merged["unset"].end(), n) == merged["unset"].end()) merged["unset"].push_back(n);
+    }
+    into = merged;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Plan plan_fixes(const PlanInputs& in) {
+  Plan plan;
+  std::vector<std::pair<const Finding*, std::string>> conflicts;
+  for (const auto& f : in.findings) {
+    if (!f.fix) continue;
+    if (in.only && f.fix->recipe != *in.only) continue;
+    auto it = std::find_if(plan.recipes.begin(), plan.recipes.end(),
+                           [&](const RecipePlan& rp) { return rp.ref.recipe == f.fix->recipe; });
+    if (it != plan.recipes.end()) {
+      if (it->recipe && merge_params(it->recipe->params, it->ref.params, f.fix->params)) it->findings.push_back(f);
+      else it->notes.push_back(f.id + " asks for different parameters (" + f.fix->params.dump() +
+                               "); run `amdml fix` again after this one");
+      continue;
+    }
+    RecipePlan rp;
+    rp.ref = *f.fix;
+    rp.findings.push_back(f);
+    rp.recipe = find_recipe(in.recipes, f.fix->recipe);
+    if (!rp.recipe) rp.refused = make_error("no recipe named \"" + f.fix->recipe + "\" (amdml fix --list)");
+    plan.recipes.push_back(std::move(rp));
+  }
+  for (auto& rp : plan.recipes) {
+    if (!rp.recipe) continue;
+    Ctx c{in, rp};
+    build(c);
+  }
+  return plan;
+}
+
+}  // namespace amdml::fix

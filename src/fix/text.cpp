@@ -1,0 +1,151 @@
+// Text for people: the recipe list, the plan (diffs, commands, follow-ups), what an
+// apply did, what the re-probe found, what an undo restored. Strings only; the CLI
+// prints them through the one stdout writer.
+#include <algorithm>
+#include <set>
+
+#include "amdml/fix.hpp"
+
+namespace amdml::fix {
+
+namespace {
+
+std::string indent(const std::string& text, const std::string& pad) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t j = text.find('\n', i);
+    if (j == std::string::npos) j = text.size();
+    out += pad + text.substr(i, j - i) + "\n";
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string pad_to(std::string s, std::size_t n) {
+  if (s.size() < n) s += std::string(n - s.size(), ' ');
+  else s += ' ';
+  return s;
+}
+
+}  // namespace
+
+std::string format_recipe_list(const std::vector<Recipe>& recipes) {
+  std::string out = "Fix recipes (amdml fix --only ID):\n";
+  for (const auto& r : recipes) {
+    out += "  " + pad_to(r.id, 18) + r.title + "\n";
+    std::string res, steps;
+    for (const auto& f : r.resolves) res += (res.empty() ? "" : ", ") + f;
+    for (const auto& s : r.steps) steps += (steps.empty() ? "" : ", ") + std::string(to_string(s.kind));
+    if (!res.empty()) out += "  " + std::string(18, ' ') + "resolves: " + res + "\n";
+    out += "  " + std::string(18, ' ') + "steps:    " + steps + "\n";
+  }
+  return out;
+}
+
+std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_command) {
+  std::string out;
+  if (plan.recipes.empty()) return "Nothing to do: no finding has a fix recipe.\n";
+  int pending = 0;
+  for (const auto& rp : plan.recipes) pending += rp.pending() ? 1 : 0;
+  out += "amdml fix: " + std::to_string(pending) + " of " + std::to_string(plan.recipes.size()) +
+         (plan.recipes.size() == 1 ? " recipe" : " recipes") + " would change this machine" +
+         (rooted ? " (--root: inside the tree only; commands are recorded, not run)" : "") + "\n";
+  for (const auto& rp : plan.recipes) {
+    out += "\n[" + rp.ref.recipe + "]" + (rp.recipe ? " " + rp.recipe->title : "") + "\n";
+    for (const auto& f : rp.findings) out += "  resolves " + f.id + ": " + f.title + "\n";
+    out += "  params " + rp.ref.params.dump() + "\n";
+    if (rp.refused) {
+      out += "  REFUSED: " + rp.refused->message + "\n";
+      for (const auto& f : rp.findings)
+        for (const auto& c : f.commands) out += "  by hand: " + c + "\n";
+      continue;
+    }
+    if (!rp.pending()) {
+      out += "  already in place: nothing to do\n";
+    } else {
+      for (const auto& fc : rp.files) {
+        if (!fc.changes()) {
+          out += "  " + fc.path + ": already as wanted\n";
+          continue;
+        }
+        out += "  " + fc.path + ": " + fc.why + (fc.before ? "" : " (new file)") + "\n";
+        out += indent(unified_diff(fc.path, fc.before, fc.after), "    ");
+      }
+      for (const auto& c : rp.commands) out += "  run: " + c.text() + "   # " + c.why + "\n";
+    }
+    for (const auto& n : rp.notes) out += "  note: " + n + "\n";
+    for (const auto& t : rp.follow_up_text) out += "  then: " + t + "\n";
+  }
+  out += "\n";
+  if (plan.pending()) out += "Nothing was written. To make these changes: " + sudo_command + "\n";
+  else out += "Nothing to do.\n";
+  return out;
+}
+
+std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
+  std::string s;
+  if (out.txn.empty()) return "Nothing to do: every recipe is already in place.\n";
+  if (out.ok) {
+    s += "Applied (transaction " + out.txn + "):\n";
+    for (const auto& p : out.written) s += "  wrote " + p + "\n";
+  } else {
+    s += "FAILED (transaction " + out.txn + "): " + (out.failure ? out.failure->message : std::string("?")) + "\n";
+    if (out.rollback_errors.empty()) s += "  Rolled back: every file this run wrote has its previous bytes again.\n";
+    else
+      for (const auto& e : out.rollback_errors) s += "  could NOT roll back: " + e + "\n";
+  }
+  for (const auto& c : out.commands) {
+    std::string argv;
+    for (const auto& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
+    s += "  " + std::string(c.ran ? "ran " : "") + argv + ": " + c.note + "\n";
+  }
+  if (out.ok) s += "Undo with: amdml fix --undo " + out.txn + "\n";
+  (void)plan;
+  return s;
+}
+
+std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                          const std::vector<Finding>& after) {
+  if (!out.ok || out.txn.empty()) return "";
+  std::set<std::string> after_ids;
+  for (const auto& f : after) after_ids.insert(f.id);
+  std::set<std::string> before_ids;
+  for (const auto& f : before) before_ids.insert(f.id);
+  std::string gone, waiting, still;
+  std::set<std::string> reboot_text, login_text;
+  for (const auto& rp : plan.recipes) {
+    if (std::find(out.recipes_applied.begin(), out.recipes_applied.end(), rp.ref.recipe) == out.recipes_applied.end()) continue;
+    bool reboot = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::reboot) != rp.follow_ups.end();
+    bool relogin = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::relogin) != rp.follow_ups.end();
+    for (std::size_t i = 0; i < rp.follow_ups.size(); ++i)
+      (rp.follow_ups[i] == FollowUp::reboot ? reboot_text : login_text).insert(rp.follow_up_text[i]);
+    for (const auto& f : rp.findings) {
+      if (!after_ids.count(f.id)) gone += "  gone: " + f.id + " (" + f.title + ")\n";
+      else if (reboot || relogin)
+        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + f.id + " (" + f.title + ")\n";
+      else still += "  still there: " + f.id + " (" + f.title + ")\n";
+    }
+  }
+  // Findings the change itself brings up (access.relogin after a group edit).
+  for (const auto& f : after)
+    if (!before_ids.count(f.id)) waiting += "  now: " + f.id + " (" + f.title + ")\n";
+  std::string s = "Re-diagnosis:\n" + gone + waiting + still;
+  for (const auto& t : reboot_text) s += "Reboot needed: " + t + "\n";
+  for (const auto& t : login_text) s += "New login needed: " + t + "\n";
+  return s;
+}
+
+std::string format_undo(const UndoOutcome& out) {
+  if (out.nothing) return out.message + "\n";
+  std::string s = "Undid transaction " + out.txn + ":\n";
+  for (const auto& r : out.restored) s += "  " + r + "\n";
+  for (const auto& c : out.commands) {
+    std::string argv;
+    for (const auto& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
+    s += "  " + std::string(c.ran ? "ran " : "") + argv + ": " + c.note + "\n";
+  }
+  return s;
+}
+
+}  // namespace amdml::fix

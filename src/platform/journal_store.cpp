@@ -1,0 +1,73 @@
+// The journal's directory layout; see journal_store.hpp.
+#include "platform/journal_store.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+
+namespace amdml::platform {
+
+namespace {
+
+std::string utc_format(const char* fmt) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm {};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string utc_now_iso() { return utc_format("%Y-%m-%dT%H:%M:%SZ"); }
+
+bool JournalStore::valid_id(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) return false;
+  return true;
+}
+
+Result<std::string> JournalStore::create() {
+  // A sequence number first, so ids sort in the order the runs happened even when the
+  // clock jumps or two runs share a second; the caller holds the fix lock.
+  auto existing = list();
+  if (!existing) return existing.error();
+  int seq = 0;
+  for (const auto& e : *existing) seq = std::max(seq, std::atoi(e.c_str()));
+  char prefix[16];
+  std::snprintf(prefix, sizeof prefix, "%04d", seq + 1);
+  std::string id = std::string(prefix) + "-" + utc_format("%Y%m%dT%H%M%SZ");
+  std::vector<std::string> created;
+  if (auto st = tree_.make_dirs(std::string(kJournalDir) + "/" + id, 0700, &created); !st) return st.error();
+  return id;
+}
+
+Status JournalStore::put(const std::string& txn, const std::string& name, const std::string& bytes) {
+  FileMeta meta;
+  meta.mode = 0600;
+  return tree_.write(std::string(kJournalDir) + "/" + txn + "/" + name, bytes, meta, nullptr);
+}
+
+Result<std::optional<std::string>> JournalStore::get(const std::string& txn, const std::string& name) const {
+  auto f = tree_.read(std::string(kJournalDir) + "/" + txn + "/" + name, 64 << 20);
+  if (!f) return f.error();
+  if (!f->exists) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(f->bytes));
+}
+
+Result<std::vector<std::string>> JournalStore::list() const {
+  auto names = tree_.list(kJournalDir);
+  if (!names) return names.error();
+  std::vector<std::string> out;
+  for (auto& n : *names)
+    if (valid_id(n)) out.push_back(std::move(n));
+  return out;
+}
+
+}  // namespace amdml::platform

@@ -1,0 +1,39 @@
+// Where `amdml fix` keeps its journal: /var/lib/amdml/journal/<txn>/ inside the tree
+// (so inside --root DIR in tests). One directory per transaction, named by a sequence
+// number and the UTC time so names sort oldest first; files in it are written atomically, mode 0600 --
+// a backup of /etc/gshadow must be no more readable than the original.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/safe_tree.hpp"
+
+namespace amdml::platform {
+
+inline constexpr const char* kStateDir = "/var/lib/amdml";
+inline constexpr const char* kJournalDir = "/var/lib/amdml/journal";
+inline constexpr const char* kLockPath = "/var/lib/amdml/lock";
+
+class JournalStore {
+ public:
+  explicit JournalStore(SafeTree& tree) : tree_(tree) {}
+
+  // Makes a new, empty transaction directory; returns its id ("0003-20261121T061500Z").
+  Result<std::string> create();
+  Status put(const std::string& txn, const std::string& name, const std::string& bytes);
+  // nullopt when the file is not there.
+  Result<std::optional<std::string>> get(const std::string& txn, const std::string& name) const;
+  // Transaction ids, oldest first.
+  Result<std::vector<std::string>> list() const;
+  static bool valid_id(const std::string& id);
+
+ private:
+  SafeTree& tree_;
+};
+
+// The current UTC time as "2026-11-21T06:15:00Z".
+std::string utc_now_iso();
+
+}  // namespace amdml::platform

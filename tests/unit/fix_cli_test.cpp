@@ -1,0 +1,103 @@
+// `amdml fix` end to end through the binary, on fixture copies: the plan writes
+// nothing, --apply needs root (exit 4), applies, re-diagnoses, is idempotent, --undo
+// restores the tree byte for byte, and a process killed between steps leaves every
+// file old or new with the journal able to undo it.
+#include "fix_test_util.hpp"
+
+using namespace fixtest;
+
+namespace {
+
+std::string root_args(const TempTree& t) { return "--root " + t.str() + " --color never"; }
+
+}  // namespace
+
+TEST(FixCli, PlanShowsDiffsAndWritesNothing) {
+  TempTree t("fix-apu");
+  auto before = snapshot(t.dir);
+  auto r = run_amdml(root_args(t) + " fix --no-runtime");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("[groups]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("resolves access.kfd"), std::string::npos);
+  EXPECT_NE(r.out.find("+render:x:992:alice"), std::string::npos);
+  EXPECT_NE(r.out.find("sudo amdml fix --apply --root " + t.str()), std::string::npos);
+  EXPECT_EQ(snapshot(t.dir), before);
+  EXPECT_FALSE(fs::exists(t / "var/lib/amdml"));
+}
+
+TEST(FixCli, ApplyWithoutRootExits4WithTheSudoCommand) {
+  TempTree t("fix-apu");
+  set_euid(t, 1000);
+  auto before = snapshot(t.dir);
+  auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("sudo amdml fix --apply --root " + t.str()), std::string::npos) << r.err;
+  EXPECT_EQ(snapshot(t.dir), before);
+  auto u = run_amdml(root_args(t) + " fix --undo");
+  EXPECT_EQ(u.exit_code, 4);
+}
+
+TEST(FixCli, ApplyReprobesIsIdempotentAndUndoRestoresTheTree) {
+  TempTree t("fix-apu");
+  auto before = snapshot(t.dir);
+  auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("wrote /etc/group"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gone: access.kfd"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("New login needed"), std::string::npos);
+  auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
+  EXPECT_EQ(doctor.out.find("\"access.kfd\""), std::string::npos);
+  auto applied = snapshot(t.dir);
+
+  auto again = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
+  EXPECT_EQ(snapshot(t.dir), applied);
+
+  auto undo = run_amdml(root_args(t) + " fix --undo");
+  EXPECT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_NE(undo.out.find("/etc/group (previous bytes restored)"), std::string::npos) << undo.out;
+  EXPECT_NE(undo.out.find("/etc/gshadow (previous bytes restored)"), std::string::npos);
+  EXPECT_EQ(snapshot(t.dir), before);
+  auto undo2 = run_amdml(root_args(t) + " fix --undo");
+  EXPECT_EQ(undo2.exit_code, 0);
+  EXPECT_NE(undo2.out.find("no applied transaction"), std::string::npos);
+}
+
+TEST(FixCli, ListOnlyAndUsageErrors) {
+  TempTree t("fix-apu");
+  auto l = run_amdml(root_args(t) + " fix --list");
+  EXPECT_EQ(l.exit_code, 0);
+  for (const char* id : {"groups", "ttm-pages-limit", "hsa-override", "ollama-override"})
+    EXPECT_NE(l.out.find(id), std::string::npos) << id;
+  auto bad = run_amdml(root_args(t) + " fix --only nosuch");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no such recipe"), std::string::npos);
+  auto both = run_amdml(root_args(t) + " fix --apply --undo");
+  EXPECT_EQ(both.exit_code, 2);
+  auto only = run_amdml(root_args(t) + " fix --no-runtime --only ttm-pages-limit");
+  EXPECT_EQ(only.exit_code, 0);
+  EXPECT_EQ(only.out.find("[groups]"), std::string::npos) << only.out;
+}
+
+// Killed right before step N: every file is its old or its new bytes, and --undo puts
+// the tree back.
+TEST(FixCli, KilledMidApplyLeavesOldOrNewAndUndoWorks) {
+  for (int step : {1, 2}) {
+    TempTree t("fix-apu");
+    auto before = snapshot(t.dir);
+    std::string old_group = read_file(t / "etc/group"), old_gshadow = read_file(t / "etc/gshadow");
+    auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes", "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
+    EXPECT_EQ(r.signal, 9) << "step " << step << ": exit " << r.exit_code << r.out << r.err;
+    std::string group = read_file(t / "etc/group"), gshadow = read_file(t / "etc/gshadow");
+    // Step 1 is /etc/group, step 2 /etc/gshadow.
+    EXPECT_EQ(group == old_group, step == 1) << group;
+    EXPECT_EQ(gshadow, old_gshadow);
+    EXPECT_TRUE(group == old_group || group.find("render:x:992:alice\n") != std::string::npos);
+    for (const auto& e : fs::directory_iterator(t / "etc"))
+      EXPECT_EQ(e.path().filename().string().find(".amdml-"), std::string::npos) << e.path();
+    auto undo = run_amdml(root_args(t) + " fix --undo");
+    EXPECT_EQ(undo.exit_code, 0) << undo.out << undo.err;
+    EXPECT_EQ(snapshot(t.dir), before) << "step " << step;
+  }
+}
