@@ -9,8 +9,14 @@
 // each input is also fed N times through a small deterministic mutator (byte flips,
 // truncation, splices, tokens a parser should choke on), a cheap fixed-seed fuzz that
 // runs under the sanitizers in CI where libFuzzer is not available. A run that finds
-// no input at all fails: a replay of nothing proves nothing.
+// no input at all fails: a replay of nothing proves nothing. When an input crashes the
+// target, it is written to ./replay-crash-input (the mutated ones exist nowhere else)
+// so it can be committed under regressions/.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -98,8 +104,33 @@ bool read_all(const fs::path& p, std::string& out) {
   return true;
 }
 
+const std::string* g_current = nullptr;
+
+// On a crash: save the input that caused it (only async-signal-safe calls), then die
+// of the same signal.
+extern "C" void save_crash_input(int sig) {
+  if (g_current) {
+    int fd = ::open("replay-crash-input", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      std::size_t off = 0;
+      while (off < g_current->size()) {
+        ssize_t n = ::write(fd, g_current->data() + off, g_current->size() - off);
+        if (n <= 0) break;
+        off += static_cast<std::size_t>(n);
+      }
+      ::close(fd);
+      const char msg[] = "replay: the crashing input is in ./replay-crash-input\n";
+      (void)!::write(2, msg, sizeof msg - 1);
+    }
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 void run_one(const std::string& s) {
+  g_current = &s;
   LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+  g_current = nullptr;
 }
 
 }  // namespace
@@ -134,6 +165,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "replay: no inputs\n");
     return 2;
   }
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, save_crash_input);
   Rng rng{seed};
   long runs = 0;
   for (const auto& p : files) {
