@@ -14,9 +14,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& r : *recipes) {
     FUZZ_CHECK(!r.id.empty());
     FUZZ_CHECK(amdml::fix::find_recipe(*recipes, r.id) != nullptr);
+    // The paths a step kind writes are absolute (keys a kind does not use are ignored).
     for (const auto& s : r.steps) {
-      if (!s.path.empty()) FUZZ_CHECK(s.path[0] == '/');
-      if (!s.dir.empty()) FUZZ_CHECK(s.dir[0] == '/');
+      using amdml::fix::StepKind;
+      if (s.kind == StepKind::modprobe_option || s.kind == StepKind::env_file) FUZZ_CHECK(!s.path.empty() && s.path[0] == '/');
+      if (s.kind == StepKind::modprobe_option) FUZZ_CHECK(!s.dir.empty() && s.dir[0] == '/');
+      if (s.kind == StepKind::group_members)
+        for (const auto& f : s.files) FUZZ_CHECK(!f.empty() && f[0] == '/');
     }
   }
   return 0;
