@@ -24,6 +24,9 @@ nlohmann::json gpu_json(const Gpu& g);
 nlohmann::json finding_json(const Finding& f);
 // A failure before a report existed, in the same schema ("error" key, no findings).
 nlohmann::json error_json(const std::string& message);
+// JSON text for output. Strings read from a broken machine's files are bytes, not
+// always UTF-8; invalid sequences become U+FFFD instead of an exception mid-report.
+std::string json_text(const nlohmann::json& j, int indent = 2);
 
 // The check gate (`amdml check`, `doctor --ci`): a section after the text report with one
 // line per failed case; the "check" object of the JSON document; a JUnit XML document

@@ -82,10 +82,13 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
         if (!o->python.empty()) po.python = o->python;
         po.deep = o->deep;
         Report r = run_doctor(s, po);
-        emit(o->output, report_json(r).dump(2) + "\n");
+        emit(o->output, json_text(report_json(r)) + "\n");
         return doctor_exit_code(r.summary, o->strict);
       } catch (const UsageError& e) {
-        emit(o->output, error_json(e.what()).dump(2) + "\n");
+        emit(o->output, json_text(error_json(e.what())) + "\n");
+        throw;
+      } catch (const std::exception& e) {
+        emit(o->output, json_text(error_json(std::string("internal: ") + e.what())) + "\n");
         throw;
       }
     }

@@ -273,6 +273,10 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     j.doc = std::move(*doc);
   } else {
     for (auto it = ids->rbegin(); it != ids->rend(); ++it) {
+      // A transaction directory without journal.json never started (the journal is
+      // written before any file, so a failure or crash right after creating the
+      // directory leaves just that): nothing to undo there.
+      if (auto text = j.store.get(*it, "journal.json"); text && !*text) continue;
       auto doc = load(*it);
       if (!doc) return doc.error();
       std::string state = (*doc).value("state", "");

@@ -67,22 +67,25 @@ GroupEdit add_group_members(const std::string& text, const std::string& user, co
     // NIS compat entries (+name, -name) and comments are not group lines.
     if (body.empty() || body[0] == '#' || body[0] == '+' || body[0] == '-') continue;
     auto fields = split_char(body, ':');
-    if (fields.size() < 4) continue;
+    // A line without exactly four fields is malformed and not edited (parse::group_file
+    // skips it too); a second line for the same group is left alone: getgrnam sees the
+    // first, and the edit must report every change it makes.
+    if (fields.size() != 4) continue;
     auto it = std::find(groups.begin(), groups.end(), fields[0]);
     if (it == groups.end()) continue;
     std::size_t gi = static_cast<std::size_t>(it - groups.begin());
-    bool first_time = !seen[gi];
+    if (seen[gi]) continue;
     seen[gi] = true;
     auto members = fields[3].empty() ? std::vector<std::string>{} : split_char(fields[3], ',');
     if (std::find(members.begin(), members.end(), user) != members.end()) {
-      if (first_time) out.already.push_back(fields[0]);
+      out.already.push_back(fields[0]);
       continue;
     }
     fields[3] += (fields[3].empty() ? "" : ",") + user;
     std::string rebuilt;
     for (std::size_t i = 0; i < fields.size(); ++i) rebuilt += (i ? ":" : "") + fields[i];
     line = rebuilt + end;
-    if (first_time) out.added.push_back(fields[0]);
+    out.added.push_back(fields[0]);
   }
   for (std::size_t i = 0; i < groups.size(); ++i)
     if (!seen[i]) out.missing.push_back(groups[i]);

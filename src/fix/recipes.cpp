@@ -117,7 +117,7 @@ Result<RecipeStep> parse_step(const std::string& where, const toml::table& t) {
 
 }  // namespace
 
-Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
+static Result<std::vector<Recipe>> load_recipes_unchecked(const std::vector<RecipeFile>& files) {
   std::vector<Recipe> out;
   for (const auto& f : files) {
     if (f.path.rfind("fixes/", 0) != 0) continue;
@@ -153,6 +153,17 @@ Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
   }
   std::sort(out.begin(), out.end(), [](const Recipe& a, const Recipe& b) { return a.id < b.id; });
   return out;
+}
+
+Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
+  auto r = load_recipes_unchecked(files);
+  if (r) return r;
+  // Messages echo the file's text (a step kind, the TOML parser's description): keep
+  // them one line even when that text holds a newline or another control character.
+  Error e = r.error();
+  for (auto& c : e.message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return e;
 }
 
 const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string& id) {

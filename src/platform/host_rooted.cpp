@@ -146,8 +146,22 @@ Result<Manifest> parse_manifest(const std::string& text) {
     if (!k) return make_error(std::string(kManifest) + ": container must be one of docker, podman, kubernetes, lxc, other");
     m.container = *k;
   }
-  if (doc.contains("commands") && !doc["commands"].is_null() && !doc["commands"].is_object())
-    return make_error(std::string(kManifest) + ": commands must be an object");
+  if (doc.contains("commands") && !doc["commands"].is_null()) {
+    if (!doc["commands"].is_object()) return make_error(std::string(kManifest) + ": commands must be an object");
+    // Checked here so run() can read the fields without a type error thrown mid-probe.
+    for (const auto& [key, c] : doc["commands"].items()) {
+      if (c.is_string()) continue;
+      const std::string where = std::string(kManifest) + ": commands." + key;
+      if (!c.is_object()) return make_error(where + " must be a string or an object");
+      for (const char* f : {"exit_code", "signal"})
+        if (c.contains(f) && !(c[f].is_number_integer() && c[f].get<long long>() >= -255 && c[f].get<long long>() <= 255))
+          return make_error(where + "." + f + " must be an integer from -255 to 255");
+      for (const char* f : {"stdout", "stderr"})
+        if (c.contains(f) && !c[f].is_string()) return make_error(where + "." + f + " must be a string");
+      if (c.contains("timed_out") && !c["timed_out"].is_boolean())
+        return make_error(where + ".timed_out must be true or false");
+    }
+  }
   // "errors": {"read": {"/path": {"errno": "EACCES", "message": "..."}}, ...} -- failures
   // amdml snapshot saw on the recorded machine, replayed as they were.
   if (doc.contains("errors") && !doc["errors"].is_null()) {
@@ -347,13 +361,24 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
     root = abs;
     std::free(abs);
   }
-  Manifest m;
+  std::optional<std::string> manifest;
   std::string mpath = root + "/" + kManifest;
   if (::lstat(mpath.c_str(), &st) == 0) {
     auto text = read_real_file(mpath, mpath, 8 << 20);
     if (!text) return text.error();
-    auto parsed = parse_manifest(*text);
-    if (!parsed) return make_error(root_in + "/" + parsed.error().message);
+    manifest = std::move(*text);
+  }
+  auto host = make_rooted_host_from_manifest(root, manifest);
+  if (!host) return make_error(root_in + "/" + host.error().message);
+  return host;
+}
+
+Result<std::unique_ptr<Host>> make_rooted_host_from_manifest(const std::string& root,
+                                                             const std::optional<std::string>& manifest) {
+  Manifest m;
+  if (manifest) {
+    auto parsed = parse_manifest(*manifest);
+    if (!parsed) return parsed.error();
     m = std::move(*parsed);
   }
   return std::unique_ptr<Host>(std::make_unique<RootedHost>(root, std::move(m)));

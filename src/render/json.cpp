@@ -84,6 +84,10 @@ json report_json(const Report& r) {
   return j;
 }
 
+std::string json_text(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 json error_json(const std::string& message) {
   json j;
   j["schema"] = "amdml.doctor/1";

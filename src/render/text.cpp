@@ -141,7 +141,7 @@ std::string findings_block(const Report& r, const TextStyle& s) {
     if (f.fix) {
       std::string p;
       for (const auto& [k, v] : f.fix->params.items()) {
-        std::string val = v.is_string() ? v.get<std::string>() : v.dump();
+        std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);
         p += " " + k + "=" + val;
       }
       out += "      fix:   sudo amdml fix --apply --only " + f.fix->recipe + paint(s, Color::dim, "   #" + p) + "\n";

@@ -1,0 +1,14 @@
+// Fuzz target: /proc/meminfo ("MemTotal:  32768000 kB" -> bytes).
+#include "amdml/parse.hpp"
+#include "fuzz_check.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  auto text = amdml::fuzz::as_text(data, size);
+  auto kv = amdml::parse::meminfo(text);
+  FUZZ_CHECK(kv.size() <= amdml::parse::split_lines(text).size());
+  for (const auto& [k, v] : kv) {
+    FUZZ_CHECK(k.find(':') == std::string::npos);
+    FUZZ_CHECK(k.find('\n') == std::string::npos);
+  }
+  return 0;
+}

@@ -1,0 +1,26 @@
+// Fuzz target: what the ML probes parse -- `ollama --version` output, torch/version.py,
+// library file names carrying a gfx target, ollama backend directory names, and the
+// --deep torch child's output line (JSON) and stderr.
+#include "amdml/host.hpp"
+#include "amdml/ml_parse.hpp"
+#include "fuzz_check.hpp"
+
+namespace mlparse = amdml::mlparse;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  auto text = amdml::fuzz::as_text(data, size);
+  (void)mlparse::ollama_version(text);
+  auto py = mlparse::torch_version_py(text);
+  if (!py.recognised) FUZZ_CHECK(!py.version);
+  (void)mlparse::torch_build(py);
+  if (auto g = mlparse::library_file_target(text)) FUZZ_CHECK(g->major >= 1 && g->minor <= 15 && g->stepping <= 15);
+  (void)mlparse::ollama_rocm_dir_version(text);
+  for (int code : {0, 1, -6}) {
+    amdml::CommandResult r;
+    r.exit_code = code;
+    r.out = std::string(text);
+    r.err = std::string(text);
+    (void)mlparse::torch_runtime(r);
+  }
+  return 0;
+}

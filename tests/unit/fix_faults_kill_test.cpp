@@ -1,0 +1,170 @@
+// Kill tests: `amdml fix --apply --root DIR` (a copy of tests/fixtures/ml-apu-ollama) SIGKILLed right before each step N
+// (AMDML_TEST_KILL_AT_STEP, docs/fix.md "Test seams"), for every step of the run and
+// one past the last. Afterwards:
+//   - every file is its old or its new bytes and no temp file is left;
+//   - the killed run's journal parses and still says "applying";
+//   - a second `fix --apply` completes the work (the tree equals a clean run's), and
+//     undoing both transactions restores the original tree byte for byte;
+//   - separately, `fix --undo` straight after the kill restores the original tree.
+// Also the exit code and message of an apply that fails for real: a read-only /etc
+// (a bind mount; skipped without mount privileges).
+#include "fix_test_util.hpp"
+
+using namespace fixtest;
+
+namespace {
+
+// The fixture whose doctor run asks for the most recipes through the real rules:
+// groups, hsa-override and ollama-override (with daemon-reload and try-restart).
+const char* kFixture = "ml-apu-ollama";
+
+// A copy of the fixture in a temp dir. Symlinks are copied as symlinks: sysfs-style
+// absolute links only resolve inside the tree.
+struct Tree {
+  fs::path dir;
+  Tree() {
+    std::string tmpl = (fs::temp_directory_path() / "amdml-kill-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    dir = tmpl;
+    ::chmod(dir.c_str(), 0755);
+    fs::copy(fs::path(AMDML_FIXTURES_DIR) / kFixture, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    // --apply needs root; under --root that is the manifest's euid.
+    auto doc = nlohmann::json::parse(read_file(dir / "amdml-host.json"));
+    doc["process"]["euid"] = 0;
+    write_file(dir / "amdml-host.json", doc.dump(2));
+  }
+  ~Tree() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  fs::path operator/(const std::string& rel) const { return dir / rel; }
+  std::string str() const { return dir.string(); }
+};
+
+std::string root_args(const Tree& t) { return "--root " + t.str(); }
+
+// Every path whose content differs between two snapshots.
+std::vector<std::string> changed(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : a)
+    if (!b.count(k) || b.at(k) != v) out.push_back(k);
+  for (const auto& [k, v] : b)
+    if (!a.count(k)) out.push_back(k);
+  return out;
+}
+
+std::vector<fs::path> journals(const Tree& t) {
+  std::vector<fs::path> out;
+  fs::path dir = t / "var/lib/amdml/journal";
+  if (fs::exists(dir))
+    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path() / "journal.json");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool has_temp_file(const Tree& t) {
+  for (auto it = fs::recursive_directory_iterator(t.dir); it != fs::recursive_directory_iterator(); ++it)
+    if (it->path().filename().string().find(".amdml-") != std::string::npos) return true;
+  return false;
+}
+
+const char* kApply = " fix --no-runtime --apply --yes";
+
+}  // namespace
+
+TEST(FixFaultsKill, EveryStepLeavesOldOrNewAndASecondRunCompletes) {
+  // The reference: a clean run, and how many steps it has.
+  Tree ref;
+  const auto original = snapshot(ref.dir);
+  auto clean = run_amdml(root_args(ref) + kApply);
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  const auto applied = snapshot(ref.dir);
+  auto js = journals(ref);
+  ASSERT_EQ(js.size(), 1u);
+  auto j = nlohmann::json::parse(read_file(js[0]));
+  const int steps = static_cast<int>(j["changes"].size() + j["commands"].size());
+  ASSERT_GT(steps, 0);
+  const auto touched = changed(original, applied);
+  ASSERT_FALSE(touched.empty());
+  std::printf("[ kill points ] %s: steps 1..%d (recipes %s), and %d\n", kFixture, steps, j["recipes"].dump().c_str(),
+              steps + 1);
+
+  for (int step = 1; step <= steps + 1; ++step) {
+    SCOPED_TRACE("killed at step " + std::to_string(step) + " of " + std::to_string(steps));
+    Tree t;
+    auto r = run_amdml(root_args(t) + kApply, "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
+    if (step <= steps) {
+      EXPECT_EQ(r.signal, 9) << "exit " << r.exit_code << r.out << r.err;
+    } else {
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // past the last step: a normal run
+    }
+    auto now = snapshot(t.dir);
+    for (const auto& path : touched) {
+      bool old_bytes = original.count(path) ? now.count(path) && now.at(path) == original.at(path) : !now.count(path);
+      bool new_bytes = applied.count(path) ? now.count(path) && now.at(path) == applied.at(path) : !now.count(path);
+      EXPECT_TRUE(old_bytes || new_bytes) << path << " is neither its old nor its new content";
+    }
+    for (const auto& path : changed(original, now))
+      EXPECT_NE(std::find(touched.begin(), touched.end(), path), touched.end()) << path << " changed but a clean run leaves it";
+    EXPECT_FALSE(has_temp_file(t));
+    auto killed = journals(t);
+    ASSERT_EQ(killed.size(), 1u);
+    auto kj = nlohmann::json::parse(read_file(killed[0]), nullptr, false);
+    ASSERT_FALSE(kj.is_discarded()) << "journal torn";
+    EXPECT_EQ(kj["state"], step <= steps ? "applying" : "applied");
+
+    // A second run finishes the job: the same tree as a clean run.
+    auto second = run_amdml(root_args(t) + kApply);
+    EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+    EXPECT_TRUE(changed(applied, snapshot(t.dir)).empty()) << "second run did not complete the work";
+
+    // Undo the second run, then the killed one: back to the original bytes.
+    for (int i = 0; i < 2; ++i) {
+      auto u = run_amdml(root_args(t) + " fix --undo");
+      EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
+    }
+    EXPECT_TRUE(changed(original, snapshot(t.dir)).empty()) << "two undos did not restore the tree";
+  }
+}
+
+TEST(FixFaultsKill, UndoRightAfterAKillRestoresTheTree) {
+  Tree ref;
+  auto clean = run_amdml(root_args(ref) + kApply);
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  auto j = nlohmann::json::parse(read_file(journals(ref).at(0)));
+  const int steps = static_cast<int>(j["changes"].size() + j["commands"].size());
+  for (int step = 1; step <= steps; ++step) {
+    SCOPED_TRACE("killed at step " + std::to_string(step));
+    Tree t;
+    const auto original = snapshot(t.dir);
+    auto r = run_amdml(root_args(t) + kApply, "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
+    EXPECT_EQ(r.signal, 9);
+    auto u = run_amdml(root_args(t) + " fix --undo");
+    EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
+    EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
+    // Nothing left to undo afterwards.
+    auto u2 = run_amdml(root_args(t) + " fix --undo");
+    EXPECT_EQ(u2.exit_code, 0) << u2.out << u2.err;
+    EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
+  }
+}
+
+// A real EROFS: /etc of the tree bind-mounted read-only. The apply exits 1, says the
+// file system is read-only and that it rolled back, and changes nothing.
+TEST(FixFaultsKill, ReadOnlyEtcExitsOneAndSaysWhy) {
+  Tree t;
+  const auto original = snapshot(t.dir);
+  fs::path etc = t / "etc";
+  if (std::system(("mount --bind " + etc.string() + " " + etc.string() + " 2>/dev/null && mount -o remount,bind,ro " +
+                   etc.string() + " " + etc.string() + " 2>/dev/null").c_str()) != 0) {
+    std::system(("umount " + etc.string() + " 2>/dev/null").c_str());
+    GTEST_SKIP() << "no mount privileges for a read-only bind mount";
+  }
+  auto r = run_amdml(root_args(t) + kApply);
+  std::system(("umount " + etc.string()).c_str());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::string all = r.out + r.err;
+  EXPECT_NE(all.find(std::strerror(EROFS)), std::string::npos) << all;
+  EXPECT_TRUE(all.find("olled back") != std::string::npos || all.find("nothing was changed") != std::string::npos) << all;
+  EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
+}
