@@ -63,6 +63,7 @@ struct RecipeStep {
   std::string unit;      // restart_if_running (and env_file systemd_dropin): "ollama.service"
   FollowUp need = FollowUp::reboot;
   std::string text;      // follow_up: what to tell the person ({user}, {group} filled in)
+  std::string service_text;  // follow_up for a system account (uid < 1000): services, not logins
 };
 
 struct Recipe {

@@ -336,6 +336,9 @@ void build(Ctx& c) {
         break;
       case StepKind::follow_up: {
         std::string text = step.text;
+        if (groups && !step.service_text.empty())
+          for (const auto& pw : c.in.facts.identity.passwd)
+            if (pw.name == groups->user && pw.uid < 1000) text = step.service_text;
         if (groups) {
           text = replace_all(text, "{user}", groups->user);
           text = replace_all(text, "{group}", groups->groups.front());

@@ -131,7 +131,8 @@ TEST(FixGroups, ApplyResolvesAccessKfdAndUndoRestoresBothFiles) {
   EXPECT_FALSE(e.d->has("ollama.access"));
   auto verify = format_verify(p, out, before_findings, e.findings);
   EXPECT_NE(verify.find("gone: access.kfd"), std::string::npos) << verify;
-  EXPECT_NE(verify.find("New login needed"), std::string::npos) << verify;
+  EXPECT_NE(verify.find("Then: Log out and in again so alice"), std::string::npos) << verify;
+  EXPECT_NE(verify.find("Then: Restart the services that run as ollama"), std::string::npos) << verify;
   apply_again_undo(e, original, "groups", {});
   e.rediagnose();
   EXPECT_TRUE(e.d->has("access.kfd"));

@@ -44,7 +44,7 @@ TEST(FixCli, ApplyReprobesIsIdempotentAndUndoRestoresTheTree) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("wrote /etc/group"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gone: access.kfd"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("New login needed"), std::string::npos);
+  EXPECT_NE(r.out.find("Then: Log out and in again so alice"), std::string::npos);
   auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
   EXPECT_EQ(doctor.out.find("\"access.kfd\""), std::string::npos);
   auto applied = snapshot(t.dir);
