@@ -181,6 +181,10 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
 
+// Transactions a killed run left in state "applying" (newest last): the plan and
+// --apply mention them, because --undo is what puts their files back.
+std::vector<std::string> interrupted_transactions(platform::SafeTree& journal);
+
 // --- text ----------------------------------------------------------------------------
 
 std::string format_recipe_list(const std::vector<Recipe>& recipes);

@@ -241,6 +241,20 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   return out;
 }
 
+std::vector<std::string> interrupted_transactions(platform::SafeTree& journal_tree) {
+  std::vector<std::string> out;
+  platform::JournalStore store(journal_tree);
+  auto ids = store.list();
+  if (!ids) return out;
+  for (const auto& id : *ids) {
+    auto text = store.get(id, "journal.json");
+    if (!text || !*text) continue;
+    auto doc = json::parse(**text, nullptr, false);
+    if (doc.is_object() && doc.value("state", "") == "applying") out.push_back(id);
+  }
+  return out;
+}
+
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host, platform::SafeTree& targets,
                                      platform::SafeTree& journal_tree, const ApplyOptions& o) {
   UndoOutcome out;

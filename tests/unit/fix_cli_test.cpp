@@ -96,9 +96,13 @@ TEST(FixCli, KilledMidApplyLeavesOldOrNewAndUndoWorks) {
     EXPECT_TRUE(group == old_group || group.find("render:x:992:alice\n") != std::string::npos);
     for (const auto& e : fs::directory_iterator(t / "etc"))
       EXPECT_EQ(e.path().filename().string().find(".amdml-"), std::string::npos) << e.path();
+    // The next run says so.
+    auto plan = run_amdml(root_args(t) + " fix --no-runtime");
+    EXPECT_NE(plan.err.find("was interrupted before it finished"), std::string::npos) << plan.err;
     auto undo = run_amdml(root_args(t) + " fix --undo");
     EXPECT_EQ(undo.exit_code, 0) << undo.out << undo.err;
     EXPECT_EQ(snapshot(t.dir), before) << "step " << step;
+    EXPECT_EQ(run_amdml(root_args(t) + " fix --no-runtime").err.find("interrupted"), std::string::npos);
   }
 }
 
