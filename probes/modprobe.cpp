@@ -21,6 +21,9 @@ void modprobe(const ProbeContext& ctx, Facts& f) {
     }
   }
   for (const auto& [name, path] : by_name) {
+    // A link to /dev/null masks the file of the same name in the later directories
+    // (the kmod/systemd idiom): it sets nothing.
+    if (auto target = h.read_link(path); target && *target == "/dev/null") continue;
     auto text = h.read_file(path, 1 << 20);
     if (!text) {
       f.error("modprobe", path, text.error().message);

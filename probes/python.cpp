@@ -127,7 +127,7 @@ class Finder {
   // The bounded walk of the home directory for venvs (pyvenv.cfg) and conda
   // environments (conda-meta/), breadth first so shallow environments come first.
   void walk_home(const std::string& home) {
-    static const std::set<std::string> hidden_ok = {".venv", ".virtualenvs", ".conda", ".pyenv", ".local",
+    static const std::set<std::string> hidden_ok = {".venv", ".venvs", ".virtualenvs", ".conda", ".pyenv", ".local",
                                                     ".miniconda3", ".mamba", ".micromamba"};
     static const std::set<std::string> skip = {"node_modules", "__pycache__", "site-packages", "dist-packages",
                                                "proc", "snap", "Downloads", "Pictures", "Videos", "Music"};
@@ -203,7 +203,11 @@ void python(const ProbeContext& ctx, Facts& f) {
   for (const auto& d : mlpath::path_dirs(h)) {
     auto py = mlpath::join(d, "python3");
     if (!mlpath::is_file(h, py)) continue;
-    auto prefix = mlpath::dirname(d);
+    // pyenv/asdf shims are dispatch scripts; their real prefixes are found under home
+    if (mlpath::basename(d) == "shims") continue;
+    // /bin -> /usr/bin on merged-/usr systems: one interpreter, one environment
+    auto real_dir = h.canonical(d);
+    auto prefix = mlpath::dirname(real_dir ? *real_dir : d);
     bool system = prefix == "/usr" || prefix == "/usr/local" || prefix == "/";
     std::vector<std::string> extra;
     if (system) {

@@ -1,5 +1,6 @@
 // ROCm user space: ROCM_PATH, /opt/rocm (a symlink to /opt/rocm-X.Y.Z) and its
 // .info/version, or Debian/Ubuntu's own packages under /usr (version from dpkg).
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 
@@ -65,7 +66,13 @@ void rocm(const ProbeContext& ctx, Facts& f) {
   bool found = false;
   if (auto p = h.env("ROCM_PATH"); p && !p->empty() && (*p)[0] == '/') found = try_prefix(*p, RocmSource::rocm_path);
   if (!found) found = try_prefix("/opt/rocm", RocmSource::opt_rocm);
-  if (!found && !r.installed.empty()) found = try_prefix(r.installed.back(), RocmSource::opt_rocm);
+  if (!found && !r.installed.empty()) {
+    // The newest by version, not by name: rocm-6.10.0 sorts before rocm-6.9.0.
+    auto newest = std::max_element(r.installed.begin(), r.installed.end(), [](const std::string& a, const std::string& b) {
+      return Version::parse(a.substr(10)).value_or(Version{}) < Version::parse(b.substr(10)).value_or(Version{});
+    });
+    found = try_prefix(*newest, RocmSource::opt_rocm);
+  }
   if (!found) {
     for (const char* dir : kSystemLibDirs) {
       std::string lib = std::string(dir) + "/libhsa-runtime64.so.1";

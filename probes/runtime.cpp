@@ -1,8 +1,309 @@
-// HSA runtime and libdrm probes (see the runtime-probe issue); nothing collected yet.
+// The runtime probes: what the HSA runtime and libdrm_amdgpu see, beside what sysfs says.
+//
+// Live, each runs in a child (`amdml __probe-hsa`, `amdml __probe-drm`) started through
+// Host::run with the --runtime-timeout limit; what the child printed, how it ended and
+// the last progress marker on its stderr become HsaFacts. The result is handed to
+// Host::record_fact so a snapshot can replay it. Under --root the recorded "hsa" and
+// "libdrm" sections are read instead and nothing is executed. Finally HSA agents are
+// joined to the GPU list and each GPU's memory numbers are lined up by source.
+#include <algorithm>
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
+namespace {
 
-void runtime(const ProbeContext&, Facts&) {}
+constexpr const char* kStepMarker = "amdml-probe: step ";
+constexpr std::size_t kStderrKeep = 2000;
+
+struct ChildOutcome {
+  HsaOutcome outcome = HsaOutcome::ok;
+  std::optional<nlohmann::json> doc;  // the child's JSON, when it printed one
+  std::string reason;
+  int signal = 0;
+  std::optional<int> exit_code;
+  std::optional<std::string> last_step;
+  std::string stderr_tail;
+  std::uint64_t elapsed_ms = 0;
+};
+
+// Splits the child's stderr into its last progress marker and the rest (the runtime's
+// own messages), keeping the end of the latter.
+void read_stderr(const std::string& err, ChildOutcome& out) {
+  std::string rest;
+  std::size_t pos = 0;
+  while (pos < err.size()) {
+    std::size_t end = err.find('\n', pos);
+    if (end == std::string::npos) end = err.size();
+    std::string line = err.substr(pos, end - pos);
+    if (line.rfind(kStepMarker, 0) == 0) out.last_step = line.substr(std::string(kStepMarker).size());
+    else if (!line.empty()) rest += line + "\n";
+    pos = end + 1;
+  }
+  if (rest.size() > kStderrKeep) rest = "..." + rest.substr(rest.size() - kStderrKeep);
+  out.stderr_tail = rest;
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case 4: return "SIGILL";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 9: return "SIGKILL";
+    case 11: return "SIGSEGV";
+    case 15: return "SIGTERM";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+ChildOutcome run_child(const ProbeContext& ctx, std::vector<std::string> args) {
+  ChildOutcome out;
+  std::string helper = ctx.options.runtime_helper.empty() ? "/proc/self/exe" : ctx.options.runtime_helper;
+  args.insert(args.begin(), helper);
+  auto start = std::chrono::steady_clock::now();
+  auto r = ctx.host.run(args, ctx.options.runtime_timeout);
+  out.elapsed_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+  if (!r) {
+    out.outcome = HsaOutcome::bad_output;
+    out.reason = "could not start " + helper + ": " + r.error().message;
+    return out;
+  }
+  read_stderr(r->err, out);
+  std::string where = out.last_step ? " (last step: " + *out.last_step + ")" : "";
+  if (r->timed_out) {
+    out.outcome = HsaOutcome::timed_out;
+    out.reason = "no answer within " + std::to_string(ctx.options.runtime_timeout.count()) + " ms" + where +
+                 "; the child was killed";
+    return out;
+  }
+  if (r->signal) {
+    out.outcome = HsaOutcome::crashed;
+    out.signal = r->signal;
+    out.reason = "the child died on " + signal_name(r->signal) + where;
+    return out;
+  }
+  out.exit_code = r->exit_code;
+  auto doc = nlohmann::json::parse(r->out, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    out.outcome = r->exit_code != 0 ? HsaOutcome::crashed : HsaOutcome::bad_output;
+    std::string head = r->out.substr(0, 80);
+    for (auto& c : head)
+      if (c == '\n' || c == '\r') c = ' ';
+    out.reason = (r->exit_code != 0 ? "the child exited with status " + std::to_string(r->exit_code) + where + " and "
+                                    : std::string("the child ")) +
+                 (r->out.empty() ? "printed nothing" : "printed something that is not amdml's JSON: \"" + head + "\"");
+    return out;
+  }
+  out.doc = std::move(doc);
+  return out;
+}
+
+// Fills the child-side fields that the JSON cannot carry.
+template <class T>
+void apply_child(T& facts, const ChildOutcome& c) {
+  facts.outcome = c.outcome;
+  if (!c.reason.empty()) facts.reason = c.reason;
+}
+
+HsaFacts hsa_from_child(const ChildOutcome& c, std::chrono::milliseconds timeout) {
+  HsaFacts h;
+  if (c.doc) {
+    auto parsed = parse_hsa_record(*c.doc);
+    if (parsed) {
+      h = std::move(*parsed);
+    } else {
+      h.outcome = HsaOutcome::bad_output;
+      h.reason = "the child's JSON does not fit: " + parsed.error().message;
+    }
+  } else {
+    apply_child(h, c);
+  }
+  h.signal = c.signal;
+  if (!c.doc) h.exit_code = c.exit_code;
+  if (c.outcome != HsaOutcome::ok || !c.doc || h.outcome != HsaOutcome::ok) h.last_step = c.last_step;
+  h.stderr_tail = c.stderr_tail;
+  h.elapsed_ms = c.elapsed_ms;
+  h.timeout_ms = static_cast<std::uint64_t>(timeout.count());
+  return h;
+}
+
+bool has_kfd_node(const Facts& f) {
+  for (const auto& d : f.identity.devices)
+    if (d.path == "/dev/kfd" && d.exists) return true;
+  return false;
+}
+
+// Live: is there anything for the runtime to talk to or anything to load?
+std::optional<std::string> skip_reason(const ProbeContext& ctx, const Facts& f) {
+  if (!f.gpus.empty() || has_kfd_node(f) || f.rocm.hsa_library) return std::nullopt;
+  if (auto lib = ctx.host.env("AMDML_HSA_LIBRARY"); lib && !lib->empty()) return std::nullopt;
+  return "no AMD GPU, no /dev/kfd and no libhsa-runtime64 found";
+}
+
+void run_live(const ProbeContext& ctx, Facts& f) {
+  auto& rt = f.runtime;
+  if (auto why = skip_reason(ctx, f)) {
+    rt.hsa.outcome = HsaOutcome::skipped;
+    rt.hsa.reason = *why;
+  } else {
+    rt.hsa = hsa_from_child(run_child(ctx, {"__probe-hsa"}), ctx.options.runtime_timeout);
+  }
+  ctx.host.record_fact("hsa", hsa_record_json(rt.hsa));
+
+  std::vector<std::string> nodes;
+  for (const auto& g : f.gpus)
+    if (g.render_node) nodes.push_back(*g.render_node);
+  if (nodes.empty()) {
+    rt.libdrm.outcome = HsaOutcome::skipped;
+    rt.libdrm.reason = "no AMD render node";
+  } else {
+    std::vector<std::string> args = {"__probe-drm"};
+    args.insert(args.end(), nodes.begin(), nodes.end());
+    ChildOutcome c = run_child(ctx, args);
+    if (c.doc) {
+      if (auto parsed = parse_libdrm_record(*c.doc)) {
+        rt.libdrm = std::move(*parsed);
+      } else {
+        rt.libdrm.outcome = HsaOutcome::bad_output;
+        rt.libdrm.reason = "the child's JSON does not fit: " + parsed.error().message;
+      }
+    } else {
+      apply_child(rt.libdrm, c);
+    }
+  }
+  ctx.host.record_fact("libdrm", libdrm_record_json(rt.libdrm));
+}
+
+void replay(const ProbeContext& ctx, Facts& f) {
+  auto& rt = f.runtime;
+  if (auto j = ctx.host.recorded("hsa")) {
+    if (auto parsed = parse_hsa_record(*j)) {
+      rt.hsa = std::move(*parsed);
+      rt.hsa.recorded = true;
+    } else {
+      f.error("runtime", "amdml-host.json", parsed.error().message);
+      rt.hsa.reason = "the recorded hsa section is unusable";
+    }
+  } else {
+    rt.hsa.reason = "amdml-host.json has no hsa section";
+  }
+  if (auto j = ctx.host.recorded("libdrm")) {
+    if (auto parsed = parse_libdrm_record(*j)) {
+      rt.libdrm = std::move(*parsed);
+      rt.libdrm.recorded = true;
+    } else {
+      f.error("runtime", "amdml-host.json", parsed.error().message);
+    }
+  } else {
+    rt.libdrm.reason = "amdml-host.json has no libdrm section";
+  }
+}
+
+// GPU agents to Facts::gpus: PCI location first (HSA node numbers shift when libhsakmt
+// skips a node it may not read), then the unique id, then the node index.
+void join_agents(Facts& f) {
+  for (auto& a : f.runtime.hsa.agents) {
+    if (a.device != HsaDeviceType::gpu) continue;
+    auto slot = a.pci_slot();
+    for (std::size_t i = 0; i < f.gpus.size() && !a.gpu; ++i)
+      if (slot && f.gpus[i].pci_slot == slot) a.gpu = static_cast<int>(i);
+    if (!a.gpu && a.uuid && a.uuid->size() > 4 && *a.uuid != "GPU-XX") {
+      std::string hex = a.uuid->substr(4);
+      for (std::size_t i = 0; i < f.gpus.size() && !a.gpu; ++i)
+        if (f.gpus[i].unique_id && *f.gpus[i].unique_id == hex) a.gpu = static_cast<int>(i);
+    }
+    for (std::size_t i = 0; i < f.gpus.size() && !a.gpu && a.node; ++i)
+      if (f.gpus[i].kfd_node && static_cast<std::uint32_t>(*f.gpus[i].kfd_node) == *a.node) a.gpu = static_cast<int>(i);
+  }
+}
+
+// Two sources that measure the same thing and differ by more than rounding.
+void compare(std::vector<std::string>& out, const char* what, const std::optional<SourcedBytes>& a,
+             const std::optional<SourcedBytes>& b) {
+  if (!a || !b || a->value == b->value) return;
+  std::uint64_t hi = std::max(a->value.value, b->value.value), lo = std::min(a->value.value, b->value.value);
+  if (hi - lo <= hi / 1000) return;  // within 0.1 %
+  out.push_back(std::string(what) + ": " + to_string(a->source) + " " + format_bytes(a->value) + ", " +
+                to_string(b->source) + " " + format_bytes(b->value));
+}
+
+// libdrm's marketing name (amdgpu.ids) for GPUs no other layer named.
+void name_from_libdrm(Facts& f) {
+  for (auto& g : f.gpus) {
+    if (g.marketing_name || !g.render_node) continue;
+    for (const auto& d : f.runtime.libdrm.devices)
+      if (d.opened && d.render_node == *g.render_node && d.marketing_name) g.marketing_name = d.marketing_name;
+  }
+}
+
+void build_memory_views(Facts& f) {
+  auto& rt = f.runtime;
+  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
+    const Gpu& g = f.gpus[i];
+    GpuMemoryView v;
+    v.gpu = static_cast<int>(i);
+    const DrmDeviceInfo* drm = nullptr;
+    for (const auto& d : rt.libdrm.devices)
+      if (d.opened && g.render_node && d.render_node == *g.render_node) drm = &d;
+    auto pick = [](const std::optional<Bytes>& libdrm, const std::optional<Bytes>& sysfs) -> std::optional<SourcedBytes> {
+      if (libdrm) return SourcedBytes{*libdrm, ValueSource::libdrm};
+      if (sysfs) return SourcedBytes{*sysfs, ValueSource::sysfs};
+      return std::nullopt;
+    };
+    auto sys = [](const std::optional<Bytes>& b) -> std::optional<SourcedBytes> {
+      if (!b) return std::nullopt;
+      return SourcedBytes{*b, ValueSource::sysfs};
+    };
+    auto lib = [](const std::optional<Bytes>& b) -> std::optional<SourcedBytes> {
+      if (!b) return std::nullopt;
+      return SourcedBytes{*b, ValueSource::libdrm};
+    };
+    v.vram_total = pick(drm ? drm->vram_total : std::nullopt, g.vram);
+    v.vis_vram_total = pick(drm ? drm->vis_vram_total : std::nullopt, g.vis_vram);
+    v.gtt_total = pick(drm ? drm->gtt_total : std::nullopt, g.gtt);
+    if (drm) {
+      v.vram_usable = lib(drm->vram_usable);
+      v.gtt_usable = lib(drm->gtt_usable);
+      compare(v.disagreements, "VRAM total", lib(drm->vram_total), sys(g.vram));
+      compare(v.disagreements, "CPU-visible VRAM", lib(drm->vis_vram_total), sys(g.vis_vram));
+      compare(v.disagreements, "GTT total", lib(drm->gtt_total), sys(g.gtt));
+    }
+    if (g.kfd_memory) v.kfd_memory = SourcedBytes{*g.kfd_memory, ValueSource::kfd};
+    for (const auto& a : rt.hsa.agents) {
+      if (a.gpu != v.gpu) continue;
+      for (const auto& p : a.pools)
+        if (p.segment == HsaSegment::global && (p.global_flags & kHsaPoolCoarseGrained) && p.size) {
+          v.hsa_coarse_pool = SourcedBytes{*p.size, ValueSource::hsa};
+          break;
+        }
+    }
+    compare(v.disagreements, "GPU memory (HSA coarse-grained pool vs KFD memory banks)", v.hsa_coarse_pool, v.kfd_memory);
+    if (v.vram_total || v.gtt_total || v.kfd_memory || v.hsa_coarse_pool) rt.memory.push_back(std::move(v));
+  }
+}
+
+}  // namespace
+
+void runtime(const ProbeContext& ctx, Facts& f) {
+  auto& rt = f.runtime;
+  if (!ctx.options.runtime) {
+    rt.hsa.reason = rt.libdrm.reason = "--no-runtime";
+  } else if (ctx.host.live()) {
+    run_live(ctx, f);
+    rt.probed = true;
+  } else {
+    replay(ctx, f);
+    rt.probed = rt.hsa.recorded || rt.libdrm.recorded;
+  }
+  join_agents(f);
+  name_from_libdrm(f);
+  build_memory_views(f);
+}
 
 }  // namespace amdml::probes

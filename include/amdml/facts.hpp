@@ -202,11 +202,30 @@ struct RocmFacts {
   std::vector<std::string> installed;           // every /opt/rocm-X.Y.Z seen
 };
 
+// The docker CLI and daemon socket on a host (collected outside containers only).
+struct DockerHostFacts {
+  std::optional<std::string> binary;          // "/usr/bin/docker" when the CLI is installed
+  std::string socket_path = "/var/run/docker.sock";
+  std::optional<bool> socket_exists;          // nullopt: not known (rooted host with nothing recorded)
+  std::optional<std::uint32_t> socket_mode;   // permission bits
+  std::optional<std::uint32_t> socket_uid;
+  std::optional<std::uint32_t> socket_gid;
+  std::optional<std::string> socket_group;    // name of socket_gid per /etc/group
+  std::optional<std::string> docker_host;     // DOCKER_HOST (rootless docker or a remote daemon)
+};
+
 struct ContainerFacts {
   std::optional<ContainerKind> kind;
-  bool rootless = false;
-  bool sys_kfd_visible = false;  // /sys/class/kfd visible inside
+  bool rootless = false;                    // a rootless runtime or a user namespace (inside only)
+  std::optional<std::string> rootless_why;  // the evidence: "/run/.containerenv rootless=1", a uid_map line
+  std::optional<bool> user_namespace;       // /proc/self/uid_map is not the identity map (nullopt: unreadable)
+  bool sys_kfd_visible = false;             // /sys/class/kfd visible inside
+  DockerHostFacts docker;                   // host side (kind empty)
 };
+
+// The gid the kernel shows for a group that has no mapping in this user namespace
+// (/proc/sys/kernel/overflowgid, 65534 everywhere amdml has seen).
+inline constexpr std::uint32_t kOverflowGid = 65534;
 
 // A GPU as the report shows it: the join of PCI, DRM and KFD views.
 struct Gpu {

@@ -1,17 +1,22 @@
-// The GPU knowledge base: gfx targets, PCI ids and ROCm releases, loaded from the
-// TOML data in recipes/knowledge/ (embedded at build time, or --recipes DIR).
+// The GPU knowledge base: gfx targets, PCI ids, ROCm releases and the kernel facts the
+// diagnoses need, loaded from the TOML data in recipes/knowledge/ (embedded at build
+// time, or --recipes DIR).
 //
-// Rules consult it; they never hard-code a gfx, a PCI id or a release.
+// Rules consult it; they never hard-code a gfx, a PCI id or a release. The helpers
+// here (override parsing, ISA compatibility, release lookups) are shared by the rules,
+// `amdml explain` and the data-validation test, so all three agree on the semantics.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "amdml/gfx.hpp"
 #include "amdml/result.hpp"
+#include "amdml/units.hpp"
 #include "amdml/version.hpp"
 
 namespace amdml {
@@ -20,8 +25,13 @@ enum class IsaFamily { gcn, cdna, rdna1, rdna2, rdna3, rdna3_5, rdna4, unknown }
 const char* to_string(IsaFamily f);
 std::optional<IsaFamily> parse_isa_family(const std::string& s);
 
+// Overriding may move a GPU to another target of the same ISA family only: RDNA 3 and
+// RDNA 3.5 count as one family (gfx11), since 11.0.0 is the common override for both.
+bool isa_compatible(IsaFamily a, IsaFamily b);
+
 struct GfxInfo {
   GfxTarget target;
+  std::uint32_t kfd_version = 0;  // as written in the data; validated against target
   std::string family;        // marketing family ("Navi 2x", "Phoenix")
   IsaFamily isa = IsaFamily::unknown;
   int wave_size = 64;
@@ -29,6 +39,9 @@ struct GfxInfo {
   std::vector<std::string> products;        // examples ("Radeon RX 6600 XT")
   std::optional<GfxTarget> override_to;     // known-working HSA_OVERRIDE_GFX_VERSION target
   std::string override_caveat;              // what can go wrong with it
+  bool needs_atomics = false;               // a dGPU of this generation needs PCIe atomics
+  std::optional<Version> kernel_min;        // oldest in-tree kernel whose KFD knows it
+  std::string kernel_note;
   std::string notes;
 };
 
@@ -46,20 +59,83 @@ struct RocmRelease {
   std::vector<std::string> distros;  // "ubuntu 24.04"
   std::optional<Version> kernel_min;
   std::optional<Version> kernel_max;
-  std::string pytorch_index;         // "https://download.pytorch.org/whl/rocm6.2"
+  std::string pytorch_index;         // "https://download.pytorch.org/whl/rocm6.2" or ""
+  std::string pytorch_versions;      // "2.5.0, 2.5.1"
   std::string notes;
+
+  bool has_kernels(const GfxTarget& t) const;
+  bool is_official(const GfxTarget& t) const;
 };
+
+// AMD's status of a ROCm release on a GPU, by whether the kernel has the fixes it needs.
+enum class KernelStatus { ok, unstable, unsupported, unknown };
+const char* to_string(KernelStatus s);
+
+// "This GPU needs this kernel": e.g. Strix Halo below 6.18.4.
+struct KernelReq {
+  std::vector<GfxTarget> gfx;
+  Version kernel_min;
+  std::string backport;  // "6.14.0-1018-oem": a distro kernel carrying the fixes from this ABI on
+  std::string why;
+  std::string source;
+  std::map<std::string, KernelStatus> rocm_old_kernel;  // ROCm "7.2.1" / "7.1" -> status
+  std::map<std::string, KernelStatus> rocm_new_kernel;
+
+  // Whether a kernel release ("6.14.0-1018-oem", "6.18.4-arch1") has what this needs.
+  bool satisfied_by(const std::string& kernel_release) const;
+  // AMD's status for the ROCm release on an old or a fixed kernel (unknown if not listed).
+  KernelStatus status(const Version& rocm, bool fixed_kernel) const;
+};
+
+// Kernel milestones and policy for APU memory (GTT / TTM).
+struct MemoryKnowledge {
+  Version gtt_follows_ttm{6, 5, 0};
+  Version small_apu_gtt_fallback{6, 10, 0};
+  Version apu_prefer_gtt{6, 15, 0};
+  Version gttsize_deprecated{6, 15, 0};
+  std::uint64_t os_reserve_min_gib = 4;
+  double os_reserve_fraction = 0.125;
+  double max_fraction = 0.9;
+  std::uint64_t small_carveout_max_mib = 2048;
+
+  // The pages_limit that leaves the OS its reserve, in whole GiB, never above
+  // max_fraction of RAM; nullopt when RAM is too small to leave any.
+  std::optional<Pages> recommended_pages_limit(Bytes ram) const;
+};
+
+// HSA_OVERRIDE_GFX_VERSION as libhsakmt parses it: "major.minor.stepping", three
+// decimal numbers (major <= 63, minor and stepping <= 255), nothing else.
+enum class OverrideError { none, empty, quoted, gfx_name, malformed, out_of_range };
+struct OverrideParse {
+  std::optional<GfxTarget> target;       // set when valid
+  OverrideError error = OverrideError::none;
+  std::optional<GfxTarget> suggestion;   // the spelling meant ("gfx1030" -> 10.3.0, "\"11.0.0\"" -> 11.0.0)
+};
+OverrideParse parse_hsa_override(std::string_view value);
+// One line saying what is wrong with value ("" when valid).
+std::string describe_override_error(const OverrideParse& p, std::string_view value);
 
 struct Knowledge {
   std::vector<GfxInfo> gfx;
   std::vector<PciProduct> pci;
-  std::vector<RocmRelease> rocm;
+  std::vector<RocmRelease> rocm;  // sorted by version
+  std::vector<KernelReq> kernel_reqs;
+  MemoryKnowledge memory;
+  Version per_node_override_since{6, 3, 0};  // HSA_OVERRIDE_GFX_VERSION_<node> in ROCr
 
   const GfxInfo* find_gfx(const GfxTarget& t) const;
   // Exact (device, revision) first, then the device with no revision.
   const PciProduct* find_pci(std::uint16_t device, std::optional<std::uint8_t> revision) const;
   // The newest release whose version is <= v in major.minor (6.2.4 -> the 6.2 entry).
   const RocmRelease* find_rocm(const Version& v) const;
+  const RocmRelease* newest_rocm() const { return rocm.empty() ? nullptr : &rocm.back(); }
+  // The first release whose ML stack has kernels for t (official: on AMD's list).
+  const RocmRelease* first_with_kernels(const GfxTarget& t) const;
+  const RocmRelease* first_official(const GfxTarget& t) const;
+  const RocmRelease* last_official(const GfxTarget& t) const;
+  // Every PCI entry naming t (explain's product list).
+  std::vector<const PciProduct*> pci_for(const GfxTarget& t) const;
+  const KernelReq* kernel_req_for(const GfxTarget& t) const;
 };
 
 struct RecipeFile {

@@ -19,6 +19,9 @@ namespace amdml {
 struct ProbeOptions {
   bool runtime = true;  // run the HSA/libdrm runtime probes (live) or replay them (--root)
   std::chrono::milliseconds runtime_timeout{10000};
+  // The program whose hidden `__probe-hsa` / `__probe-drm` subcommands run the runtime
+  // probes' children; empty means this executable. Tests point it at the amdml binary.
+  std::string runtime_helper;
   std::optional<std::string> python;  // --python PATH
   bool deep = false;                  // --deep: import torch in a child process
 };

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amdml/check.hpp"
 #include "amdml/report.hpp"
 
 namespace amdml {
@@ -23,6 +24,18 @@ nlohmann::json gpu_json(const Gpu& g);
 nlohmann::json finding_json(const Finding& f);
 // A failure before a report existed, in the same schema ("error" key, no findings).
 nlohmann::json error_json(const std::string& message);
+
+// The check gate (`amdml check`, `doctor --ci`): a section after the text report with one
+// line per failed case; the "check" object of the JSON document; a JUnit XML document
+// with one testcase per doctor check and expectation (src/render/check.cpp, junit.cpp).
+std::string render_check_text(const CheckReport& check, const TextStyle& style);
+nlohmann::json check_json(const CheckReport& check);
+std::string render_junit(const Report& report, const CheckReport& check);
+// A JUnit document for a run that could not start (bad --root, broken manifest).
+std::string render_junit_error(const std::string& message);
+// Text safe inside XML 1.0 character data and attribute values: &<>"' escaped, control
+// characters XML forbids and invalid UTF-8 replaced by U+FFFD.
+std::string xml_escape(std::string_view text);
 
 // The one writer for stdout (and --output FILE through the platform layer).
 void write_stdout(std::string_view text);

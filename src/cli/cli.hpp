@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "amdml/check.hpp"
 #include "amdml/host.hpp"
 #include "amdml/knowledge.hpp"
 #include "amdml/probes.hpp"
@@ -62,6 +63,23 @@ const std::vector<CommandSpec>& command_table();
 
 // Per-command setup functions (one file each).
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g);
+CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g);  // cmd_explain.cpp
+CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g);        // cmd_info.cpp
+CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)
+CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions& g);   // cmd_probe_child.cpp (hidden)
 CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g);
+CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g);
+
+// The gate `amdml check` and `amdml doctor --ci` share (cmd_check.cpp): run the doctor,
+// evaluate the expectations, print text (never coloured when no_color), JSON or JUnit,
+// exit 0 when every check holds and 1 otherwise.
+struct GateOptions {
+  std::string format = "text";  // text | json | junit
+  std::string output;           // --output FILE ("" or "-": stdout)
+  bool no_color = false;        // doctor --ci
+  ProbeOptions probe;
+  Expectations expect;
+};
+int run_gate(const GlobalOptions& g, const GateOptions& o);
 
 }  // namespace amdml::cli

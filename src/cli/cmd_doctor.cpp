@@ -18,6 +18,7 @@ struct DoctorOptions {
   bool list = false;
   std::string python;
   bool deep = false;
+  bool ci = false;
 };
 
 std::string list_text() {
@@ -42,8 +43,8 @@ int doctor_exit_code(const Summary& s, bool strict) {
 
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
   auto o = std::make_shared<DoctorOptions>();
-  sub.add_option("--format,-f", o->format, "Output format: text (default), json (schema amdml.doctor/1) or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub.add_option("--format,-f", o->format, "Output format: text (default), json (schema amdml.doctor/1), markdown or junit")
+      ->check(CLI::IsMember({"text", "json", "markdown", "junit"}));
   sub.add_flag("--strict", o->strict, "Exit 1 on warnings too, not only on errors");
   sub.add_flag("--no-runtime", o->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
   sub.add_option("--runtime-timeout", o->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
@@ -52,10 +53,24 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
   sub.add_option("--python", o->python, "A Python interpreter or environment to inspect for PyTorch");
   sub.add_flag("--deep", o->deep, "Import torch in a child process and report what it sees (slower)");
   sub.add_flag("--list", o->list, "List the probes and every finding id, then exit");
+  sub.add_flag("--ci", o->ci, "The check gate without expectations: no colour, a Checks section, junit allowed");
   return [o, &g]() -> int {
     if (o->list) {
       emit(o->output, list_text());
       return kExitOk;
+    }
+    if (o->ci || o->format == "junit") {
+      if (o->format == "markdown") throw UsageError("--ci prints text, json or junit, not markdown");
+      GateOptions go;
+      go.format = o->format;
+      go.output = o->output;
+      go.no_color = true;
+      go.expect.strict = o->strict;
+      go.probe.runtime = !o->no_runtime;
+      go.probe.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
+      if (!o->python.empty()) go.probe.python = o->python;
+      go.probe.deep = o->deep;
+      return run_gate(g, go);
     }
     if (o->format == "json") {
       // One JSON document on stdout even when amdml cannot start.

@@ -2,6 +2,7 @@
 #include "amdml/knowledge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <toml++/toml.h>
 
 #include "amdml/parse.hpp"
@@ -31,6 +32,163 @@ std::optional<IsaFamily> parse_isa_family(const std::string& s) {
   return std::nullopt;
 }
 
+bool isa_compatible(IsaFamily a, IsaFamily b) {
+  auto gfx11 = [](IsaFamily f) { return f == IsaFamily::rdna3 || f == IsaFamily::rdna3_5; };
+  return a == b || (gfx11(a) && gfx11(b));
+}
+
+const char* to_string(KernelStatus s) {
+  switch (s) {
+    case KernelStatus::ok: return "ok";
+    case KernelStatus::unstable: return "unstable";
+    case KernelStatus::unsupported: return "unsupported";
+    case KernelStatus::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+bool RocmRelease::has_kernels(const GfxTarget& t) const {
+  return std::find(kernels.begin(), kernels.end(), t) != kernels.end();
+}
+
+bool RocmRelease::is_official(const GfxTarget& t) const {
+  return std::find(official.begin(), official.end(), t) != official.end();
+}
+
+namespace {
+
+// "6.14.0-1018-oem" -> ABI 1018 and flavour "oem" (Ubuntu's kernel naming).
+struct UbuntuAbi {
+  std::uint64_t abi = 0;
+  std::string flavour;
+};
+std::optional<UbuntuAbi> ubuntu_abi(const std::string& release) {
+  auto dash = release.find('-');
+  if (dash == std::string::npos) return std::nullopt;
+  auto dash2 = release.find('-', dash + 1);
+  if (dash2 == std::string::npos) return std::nullopt;
+  auto abi = parse::u64(release.substr(dash + 1, dash2 - dash - 1));
+  if (!abi) return std::nullopt;
+  return UbuntuAbi{*abi, release.substr(dash2 + 1)};
+}
+
+// A key "7.2.1" matches that release; "7.1" matches every 7.1.x.
+bool release_key_matches(const std::string& key, const Version& v) {
+  auto k = Version::parse(key);
+  if (!k) return false;
+  bool with_patch = std::count(key.begin(), key.end(), '.') >= 2;
+  if (k->major != v.major || k->minor != v.minor) return false;
+  return !with_patch || k->patch == v.patch;
+}
+
+}  // namespace
+
+bool KernelReq::satisfied_by(const std::string& kernel_release) const {
+  auto v = Version::parse(kernel_release);
+  if (!v) return false;
+  if (*v >= kernel_min) return true;
+  if (backport.empty()) return false;
+  auto base = Version::parse(backport);
+  auto want = ubuntu_abi(backport);
+  auto have = ubuntu_abi(kernel_release);
+  if (!base || !want || !have || *base != *v) return false;
+  // "oem" also matches "oem-24.04c"-style flavours of the same series.
+  return have->flavour.rfind(want->flavour, 0) == 0 && have->abi >= want->abi;
+}
+
+KernelStatus KernelReq::status(const Version& rocm, bool fixed_kernel) const {
+  const auto& table = fixed_kernel ? rocm_new_kernel : rocm_old_kernel;
+  // The most specific key wins: "7.2.1" before "7.2".
+  KernelStatus best = KernelStatus::unknown;
+  std::size_t best_len = 0;
+  for (const auto& [key, st] : table)
+    if (release_key_matches(key, rocm) && key.size() > best_len) {
+      best = st;
+      best_len = key.size();
+    }
+  return best;
+}
+
+std::optional<Pages> MemoryKnowledge::recommended_pages_limit(Bytes ram) const {
+  const double total = static_cast<double>(ram.value);
+  double reserve = std::max(static_cast<double>(os_reserve_min_gib * kGiB), total * os_reserve_fraction);
+  double want = std::min(total - reserve, total * max_fraction);
+  if (want < static_cast<double>(kGiB)) return std::nullopt;
+  std::uint64_t gib = static_cast<std::uint64_t>(want / static_cast<double>(kGiB));
+  return Pages::from_bytes(Bytes{gib * kGiB});
+}
+
+OverrideParse parse_hsa_override(std::string_view value) {
+  OverrideParse out;
+  auto strict = [](std::string_view v) -> std::optional<std::array<std::uint64_t, 3>> {
+    std::array<std::uint64_t, 3> n{};
+    std::size_t i = 0;
+    for (int part = 0; part < 3; ++part) {
+      if (i >= v.size() || v[i] < '0' || v[i] > '9') return std::nullopt;
+      std::uint64_t x = 0;
+      while (i < v.size() && v[i] >= '0' && v[i] <= '9') {
+        x = x * 10 + static_cast<std::uint64_t>(v[i] - '0');
+        if (x > 1000000) return std::nullopt;
+        ++i;
+      }
+      n[static_cast<std::size_t>(part)] = x;
+      if (part < 2) {
+        if (i >= v.size() || v[i] != '.') return std::nullopt;
+        ++i;
+      }
+    }
+    if (i != v.size()) return std::nullopt;
+    return n;
+  };
+  auto in_range = [](const std::array<std::uint64_t, 3>& n) { return n[0] <= 63 && n[1] <= 255 && n[2] <= 255; };
+  auto to_target = [](const std::array<std::uint64_t, 3>& n) {
+    return GfxTarget{static_cast<std::uint32_t>(n[0]), static_cast<std::uint32_t>(n[1]), static_cast<std::uint32_t>(n[2])};
+  };
+  if (parse::trim(value).empty()) {
+    out.error = OverrideError::empty;
+    return out;
+  }
+  if (auto n = strict(value)) {
+    if (!in_range(*n)) {
+      out.error = OverrideError::out_of_range;
+      return out;
+    }
+    out.target = to_target(*n);
+    return out;
+  }
+  std::string_view inner = parse::trim(value);
+  if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') && inner.back() == inner.front()) {
+    out.error = OverrideError::quoted;
+    inner = parse::trim(inner.substr(1, inner.size() - 2));
+    if (auto n = strict(inner); n && in_range(*n)) out.suggestion = to_target(*n);
+    else if (auto g = GfxTarget::parse_name(inner)) out.suggestion = g;
+    return out;
+  }
+  if (auto g = GfxTarget::parse_name(inner)) {
+    out.error = OverrideError::gfx_name;
+    out.suggestion = g;
+    return out;
+  }
+  out.error = OverrideError::malformed;
+  if (auto n = strict(inner); n && in_range(*n)) out.suggestion = to_target(*n);  // stray whitespace
+  return out;
+}
+
+std::string describe_override_error(const OverrideParse& p, std::string_view value) {
+  std::string v(value);
+  std::string hint = p.suggestion ? " (meant: " + p.suggestion->version_string() + ")" : "";
+  switch (p.error) {
+    case OverrideError::none: return "";
+    case OverrideError::empty: return "is set but empty";
+    case OverrideError::quoted: return "\"" + v + "\" carries literal quotes, which libhsakmt does not strip" + hint;
+    case OverrideError::gfx_name: return "\"" + v + "\" is a gfx name; the variable takes a version like 10.3.0" + hint;
+    case OverrideError::malformed: return "\"" + v + "\" is not three decimal numbers major.minor.stepping" + hint;
+    case OverrideError::out_of_range:
+      return "\"" + v + "\" is out of range (major <= 63, minor and stepping <= 255)";
+  }
+  return "";
+}
+
 const GfxInfo* Knowledge::find_gfx(const GfxTarget& t) const {
   for (const auto& g : gfx)
     if (g.target == t) return &g;
@@ -58,6 +216,38 @@ const RocmRelease* Knowledge::find_rocm(const Version& v) const {
     if (!best || best->version < r.version) best = &r;
   }
   return best;
+}
+
+const RocmRelease* Knowledge::first_with_kernels(const GfxTarget& t) const {
+  for (const auto& r : rocm)
+    if (r.has_kernels(t)) return &r;
+  return nullptr;
+}
+
+const RocmRelease* Knowledge::first_official(const GfxTarget& t) const {
+  for (const auto& r : rocm)
+    if (r.is_official(t)) return &r;
+  return nullptr;
+}
+
+const RocmRelease* Knowledge::last_official(const GfxTarget& t) const {
+  const RocmRelease* last = nullptr;
+  for (const auto& r : rocm)
+    if (r.is_official(t)) last = &r;
+  return last;
+}
+
+std::vector<const PciProduct*> Knowledge::pci_for(const GfxTarget& t) const {
+  std::vector<const PciProduct*> out;
+  for (const auto& p : pci)
+    if (p.gfx == t) out.push_back(&p);
+  return out;
+}
+
+const KernelReq* Knowledge::kernel_req_for(const GfxTarget& t) const {
+  for (const auto& k : kernel_reqs)
+    if (std::find(k.gfx.begin(), k.gfx.end(), t) != k.gfx.end()) return &k;
+  return nullptr;
 }
 
 Result<std::vector<RecipeFile>> recipe_files(const std::string& dir) {
@@ -118,14 +308,23 @@ Status load_gfx(const std::string& file, const toml::table& root, Knowledge& kb)
     auto isa = (*t)["isa"].value<std::string>();
     if (!isa || !parse_isa_family(*isa)) return make_error(where(file, *t) + ": 'isa' must be gcn, cdna, rdna1..rdna4");
     g.isa = *parse_isa_family(*isa);
+    auto kv = (*t)["kfd_version"].value<int64_t>();
+    if (!kv || *kv <= 0) return make_error(where(file, *t) + ": missing integer 'kfd_version'");
+    g.kfd_version = static_cast<std::uint32_t>(*kv);
     g.wave_size = static_cast<int>((*t)["wave_size"].value_or(int64_t{64}));
+    if (g.wave_size != 32 && g.wave_size != 64) return make_error(where(file, *t) + ": 'wave_size' must be 32 or 64");
+    g.needs_atomics = (*t)["needs_atomics"].value_or(false);
+    if (auto k = (*t)["kernel_min"].value<std::string>()) {
+      g.kernel_min = Version::parse(*k);
+      if (!g.kernel_min) return make_error(where(file, *t) + ": 'kernel_min' must be like \"6.12\"");
+    }
+    g.kernel_note = (*t)["kernel_note"].value_or(std::string());
     g.apu = (*t)["apu"].value_or(false);
     g.products = string_list(*t, "products");
     if (auto o = (*t)["override"].value<std::string>()) {
-      auto parts = parse::split_ws(std::string(*o));
-      auto v = Version::parse(*o);
-      if (!v) return make_error(where(file, *t) + ": 'override' must be like \"10.3.0\"");
-      g.override_to = GfxTarget{v->major, v->minor, v->patch};
+      auto p = parse_hsa_override(*o);
+      if (!p.target) return make_error(where(file, *t) + ": 'override' must be like \"10.3.0\"");
+      g.override_to = *p.target;
     }
     g.override_caveat = (*t)["caveat"].value_or(std::string());
     g.notes = (*t)["notes"].value_or(std::string());
@@ -181,11 +380,90 @@ Status load_rocm(const std::string& file, const toml::table& root, Knowledge& kb
     for (const auto& g : r.official)
       if (std::find(r.kernels.begin(), r.kernels.end(), g) == r.kernels.end()) r.kernels.push_back(g);
     r.distros = string_list(*t, "distros");
-    if (auto k = (*t)["kernel_min"].value<std::string>()) r.kernel_min = Version::parse(*k);
-    if (auto k = (*t)["kernel_max"].value<std::string>()) r.kernel_max = Version::parse(*k);
+    for (auto [key, field] : {std::pair{"kernel_min", &r.kernel_min}, std::pair{"kernel_max", &r.kernel_max}})
+      if (auto k = (*t)[key].value<std::string>()) {
+        *field = Version::parse(*k);
+        if (!*field) return make_error(where(file, *t) + ": '" + key + "' must be a version like \"6.8\"");
+      }
     r.pytorch_index = (*t)["pytorch_index"].value_or(std::string());
+    r.pytorch_versions = (*t)["pytorch_versions"].value_or(std::string());
     r.notes = (*t)["notes"].value_or(std::string());
     kb.rocm.push_back(std::move(r));
+  }
+  return {};
+}
+
+Result<std::map<std::string, KernelStatus>> status_table(const std::string& file, const toml::table& t,
+                                                         const char* key) {
+  std::map<std::string, KernelStatus> out;
+  auto* tab = t[key].as_table();
+  if (!tab) return out;
+  for (const auto& [k, v] : *tab) {
+    auto s = v.value<std::string>();
+    std::string name(k.str());
+    if (!Version::parse(name)) return make_error(where(file, t) + ": '" + key + "' key " + name + " is not a ROCm version");
+    if (!s) return make_error(where(file, t) + ": '" + key + "' values must be strings");
+    if (*s == "ok") out[name] = KernelStatus::ok;
+    else if (*s == "unstable") out[name] = KernelStatus::unstable;
+    else if (*s == "unsupported") out[name] = KernelStatus::unsupported;
+    else return make_error(where(file, t) + ": '" + *s + "' must be ok, unstable or unsupported");
+  }
+  return out;
+}
+
+Status load_runtime(const std::string& file, const toml::table& root, Knowledge& kb) {
+  auto* t = root["runtime"].as_table();
+  if (!t) return {};
+  if (auto s = (*t)["per_node_override"].value<std::string>()) {
+    auto v = Version::parse(*s);
+    if (!v) return make_error(where(file, *t) + ": 'per_node_override' must be a ROCm version");
+    kb.per_node_override_since = *v;
+  }
+  return {};
+}
+
+Status load_kernels(const std::string& file, const toml::table& root, Knowledge& kb) {
+  if (auto* m = root["memory"].as_table()) {
+    auto& mem = kb.memory;
+    for (auto [key, field] : {std::pair{"gtt_follows_ttm", &mem.gtt_follows_ttm},
+                              std::pair{"small_apu_gtt_fallback", &mem.small_apu_gtt_fallback},
+                              std::pair{"apu_prefer_gtt", &mem.apu_prefer_gtt},
+                              std::pair{"gttsize_deprecated", &mem.gttsize_deprecated}})
+      if (auto s = (*m)[key].value<std::string>()) {
+        auto v = Version::parse(*s);
+        if (!v) return make_error(where(file, *m) + ": '" + key + "' must be a kernel version");
+        *field = *v;
+      }
+    mem.os_reserve_min_gib = static_cast<std::uint64_t>((*m)["os_reserve_min_gib"].value_or(int64_t{4}));
+    mem.os_reserve_fraction = (*m)["os_reserve_fraction"].value_or(0.125);
+    mem.max_fraction = (*m)["max_fraction"].value_or(0.9);
+    mem.small_carveout_max_mib = static_cast<std::uint64_t>((*m)["small_carveout_max_mib"].value_or(int64_t{2048}));
+    if (mem.os_reserve_fraction < 0 || mem.os_reserve_fraction >= 1 || mem.max_fraction <= 0 || mem.max_fraction > 1)
+      return make_error(where(file, *m) + ": reserve and max fractions must lie between 0 and 1");
+  }
+  auto* arr = root["kernel_req"].as_array();
+  if (!arr) return {};
+  for (const auto& node : *arr) {
+    auto* t = node.as_table();
+    if (!t) return make_error(file + ": [[kernel_req]] entries must be tables");
+    KernelReq k;
+    auto g = gfx_list(file, *t, "gfx");
+    if (!g) return g.error();
+    k.gfx = *g;
+    auto km = (*t)["kernel_min"].value<std::string>();
+    auto kv = km ? Version::parse(*km) : std::nullopt;
+    if (!kv) return make_error(where(file, *t) + ": 'kernel_min' must be a kernel version");
+    k.kernel_min = *kv;
+    k.backport = (*t)["backport"].value_or(std::string());
+    k.why = (*t)["why"].value_or(std::string());
+    k.source = (*t)["source"].value_or(std::string());
+    auto old_t = status_table(file, *t, "rocm_old_kernel");
+    if (!old_t) return old_t.error();
+    k.rocm_old_kernel = *old_t;
+    auto new_t = status_table(file, *t, "rocm_new_kernel");
+    if (!new_t) return new_t.error();
+    k.rocm_new_kernel = *new_t;
+    kb.kernel_reqs.push_back(std::move(k));
   }
   return {};
 }
@@ -203,7 +481,7 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
       return make_error("recipes/" + f.path + ":" + std::to_string(err.source().begin.line) + ": " +
                         std::string(err.description()));
     }
-    for (auto loader : {load_gfx, load_pci, load_rocm})
+    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
   }
   std::sort(kb.rocm.begin(), kb.rocm.end(), [](const RocmRelease& a, const RocmRelease& b) { return a.version < b.version; });

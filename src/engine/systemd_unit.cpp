@@ -469,7 +469,13 @@ void apply_env_files(ServiceConfig& cfg, const void* ctx, FileReader reader) {
     ref.read = true;
     auto parsed = parse_env_file(*text, ref.path);
     for (auto& is : parsed.issues) cfg.issues.push_back(std::move(is));
-    for (auto& [k, v] : parsed.vars) cfg.environment[k] = EnvValue{v, ref.path, 0, true};
+    for (auto& [k, v] : parsed.vars) {
+      if (!value_valid(v)) {
+        cfg.issues.push_back({UnitIssue::Kind::bad_env_file_line, ref.path, 0, k, "value has control characters, ignored"});
+        continue;
+      }
+      cfg.environment[k] = EnvValue{v, ref.path, 0, true};
+    }
   }
   apply_unset(cfg);
 }

@@ -123,8 +123,22 @@ json facts_json(const Facts& f) {
                  {"etc_groups", id.user_groups_etc},
                  {"devices_known", id.devices_known},
                  {"devices", devs}};
+  const auto& dk = f.container.docker;
+  json docker = nullptr;
+  if (dk.binary)
+    docker = {{"binary", *dk.binary},
+              {"socket_path", dk.socket_path},
+              {"socket_exists", opt(dk.socket_exists)},
+              {"socket_mode", mode_json(dk.socket_mode)},
+              {"socket_gid", opt(dk.socket_gid)},
+              {"socket_group", opt(dk.socket_group)},
+              {"docker_host", opt(dk.docker_host)}};
   j["container"] = {{"kind", f.container.kind ? json(to_string(*f.container.kind)) : json(nullptr)},
-                    {"sys_kfd_visible", f.container.sys_kfd_visible}};
+                    {"rootless", f.container.rootless},
+                    {"rootless_why", opt(f.container.rootless_why)},
+                    {"user_namespace", opt(f.container.user_namespace)},
+                    {"sys_kfd_visible", f.container.sys_kfd_visible},
+                    {"docker", docker}};
   json env = json::object();
   for (const auto& [k, v] : f.env) env[k] = v;
   j["env"] = env;

@@ -25,7 +25,7 @@ nlohmann::json issue_json(const systemd::UnitIssue& i) {
 nlohmann::json service_json(const OllamaService& s) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [k, v] : s.environment)
-    env[k] = {{"value", v.value}, {"file", v.file}, {"line", v.line}, {"from_env_file", v.from_env_file}};
+    env[k] = {{"value", v.value}, {"file", v.file}, {"line", v.line > 0 ? nlohmann::json(v.line) : nlohmann::json(nullptr)}, {"from_env_file", v.from_env_file}};
   auto files = nlohmann::json::array();
   for (const auto& e : s.env_files) files.push_back({{"path", e.path}, {"optional", e.optional}, {"read", e.read}});
   auto issues = nlohmann::json::array();

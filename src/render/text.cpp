@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "amdml/render.hpp"
+#include "render/ml_text.hpp"
 
 namespace amdml {
 namespace {
@@ -78,7 +79,9 @@ std::string system_block(const Report& r) {
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
   }
   rows.push_back({"ROCm", rocm});
-  if (f.container.kind) rows.push_back({"Container", to_string(*f.container.kind)});
+  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
+  if (f.container.kind)
+    rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});
   return table(rows, "  ");
 }
 
@@ -143,7 +146,10 @@ std::string findings_block(const Report& r, const TextStyle& s) {
       }
       out += "      fix:   sudo amdml fix --apply --only " + f.fix->recipe + paint(s, Color::dim, "   #" + p) + "\n";
     }
-    for (const auto& c : f.commands) out += std::string("      ") + (f.fix ? "or:    " : "fix:   ") + c + "\n";
+    // Commands are steps in order: the first is the fix (or the manual alternative to
+    // the recipe), the rest follow it.
+    for (std::size_t i = 0; i < f.commands.size(); ++i)
+      out += std::string("      ") + (i > 0 ? "then:  " : f.fix ? "or:    " : "fix:   ") + f.commands[i] + "\n";
     for (const auto& n : f.notes) out += "      note:  " + n + "\n";
   }
   return out;
@@ -191,7 +197,8 @@ std::string render_markdown(const Report& r) {
   out += "#### GPUs\n\n| # | Name | gfx | PCI id | VRAM | GTT | Type | KFD node |\n|---|---|---|---|---|---|---|---|\n";
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     const Gpu& g = f.gpus[i];
-    out += "| " + std::to_string(i) + " | " + g.marketing_name.value_or("?") + " | " + (g.gfx ? g.gfx->name() : "?") + " | " +
+    std::string name = g.marketing_name.value_or(g.pci_id().empty() ? "AMD GPU" : "AMD GPU " + g.pci_id());
+    out += "| " + std::to_string(i) + " | " + name + " | " + (g.gfx ? g.gfx->name() : "?") + " | " +
            g.pci_id() + " | " + opt_bytes(g.vram) + " | " + opt_bytes(g.gtt) + " | " +
            (!g.apu ? "?" : (*g.apu ? "APU" : "dGPU")) + " | " + (g.kfd_node ? std::to_string(*g.kfd_node) : "-") + " |\n";
   }
@@ -203,7 +210,9 @@ std::string render_markdown(const Report& r) {
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: `" + e.source + "` = `" + e.value + "`\n";
     if (fd.fix) out += "  - fix: `sudo amdml fix --apply --only " + fd.fix->recipe + "`\n";
-    for (const auto& c : fd.commands) out += "  - fix: `" + c + "`\n";
+    for (std::size_t i = 0; i < fd.commands.size(); ++i)
+      out += std::string("  - ") + (i > 0 ? "then" : fd.fix ? "or" : "fix") + ": `" + fd.commands[i] + "`\n";
+    for (const auto& n : fd.notes) out += "  - note: " + n + "\n";
   }
   out += "\n" + std::to_string(r.summary.errors) + " error(s), " + std::to_string(r.summary.warnings) + " warning(s), " +
          std::to_string(r.summary.infos) + " note(s).\n";

@@ -21,6 +21,10 @@ std::optional<std::string> unquote(const std::string& value);
 // Go's strconv.ParseBool truthiness, after ollama strips quotes and spaces.
 std::optional<bool> go_bool(std::string value);
 
+// Whether a GPU is integrated: the knowledge base's answer when it has one, else
+// ollama's own sysfs rule (carve-out <= 4 GiB, GTT >= 8 GiB and >= 4x the carve-out).
+std::optional<bool> integrated(const Gpu& g);
+
 // Indices of GPUs whose gfx is known.
 std::vector<int> gpus_with_gfx(const Facts& f);
 

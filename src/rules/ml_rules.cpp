@@ -52,6 +52,15 @@ std::optional<bool> go_bool(std::string v) {
   return std::nullopt;
 }
 
+std::optional<bool> integrated(const Gpu& g) {
+  if (g.apu) return g.apu;
+  if (!g.vram || !g.gtt) return std::nullopt;
+  const std::uint64_t gib = 1ULL << 30;
+  std::uint64_t vram = g.vram->value, gtt = g.gtt->value;
+  if (vram <= 4 * gib && gtt >= 8 * gib && gtt >= 4 * vram) return true;
+  return std::nullopt;  // ollama would ask HIP; amdml cannot tell from files alone
+}
+
 std::vector<int> gpus_with_gfx(const Facts& f) {
   std::vector<int> out;
   for (std::size_t i = 0; i < f.gpus.size(); ++i)
@@ -272,11 +281,12 @@ void llama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   if (const auto& s = f.ml.ollama.service)
     if (auto it = s->environment.find("GGML_CUDA_ENABLE_UNIFIED_MEMORY"); it != s->environment.end())
       uma.emplace_back(it->second.file, it->second.value);
-  bool any_apu = std::any_of(f.gpus.begin(), f.gpus.end(), [](const Gpu& g) { return g.apu.value_or(false); });
+  // "only discrete GPUs" must be known, not assumed from missing data
+  bool all_discrete = std::all_of(f.gpus.begin(), f.gpus.end(), [](const Gpu& g) { return ml::integrated(g) == false; });
   for (const auto& [src, val] : uma) {
     auto b = ml::go_bool(val);
     bool off_intended = b == false || val.empty() || val == "off" || val == "no";
-    if (!off_intended && any_apu) continue;  // deliberately on, on an APU: fine
+    if (!off_intended && !all_discrete) continue;  // deliberately on, and an APU may be here: fine
     std::string title = off_intended ? "GGML_CUDA_ENABLE_UNIFIED_MEMORY=" + val + " turns unified memory on, not off"
                                      : "GGML_CUDA_ENABLE_UNIFIED_MEMORY is set on a box with only discrete GPUs";
     std::string detail = off_intended

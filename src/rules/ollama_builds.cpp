@@ -61,6 +61,8 @@ std::optional<std::string> last_range_with(const GfxTarget& gfx) {
   return std::nullopt;
 }
 
-bool igpu_allowlisted(const GfxTarget& gfx) { return GfxTarget::parse_name("gfx1151") == gfx; }
+bool igpu_allowlisted(const GfxTarget& gfx, const Version& ollama) {
+  return ollama >= Version{0, 30, 1} && GfxTarget::parse_name("gfx1151") == gfx;
+}
 
 }  // namespace amdml::rules::ollama_builds

@@ -32,6 +32,6 @@ std::optional<std::string> last_range_with(const GfxTarget& gfx);
 inline constexpr Version kIgpuDropFrom{0, 30, 0};
 inline constexpr Version kVulkanDefaultFrom{0, 30, 0};
 inline constexpr Version kVulkanOptInFrom{0, 12, 11};
-bool igpu_allowlisted(const GfxTarget& gfx);  // gfx1151 (Radeon 8060S), v0.30.1+
+bool igpu_allowlisted(const GfxTarget& gfx, const Version& ollama);  // gfx1151 (Radeon 8060S) from v0.30.1
 
 }  // namespace amdml::rules::ollama_builds

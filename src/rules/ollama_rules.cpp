@@ -164,8 +164,10 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   }
 
   // 4. The iGPU switch (v0.30+ drops integrated GPUs unless told otherwise).
-  bool all_apu = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [&](int i) { return f.gpus[i].apu.value_or(false); });
-  if (all_apu && o.version && *o.version >= ollama_builds::kIgpuDropFrom) {
+  bool all_apu = !gpus.empty() &&
+                 std::all_of(gpus.begin(), gpus.end(), [&](int i) { return ml::integrated(f.gpus[i]) == true; });
+  const bool igpu_relevant = all_apu && o.version && *o.version >= ollama_builds::kIgpuDropFrom;
+  if (igpu_relevant) {
     const auto& own = *f.gpus[gpus.front()].gfx;
     GfxTarget seen = effective_override.value_or(own);
     bool usable = !shipped || contains(shipped->targets, seen);
@@ -175,7 +177,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       sw = &it->second;
       enabled = ml::go_bool(it->second.value);
     }
-    bool allowlisted = ollama_builds::igpu_allowlisted(seen);
+    bool allowlisted = ollama_builds::igpu_allowlisted(seen, *o.version);
     if (usable && !allowlisted && enabled != true) {
       if (sw)
         plan.problem("OLLAMA_IGPU_ENABLE=" + sw->value + " does not enable the iGPU; ollama v" + o.version->str() +
@@ -183,7 +185,8 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
                      {where(*sw), "OLLAMA_IGPU_ENABLE=" + sw->value});
       else
         plan.problem("The service lacks OLLAMA_IGPU_ENABLE=1: ollama v" + o.version->str() + " drops integrated GPUs " +
-                         "(here " + seen.name() + ") by default and runs on the CPU.",
+                         "(here " + own.name() + (seen == own ? "" : ", " + seen.name() + " after the override") +
+                         ") by default and runs on the CPU.",
                      {svc.unit_path.value_or("ollama.service"), "no OLLAMA_IGPU_ENABLE in the merged environment"});
       plan.set["OLLAMA_IGPU_ENABLE"] = "1";
     }
@@ -217,9 +220,15 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       plan.problem("systemd ignores part of the service environment: " + is.message + " (" + is.text + ").", {at, is.text});
   }
 
-  // 6. Settings exported in the person's shell that the service never sees.
+  // 6. Settings exported in the person's shell that the service never sees -- those
+  // that would change something for this box's GPUs.
+  bool override_relevant = !shipped || needed || mixed;
+  if (shipped)
+    for (int i : gpus) override_relevant = override_relevant || !contains(shipped->targets, *f.gpus[i].gfx);
   for (const auto& [k, v] : f.env) {
     if (!gpu_relevant(k)) continue;
+    if (k == "OLLAMA_IGPU_ENABLE" && !igpu_relevant) continue;
+    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !override_relevant) continue;
     auto it = env.find(k);
     if (it != env.end() && it->second.value == v) continue;
     plan.problem("Your shell exports " + k + "=" + v + ", but ollama runs as a system service and never sees the "
@@ -228,6 +237,14 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     bool decided = plan.set.count(k) || std::find(plan.unset.begin(), plan.unset.end(), k) != plan.unset.end();
     bool override_var = k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0;
     if (!decided && !override_var && it == env.end()) plan.set[k] = v;
+    // The person's own global override, when amdml has no better value and the build
+    // ships its target, is what they meant the service to have.
+    if (!decided && k == "HSA_OVERRIDE_GFX_VERSION" && !needed && !mixed && !env.count(k))
+      if (auto t = ml::parse_override(v); t && shipped && contains(shipped->targets, *t)) {
+        plan.set[k] = v;
+        for (const auto& [name, val] : env)
+          if (name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0) plan.unset.push_back(name);
+      }
   }
 
   if (plan.problems.empty()) return;
@@ -236,7 +253,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
                                                       std::to_string(plan.problems.size()) + " problems";
   auto fd = make_finding("ollama.env", title, ml::join(plan.problems, " "));
   fd.evidence = plan.evidence;
-  for (const auto& file : svc.files) fd.evidence.push_back({file, "part of ollama.service"});
+  if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + ml::join(svc.files, ", ")});
   fd.gpus = gpus;
   if (!plan.set.empty() || !plan.unset.empty()) {
     nlohmann::json params;

@@ -8,7 +8,7 @@ namespace amdml {
 const std::vector<RuleSpec>& rule_table() {
   static const std::vector<RuleSpec> table = {
       {"gpu", rules::gpu_presence},          // gpu.none, driver.not-loaded, kfd.missing
-      {"container", rules::container},       // container.devices, container.gid
+      {"container", rules::container},       // container.* (inside), container.host-docker (host)
       {"access", rules::access},             // access.kfd, access.relogin
       {"rocm", rules::rocm_presence},        // rocm.missing
       {"knowledge", rules::knowledge_rules},  // gfx.*, memory.*, kernel.old, rocm.version, env.* (knowledge rules)
@@ -30,7 +30,8 @@ const std::vector<FindingSpec>& finding_catalog() {
         {"container.devices", Severity::error, "inside a container without /dev/kfd or /dev/dri passed in"},
         {"container.gid", Severity::error, "inside a container whose process groups do not include the device nodes' gid"},
     };
-    for (const auto* extra : {&rules::knowledge_catalog(), &rules::runtime_catalog(), &rules::ml_catalog()})
+    for (const auto* extra : {&rules::container_catalog(), &rules::knowledge_catalog(), &rules::runtime_catalog(),
+                               &rules::ml_catalog()})
       c.insert(c.end(), extra->begin(), extra->end());
     return c;
   }();

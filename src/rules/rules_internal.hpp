@@ -16,6 +16,7 @@ void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml_
 const std::vector<FindingSpec>& knowledge_catalog();
 const std::vector<FindingSpec>& runtime_catalog();
 const std::vector<FindingSpec>& ml_catalog();
+const std::vector<FindingSpec>& container_catalog();  // container.cpp
 
 // Helpers shared by rules.
 std::vector<int> amd_gpu_indices(const Facts& f);          // every GPU index

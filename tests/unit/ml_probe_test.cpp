@@ -4,15 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "amdml/ml_parse.hpp"
 #include "amdml/probes.hpp"
 #include "amdml/rules.hpp"
 #include "amdml/systemd_unit.hpp"
+#include "probes/probes.hpp"
 
 using namespace amdml;
 
@@ -214,4 +218,62 @@ TEST(MlProbe, MergeMatchesSystemdAnalyze) {
     EXPECT_EQ(a, b) << machine;
     EXPECT_EQ(ours.config.user, theirs.user) << machine;
   }
+}
+
+TEST(MlProbe, StrixCleanServiceAndDeepSuccess) {
+  ProbeOptions o;
+  o.deep = true;
+  auto f = probe("ml-strix-ollama", o);
+  ASSERT_TRUE(f.ml.ollama.service);
+  EXPECT_EQ(f.ml.ollama.service->files, (std::vector<std::string>{"/etc/systemd/system/ollama.service"}));
+  const auto* venv = env_at(f, "/home/alice/work/.venv");
+  ASSERT_TRUE(venv && venv->runtime);
+  EXPECT_TRUE(venv->runtime->ran);
+  EXPECT_EQ(venv->runtime->available, true);
+  EXPECT_EQ(venv->runtime->device_names, (std::vector<std::string>{"AMD Radeon 8060S"}));
+  EXPECT_EQ(venv->runtime->arch_list, (std::vector<std::string>{"gfx1100", "gfx1151", "gfx1200"}));
+  EXPECT_FALSE(venv->runtime->error);
+  ASSERT_EQ(f.ml.llama.size(), 1u);
+  EXPECT_EQ(f.ml.llama[0].backends, (std::vector<LlamaBackend>{LlamaBackend::hip}));  // by ldd: libamdhip64
+  // gfx1151 ships natively and is on ollama's iGPU allowlist; the wheel covers it; the
+  // unified-memory switch is deliberate on an APU: nothing from the ML rules
+  for (const auto& fd : diagnose(f, embedded_kb())) {
+    auto dot = fd.id.find('.');
+    std::string area = fd.id.substr(0, dot);
+    EXPECT_TRUE(area != "ollama" && area != "torch" && area != "llamacpp" && area != "vulkan" && area != "ml") << fd.id;
+  }
+}
+
+// --deep on the live host runs the interpreter for real, with a time limit: a stand-in
+// python3 (a shell script) prints what torch would.
+TEST(MlProbe, LiveDeepRunsTheInterpreter) {
+  char tmpl[] = "/tmp/amdml-ml-XXXXXX";
+  ASSERT_TRUE(mkdtemp(tmpl));
+  std::string dir = tmpl;
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "/bin' '" + dir + "/lib/python3.12/site-packages/torch'").c_str()), 0);
+  {
+    std::ofstream py(dir + "/bin/python3");
+    py << "#!/bin/sh\necho 'AMDML_TORCH {\"available\": false, \"count\": 0, \"error\": \"RuntimeError: No HIP GPUs are available\"}'\n";
+    std::ofstream v(dir + "/lib/python3.12/site-packages/torch/version.py");
+    v << "__version__ = '2.5.1+rocm6.2'\nhip: Optional[str] = '6.2.41133'\ncuda = None\n";
+  }
+  ASSERT_EQ(std::system(("chmod +x '" + dir + "/bin/python3'").c_str()), 0);
+  auto host = make_host("/");
+  ASSERT_TRUE(host.ok());
+  ProbeOptions o;
+  o.runtime = false;
+  o.deep = true;
+  o.python = dir;
+  Facts f;
+  f.ml.probed = true;
+  f.identity.user = "nobody-amdml-test";  // no home walk
+  amdml::Knowledge kb;
+  ProbeContext ctx{**host, kb, o};
+  probes::ml(ctx, f);
+  std::system(("rm -rf '" + dir + "'").c_str());
+  const auto* e = env_at(f, dir);
+  ASSERT_TRUE(e && e->runtime);
+  EXPECT_TRUE(e->runtime->ran);
+  EXPECT_EQ(e->runtime->available, false);
+  EXPECT_EQ(e->runtime->error, "RuntimeError: No HIP GPUs are available");
 }

@@ -132,7 +132,8 @@ TEST(MlRules, OllamaQuotedOverrideIsReplaced) {
   auto f = apu_box();
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("\"11.0.3\"");
   f.ml.ollama.service->environment["OLLAMA_IGPU_ENABLE"] = ev("1");
-  const auto* e = find(run(f, kb()), "ollama.env");
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("literal quotes"), std::string::npos);
   EXPECT_EQ(e->fix->params["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
@@ -142,7 +143,8 @@ TEST(MlRules, OllamaQuotedOverrideIsReplaced) {
 TEST(MlRules, OllamaEnvFileValueGetsANote) {
   auto f = apu_box();
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("gfx1100", true);
-  const auto* e = find(run(f, kb()), "ollama.env");
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
   bool noted = false;
   for (const auto& n : e->notes) noted = noted || n.find("EnvironmentFile=") != std::string::npos;
@@ -156,7 +158,8 @@ TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
   s.unknown_keys.push_back({"Service", "Enviroment", "\"OLLAMA_HOST=0.0.0.0\"", "/etc/x.conf", 4});
   s.environment["HSA_OVERRIDE_GFX_VERSION_1"] = ev("11.0.0");
   f.env["ROCR_VISIBLE_DEVICES"] = "0";
-  const auto* e = find(run(f, kb()), "ollama.env");
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
   const auto& p = e->fix->params;
   EXPECT_EQ(p["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
@@ -170,7 +173,8 @@ TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
 TEST(MlRules, OllamaServiceUserOutsideTheGroup) {
   auto f = apu_box();
   f.identity.groups = {{"render", 992, {"alice"}}, {"ollama", 998, {}}};
-  const auto* a = find(run(f, kb()), "ollama.access");
+  auto found = run(f, kb());
+  const auto* a = find(found, "ollama.access");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->fix->recipe, "groups");
   EXPECT_EQ(a->fix->params["user"], "ollama");
@@ -215,7 +219,8 @@ TEST(MlRules, MixedGpusGetNoGlobalOverride) {
   auto f = apu_box();
   f.gpus = {gpu("gfx1031", false), gpu("gfx1103", true)};
   f.ml.ollama.rocblas_targets = {gfx("gfx1030"), gfx("gfx1100")};
-  const auto* e = find(run(f, kb()), "ollama.env");
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("different"), std::string::npos);
   EXPECT_FALSE(e->fix && e->fix->params["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
@@ -256,7 +261,8 @@ TEST(MlRules, TorchWheelWithoutTheGfx) {
   e.torch_build = TorchBuild::rocm;
   e.torch_rocblas_targets = {gfx("gfx1030"), gfx("gfx1100")};
   f.ml.python = {e};
-  const auto* t = find(run(f, kb()), "torch.gfx");
+  auto found = run(f, kb());
+  const auto* t = find(found, "torch.gfx");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fix->recipe, "hsa-override");
   EXPECT_EQ(t->fix->params["value"], "11.0.0");
@@ -289,7 +295,8 @@ TEST(MlRules, DeepErrorIsMappedToItsCause) {
   rt.error = "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"";
   e.runtime = rt;
   f.ml.python = {e};
-  const auto* t = find(run(f, kb()), "torch.runtime");
+  auto found = run(f, kb());
+  const auto* t = find(found, "torch.runtime");
   ASSERT_TRUE(t);
   EXPECT_NE(t->detail.find("no code object"), std::string::npos);
   e.runtime->error.reset();
@@ -328,7 +335,8 @@ TEST(MlRules, FrameworkLibrariesMissing) {
   e.rocm_packages = {{"tensorflow-rocm", "2.14.0.600", "/venv/x.dist-info"}};
   f.ml.python = {e};
   f.ml.rocm_libraries = {{"MIOpen", "miopen-hip", false}, {"rocBLAS", "rocblas", true}, {"hipCUB", "hipcub-dev", false}};
-  const auto* l = find(run(f, kb()), "ml.rocm-libraries");
+  auto found = run(f, kb());
+  const auto* l = find(found, "ml.rocm-libraries");
   ASSERT_TRUE(l);
   EXPECT_EQ(l->commands.front().rfind("sudo apt install miopen-hip hipcub-dev", 0), 0u);
   for (auto& lib : f.ml.rocm_libraries) lib.present = true;
@@ -342,4 +350,41 @@ TEST(MlRules, EveryMlIdIsCatalogued) {
     EXPECT_TRUE(find_finding_spec(id)) << id;
     EXPECT_TRUE(std::ifstream(std::string(AMDML_SOURCE_DIR) + "/docs/findings/" + id + ".md").good()) << id;
   }
+}
+
+TEST(MlRules, ShellOnlySettingsThatMatterForThisBox) {
+  auto f = apu_box();
+  f.gpus = {gpu("gfx1100", false)};  // natively shipped dGPU: neither variable changes anything
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";
+  f.env["OLLAMA_IGPU_ENABLE"] = "1";
+  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  // a GPU amdml knows no override for: the person's own value is carried into the service
+  f.gpus = {gpu("gfx1032", false)};
+  f.env.erase("OLLAMA_IGPU_ENABLE");
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION_1"] = ev("10.3.0");
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
+  ASSERT_TRUE(e && e->fix);
+  EXPECT_EQ(e->fix->params["env"]["HSA_OVERRIDE_GFX_VERSION"], "10.3.0");
+  EXPECT_EQ(e->fix->params["unset"], nlohmann::json({"HSA_OVERRIDE_GFX_VERSION_1"}));
+}
+
+TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
+  auto f = apu_box();
+  Gpu g;
+  g.gfx = gfx("gfx1151");  // not in this knowledge base: integrated by ollama's own sysfs rule
+  g.vram = Bytes{512ULL << 20};
+  g.gtt = Bytes{96ULL << 30};
+  f.gpus = {g};
+  f.ml.ollama.version = Version{0, 30, 0};  // dropped every iGPU
+  auto found = run(f, kb());
+  const auto* e = find(found, "ollama.env");
+  ASSERT_TRUE(e && e->fix);
+  EXPECT_EQ(e->fix->params["env"], nlohmann::json({{"OLLAMA_IGPU_ENABLE", "1"}}));
+  f.ml.ollama.version = Version{0, 30, 1};  // allowlisted gfx1151
+  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  f.gpus[0].gtt = Bytes{1ULL << 30};  // not integrated by the rule, and nothing says it is
+  f.ml.ollama.version = Version{0, 30, 0};
+  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
 }

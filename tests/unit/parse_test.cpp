@@ -104,7 +104,7 @@ TEST(Parse, ModprobeConf) {
   EXPECT_EQ(m.options[2].module, "amd_ttm");
   EXPECT_EQ(m.options[3].value, "2");
   ASSERT_EQ(m.bad_lines.size(), 1u);
-  EXPECT_EQ(m.bad_lines[0].first, 7);
+  EXPECT_EQ(m.bad_lines[0].first, 6);
 }
 
 TEST(Units, FormatAndParse) {

@@ -323,6 +323,24 @@ TEST(ProbesSmall, OldKernelWithoutLocationDoesNotInventHostBridgeSlot) {
   EXPECT_FALSE(f.gpus[0].pci_slot);
 }
 
+TEST(ProbesSmall, NodeWithoutJoinKeysJoinsTheOnlyCardInsteadOfDoublingTheGpu) {
+  TestTree t;
+  t.write("sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 8\nsimd_count 0\n");
+  t.write("sys/class/kfd/kfd/topology/nodes/1/properties", "simd_count 80\nsimd_per_cu 2\ngfx_target_version 100300\n");
+  const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
+  t.write(dev + "/vendor", "0x1002\n");
+  t.write(dev + "/device", "0x73bf\n");
+  t.write(dev + "/mem_info_vram_total", "17163091968\n");
+  t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
+  t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
+  Facts f = probe_root(t.root());
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].kfd_node, 1);
+  EXPECT_EQ(f.gpus[0].card, "card0");
+  EXPECT_EQ(f.gpus[0].pci_slot, "0000:03:00.0");
+  EXPECT_EQ(f.gpus[0].vram, Bytes{17163091968ULL});
+}
+
 TEST(ProbesSmall, EnvKeepsRelevantNamesAndDropsSecrets) {
   TestTree t;
   t.manifest(R"({"format": 1, "env": {"HSA_OVERRIDE_GFX_VERSION": "10.3.0", "ROCR_VISIBLE_DEVICES": "0",
@@ -348,6 +366,33 @@ TEST(ProbesSmall, SudoReportsAboutTheInvokingUser) {
   ASSERT_FALSE(f.identity.devices.empty());
   EXPECT_EQ(f.identity.devices[0].in_etc_group, true);
   EXPECT_FALSE(f.identity.devices[0].in_session);  // root's session says nothing about alice's
+}
+
+TEST(ProbesSmall, NewestInstalledRocmIsChosenByVersionNotName) {
+  TestTree t;
+  t.write("opt/rocm-6.9.0/.info/version", "6.9.0\n");
+  t.write("opt/rocm-6.10.0/.info/version", "6.10.0-12\n");
+  t.write("opt/rocm-tools/README", "not a ROCm install\n");
+  Facts f = probe_root(t.root());
+  EXPECT_EQ(f.rocm.path, "/opt/rocm-6.10.0");
+  ASSERT_TRUE(f.rocm.version);
+  EXPECT_EQ(f.rocm.version->str(), "6.10.0");
+  EXPECT_EQ(f.rocm.installed.size(), 2u);
+}
+
+TEST(ProbesSmall, ModprobeFileMaskedByDevNullSetsNothing) {
+  TestTree t;
+  t.link("etc/modprobe.d/amdgpu.conf", "/dev/null");
+  t.write("usr/lib/modprobe.d/amdgpu.conf", "options amdgpu gttsize=8192\n");
+  t.write("etc/modprobe.d/ttm.conf", "options ttm pages_limit=12582912 page_pool_size=12582912\n");
+  t.write("lib/modprobe.d/zz.conf", "options amdttm pages_limit=1\n");
+  Facts f = probe_root(t.root());
+  EXPECT_FALSE(std::any_of(f.errors.begin(), f.errors.end(), [](const ProbeError& e) { return e.probe == "modprobe"; }))
+      << errors_text(f);
+  ASSERT_EQ(f.modprobe.options.size(), 3u);
+  EXPECT_EQ(f.modprobe.options[0].file, "/etc/modprobe.d/ttm.conf");
+  EXPECT_EQ(f.modprobe.options[1].key, "page_pool_size");
+  EXPECT_EQ(f.modprobe.options[2].module, "amdttm");
 }
 
 TEST(ProbesSmall, WslIsDetected) {

@@ -168,3 +168,27 @@ TEST(SystemdEnvFile, FilesOverrideEnvironmentLines) {
   for (const auto& i : c.issues) missing += i.kind == UnitIssue::Kind::env_file_missing;
   EXPECT_EQ(missing, 1);  // the '-' one is optional
 }
+
+// Arbitrary bytes never crash the parsers, and whatever the merge keeps is a valid
+// variable name with a value free of control characters other than tab and newline.
+TEST(SystemdFuzzSmoke, RandomInputKeepsInvariants) {
+  std::uint32_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) & 0x7fff;
+  };
+  const std::string alphabet = "[]=\\\"' \t\n#;ABCxyz_019%-/\x01\xc3";
+  for (int round = 0; round < 2000; ++round) {
+    std::string text = "[Service]\nEnvironment=";
+    int len = static_cast<int>(next() % 80);
+    for (int i = 0; i < len; ++i) text += alphabet[next() % alphabet.size()];
+    auto cfg = merge_service({parse_unit_text(text, "fuzz")});
+    apply_env_files(cfg, nullptr, [](const void*, const std::string&) -> Result<std::string> { return std::string("A=\"x\\\n"); });
+    for (const auto& [k, v] : cfg.environment) {
+      EXPECT_TRUE(env_name_valid(k)) << text;
+      for (unsigned char c : v.value) EXPECT_TRUE(c >= 0x20 || c == '\t' || c == '\n') << text;
+    }
+    parse_env_file(text, "fuzz");
+    split_environment(text);
+  }
+}

@@ -1,0 +1,225 @@
+// amdml explain <subject>: what the knowledge base knows about a gfx target (gfx1103,
+// or its override spelling 11.0.3), a PCI device (1002:15bf, 15bf) or a finding id --
+// family, products, support per ROCm release, override and caveats, the PyTorch index,
+// or the finding's documentation page. Reads no machine state.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "amdml/render.hpp"
+#include "amdml/rules.hpp"
+#include "cli/cli.hpp"
+#include "engine/embedded.hpp"
+
+namespace amdml::cli {
+
+namespace {
+
+std::string hex4(std::uint32_t v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "%04x", v);
+  return b;
+}
+std::string hex2(std::uint32_t v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "%02x", v);
+  return b;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& e : v) s += (s.empty() ? "" : sep) + e;
+  return s;
+}
+
+// How a release treats a target: official, kernels (unofficial but native), an
+// override to a target with kernels, or nothing.
+struct ReleaseSupport {
+  std::string status;  // "official", "kernels", "override", "none"
+  std::string detail;
+};
+
+ReleaseSupport support_in(const Knowledge& kb, const GfxInfo& g, const RocmRelease& r) {
+  if (r.is_official(g.target)) return {"official", "official support, native kernels"};
+  if (r.has_kernels(g.target)) return {"kernels", "native kernels, not on AMD's official list"};
+  if (g.override_to && r.has_kernels(*g.override_to))
+    return {"override", "no kernels; HSA_OVERRIDE_GFX_VERSION=" + g.override_to->version_string()};
+  return {"none", "no kernels, no override"};
+}
+
+// The PyTorch index to use: the newest release that runs the target natively, else
+// the newest that runs it with its override.
+const RocmRelease* pytorch_release(const Knowledge& kb, const GfxInfo& g, bool& needs_override) {
+  needs_override = false;
+  for (auto it = kb.rocm.rbegin(); it != kb.rocm.rend(); ++it)
+    if (it->has_kernels(g.target) && !it->pytorch_index.empty()) return &*it;
+  for (auto it = kb.rocm.rbegin(); it != kb.rocm.rend(); ++it)
+    if (g.override_to && it->has_kernels(*g.override_to) && !it->pytorch_index.empty()) {
+      needs_override = true;
+      return &*it;
+    }
+  return nullptr;
+}
+
+nlohmann::json gfx_json(const Knowledge& kb, const GfxInfo& g) {
+  nlohmann::json j;
+  j["gfx_target"] = g.target.name();
+  j["gfx_target_version"] = g.kfd_version;
+  j["family"] = g.family;
+  j["isa"] = to_string(g.isa);
+  j["wave_size"] = g.wave_size;
+  j["apu"] = g.apu;
+  j["products"] = g.products;
+  nlohmann::json pci = nlohmann::json::array();
+  for (const auto* p : kb.pci_for(g.target)) {
+    nlohmann::json e{{"pci_id", "1002:" + hex4(p->device)}, {"name", p->name}};
+    e["revision"] = p->revision ? nlohmann::json("0x" + hex2(*p->revision)) : nlohmann::json(nullptr);
+    pci.push_back(e);
+  }
+  j["pci"] = pci;
+  j["override"] = g.override_to ? nlohmann::json(g.override_to->version_string()) : nlohmann::json(nullptr);
+  j["override_caveat"] = g.override_caveat.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.override_caveat);
+  j["kernel_min"] = g.kernel_min ? nlohmann::json(g.kernel_min->str()) : nlohmann::json(nullptr);
+  if (const auto* req = kb.kernel_req_for(g.target)) j["kernel_min"] = req->kernel_min.str();
+  j["notes"] = g.notes;
+  nlohmann::json rel = nlohmann::json::array();
+  for (const auto& r : kb.rocm) {
+    auto s = support_in(kb, g, r);
+    rel.push_back({{"rocm", r.version.str()}, {"status", s.status}, {"detail", s.detail}});
+  }
+  j["rocm"] = rel;
+  bool ov = false;
+  const RocmRelease* pr = pytorch_release(kb, g, ov);
+  j["pytorch_index"] = pr ? nlohmann::json(pr->pytorch_index) : nlohmann::json(nullptr);
+  j["pytorch_needs_override"] = ov;
+  return j;
+}
+
+std::string gfx_text(const Knowledge& kb, const GfxInfo& g) {
+  std::string out = g.target.name() + " - " + g.family + "\n";
+  auto row = [&](const char* k, const std::string& v) {
+    if (!v.empty()) out += "  " + std::string(k) + std::string(14 - std::string(k).size(), ' ') + v + "\n";
+  };
+  row("ISA", std::string(to_string(g.isa)) + ", wave" + std::to_string(g.wave_size) + (g.apu ? ", APU (integrated)" : ", discrete GPU"));
+  row("KFD version", std::to_string(g.kfd_version) + " (override spelling " + g.target.version_string() + ")");
+  row("Products", join(g.products));
+  std::vector<std::string> ids;
+  for (const auto* p : kb.pci_for(g.target))
+    ids.push_back("1002:" + hex4(p->device) + (p->revision ? " rev " + hex2(*p->revision) : "") + " " + p->name);
+  if (!ids.empty()) out += "  PCI ids\n";
+  for (const auto& s : ids) out += "    " + s + "\n";
+  if (g.override_to) {
+    row("Override", "HSA_OVERRIDE_GFX_VERSION=" + g.override_to->version_string() + " (runs " + g.override_to->name() + " code)");
+    row("Caveat", g.override_caveat);
+  } else {
+    row("Override", "none known to work");
+  }
+  if (const auto* req = kb.kernel_req_for(g.target))
+    row("Kernel", ">= " + req->kernel_min.str() + ": " + req->why);
+  else if (g.kernel_min)
+    row("Kernel", ">= " + g.kernel_min->str() + ": " + g.kernel_note);
+  row("Notes", g.notes);
+  out += "\nROCm releases\n";
+  for (const auto& r : kb.rocm) {
+    std::string v = r.version.str();
+    out += "  " + v + std::string(v.size() < 8 ? 8 - v.size() : 1, ' ') + support_in(kb, g, r).detail + "\n";
+  }
+  bool ov = false;
+  if (const RocmRelease* pr = pytorch_release(kb, g, ov)) {
+    out += "\nPyTorch\n  pip install torch --index-url " + pr->pytorch_index + "\n";
+    if (ov) out += "  with HSA_OVERRIDE_GFX_VERSION=" + g.override_to->version_string() + "\n";
+  }
+  return out;
+}
+
+// "1002:15bf", "0x15bf", "15bf" -> device id.
+std::optional<std::uint16_t> pci_subject(const std::string& s) {
+  std::string d = s;
+  for (auto& c : d) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (d.rfind("1002:", 0) == 0) d = d.substr(5);
+  if (d.rfind("0x", 0) == 0) d = d.substr(2);
+  if (d.size() != 4 || !std::all_of(d.begin(), d.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  return static_cast<std::uint16_t>(std::stoul(d, nullptr, 16));
+}
+
+const EmbeddedFile* finding_doc(const std::string& id) {
+  for (const auto& f : embedded_finding_docs())
+    if (std::string(f.path) == id + ".md") return &f;
+  return nullptr;
+}
+
+struct ExplainOptions {
+  std::string subject;
+  std::string format = "text";
+};
+
+int explain(const ExplainOptions& o, const GlobalOptions& g) {
+  auto files = recipe_files(g.recipes);
+  if (!files) throw UsageError(files.error().message);
+  auto loaded = load_knowledge(*files);
+  if (!loaded) throw UsageError(loaded.error().message);
+  const Knowledge& kb = *loaded;
+  const bool json = o.format == "json";
+  nlohmann::json j{{"schema", "amdml.explain/1"}, {"subject", o.subject}};
+  std::string text;
+
+  if (const FindingSpec* spec = find_finding_spec(o.subject)) {
+    const EmbeddedFile* doc = finding_doc(spec->id);
+    j["kind"] = "finding";
+    j["id"] = spec->id;
+    j["severity"] = to_string(spec->severity);
+    j["summary"] = spec->summary;
+    j["page"] = doc ? nlohmann::json(doc->text) : nlohmann::json(nullptr);
+    text = doc ? std::string(doc->text)
+               : std::string(spec->id) + " (" + std::string(to_string(spec->severity)) + "): " + spec->summary + "\n";
+  } else if (auto t = GfxTarget::parse_name(o.subject); t && o.subject.size() > 3 && kb.find_gfx(*t)) {
+    j["kind"] = "gfx";
+    j["gfx"] = gfx_json(kb, *kb.find_gfx(*t));
+    text = gfx_text(kb, *kb.find_gfx(*t));
+  } else if (auto v = parse_hsa_override(o.subject); v.target && kb.find_gfx(*v.target)) {
+    j["kind"] = "gfx";
+    j["gfx"] = gfx_json(kb, *kb.find_gfx(*v.target));
+    text = gfx_text(kb, *kb.find_gfx(*v.target));
+  } else if (auto dev = pci_subject(o.subject); dev && kb.find_pci(*dev, std::nullopt)) {
+    j["kind"] = "pci";
+    j["pci_id"] = "1002:" + hex4(*dev);
+    nlohmann::json variants = nlohmann::json::array();
+    std::vector<GfxTarget> targets;
+    text = "1002:" + hex4(*dev) + "\n";
+    for (const auto& p : kb.pci) {
+      if (p.device != *dev) continue;
+      variants.push_back({{"revision", p.revision ? nlohmann::json("0x" + hex2(*p.revision)) : nlohmann::json(nullptr)},
+                          {"name", p.name},
+                          {"gfx_target", p.gfx.name()}});
+      text += "  " + std::string(p.revision ? "rev " + hex2(*p.revision) : "default") + std::string(p.revision ? 2 : 1, ' ') +
+              "  " + p.name + " (" + p.gfx.name() + ")\n";
+      if (std::find(targets.begin(), targets.end(), p.gfx) == targets.end()) targets.push_back(p.gfx);
+    }
+    j["products"] = variants;
+    j["gfx"] = nlohmann::json::array();
+    for (const auto& t2 : targets)
+      if (const auto* info = kb.find_gfx(t2)) {
+        j["gfx"].push_back(gfx_json(kb, *info));
+        text += "\n" + gfx_text(kb, *info);
+      }
+  } else {
+    std::string msg = "explain: unknown subject '" + o.subject + "' (expected a gfx target like gfx1103, a PCI id like 1002:15bf, or a finding id)";
+    if (json) write_stdout(error_json(msg).dump(2) + "\n");
+    throw UsageError(msg);
+  }
+  write_stdout(json ? j.dump(2) + "\n" : text);
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g) {
+  auto o = std::make_shared<ExplainOptions>();
+  sub.add_option("subject", o->subject, "A gfx target (gfx1103, 11.0.3), a PCI id (1002:15bf, 15bf) or a finding id")->required();
+  sub.add_option("--format,-f", o->format, "Output format: text (default) or json (schema amdml.explain/1)")
+      ->check(CLI::IsMember({"text", "json"}));
+  return [o, &g]() -> int { return explain(*o, g); };
+}
+
+}  // namespace amdml::cli

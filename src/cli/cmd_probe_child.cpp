@@ -1,0 +1,30 @@
+// The hidden subcommands the runtime probes re-execute amdml with: `__probe-hsa` and
+// `__probe-drm NODE...`. Each prints one JSON document (docs/runtime.md) and exits 0;
+// they are not for people, so --help does not list them.
+#include "amdml/render.hpp"
+#include "cli/cli.hpp"
+#include "platform/runtime_child.hpp"
+
+namespace amdml::cli {
+
+CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions&) {
+  sub.group("");
+  return []() -> int {
+    nlohmann::json doc = platform::probe_hsa_in_child();
+    write_stdout(doc.dump() + "\n");
+    return kExitOk;
+  };
+}
+
+CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions&) {
+  sub.group("");
+  auto nodes = std::make_shared<std::vector<std::string>>();
+  sub.add_option("nodes", *nodes, "Render nodes to query");
+  return [nodes]() -> int {
+    nlohmann::json doc = platform::probe_drm_in_child(*nodes);
+    write_stdout(doc.dump() + "\n");
+    return kExitOk;
+  };
+}
+
+}  // namespace amdml::cli

@@ -1,0 +1,43 @@
+// dlopen for the runtime probes' children: the first loadable library from a list of
+// candidates, with what each attempt said, and the guard that keeps a loaded
+// library's chatter off stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "amdml/facts_runtime.hpp"
+
+namespace amdml::platform {
+
+struct LoadedLibrary {
+  void* handle = nullptr;  // never dlclose'd: the child exits soon after and runtimes
+                           // with threads do not survive being unloaded
+  std::string path;
+  std::vector<LibraryAttempt> attempts;
+  // The address of symbol, or nullptr (and the name is added to missing).
+  void* symbol(const char* name, std::vector<std::string>& missing) const;
+};
+
+// Tries each candidate with RTLD_NOW | RTLD_LOCAL. An absolute path that does not exist
+// is recorded as such without calling dlopen; a plain soname counts as found unless
+// the loader says it could not find that very name.
+LoadedLibrary load_first(const std::vector<std::string>& candidates);
+
+// While alive, file descriptor 1 points at stderr; the destructor puts stdout back.
+class StdoutToStderr {
+ public:
+  StdoutToStderr();
+  ~StdoutToStderr();
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+// Writes "amdml-probe: step <name>" to stderr (unbuffered), so a parent that has to
+// kill or bury the child knows how far it got.
+void probe_step(const char* name);
+
+}  // namespace amdml::platform

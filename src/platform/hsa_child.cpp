@@ -1,0 +1,219 @@
+// The HSA half of the runtime probe's child: the same call sequence rocminfo makes
+// (hsa_init, system info, agents, their pools and ISAs, hsa_shut_down), through
+// function pointers from dlopen so that amdml itself never links the runtime.
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "amdml/facts_runtime.hpp"
+#include "platform/dl.hpp"
+#include "platform/runtime_child.hpp"
+
+namespace amdml::platform {
+namespace {
+
+// HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES (uint8_t[8], bit 0 = APU): newer than the
+// headers amdml builds against; older runtimes answer INVALID_ARGUMENT.
+constexpr auto kAgentInfoMemoryProperties = static_cast<hsa_agent_info_t>(0xA114);
+
+struct Api {
+  decltype(&hsa_init) init = nullptr;
+  decltype(&hsa_shut_down) shut_down = nullptr;
+  decltype(&hsa_status_string) status_string = nullptr;
+  decltype(&hsa_system_get_info) system_get_info = nullptr;
+  decltype(&hsa_iterate_agents) iterate_agents = nullptr;
+  decltype(&hsa_agent_get_info) agent_get_info = nullptr;
+  decltype(&hsa_agent_iterate_isas) iterate_isas = nullptr;
+  decltype(&hsa_isa_get_info_alt) isa_get_info = nullptr;
+  decltype(&hsa_amd_agent_iterate_memory_pools) iterate_pools = nullptr;
+  decltype(&hsa_amd_memory_pool_get_info) pool_get_info = nullptr;
+};
+
+template <class F>
+void bind_symbol(const LoadedLibrary& lib, F& slot, const char* name, std::vector<std::string>& missing) {
+  slot = reinterpret_cast<F>(lib.symbol(name, missing));
+}
+
+const Api* g_api = nullptr;  // for the C callbacks below; the child is single-threaded here
+
+std::string info_string(hsa_agent_t agent, hsa_agent_info_t attr) {
+  char buf[256] = {};
+  if (g_api->agent_get_info(agent, attr, buf) != HSA_STATUS_SUCCESS) return {};
+  buf[sizeof buf - 1] = '\0';
+  return buf;
+}
+
+template <class T>
+std::optional<T> info_value(hsa_agent_t agent, hsa_agent_info_t attr) {
+  // Oversized and zeroed: a runtime that writes more than the documented width
+  // lands in the padding.
+  alignas(8) unsigned char buf[64] = {};
+  if (g_api->agent_get_info(agent, attr, buf) != HSA_STATUS_SUCCESS) return std::nullopt;
+  T v{};
+  std::memcpy(&v, buf, sizeof v);
+  return v;
+}
+
+hsa_status_t on_pool(hsa_amd_memory_pool_t pool, void* data) {
+  auto& pools = *static_cast<nlohmann::json*>(data);
+  nlohmann::json p;
+  hsa_amd_segment_t seg{};
+  if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg) == HSA_STATUS_SUCCESS) {
+    switch (seg) {
+      case HSA_AMD_SEGMENT_GLOBAL: p["segment"] = "global"; break;
+      case HSA_AMD_SEGMENT_READONLY: p["segment"] = "readonly"; break;
+      case HSA_AMD_SEGMENT_PRIVATE: p["segment"] = "private"; break;
+      case HSA_AMD_SEGMENT_GROUP: p["segment"] = "group"; break;
+      default: p["segment"] = "unknown"; break;
+    }
+  }
+  std::uint32_t flags = 0;
+  if (seg == HSA_AMD_SEGMENT_GLOBAL &&
+      g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags) == HSA_STATUS_SUCCESS)
+    p["global_flags"] = flags;
+  std::size_t size = 0;
+  if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size) == HSA_STATUS_SUCCESS) p["size"] = size;
+  bool alloc = false;
+  if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &alloc) == HSA_STATUS_SUCCESS)
+    p["alloc_allowed"] = alloc;
+  std::size_t granule = 0;
+  if (alloc && g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule) == HSA_STATUS_SUCCESS)
+    p["alloc_granule"] = granule;
+  bool all = false;
+  if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all) == HSA_STATUS_SUCCESS)
+    p["accessible_by_all"] = all;
+  pools.push_back(std::move(p));
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t on_isa(hsa_isa_t isa, void* data) {
+  auto& isas = *static_cast<nlohmann::json*>(data);
+  std::uint32_t len = 0;
+  if (g_api->isa_get_info(isa, HSA_ISA_INFO_NAME_LENGTH, &len) != HSA_STATUS_SUCCESS || len == 0 || len > 1024)
+    return HSA_STATUS_SUCCESS;
+  std::string name(len + 1, '\0');
+  if (g_api->isa_get_info(isa, HSA_ISA_INFO_NAME, name.data()) != HSA_STATUS_SUCCESS) return HSA_STATUS_SUCCESS;
+  name.resize(std::strlen(name.c_str()));
+  isas.push_back(name);
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t on_agent(hsa_agent_t agent, void* data) {
+  auto& agents = *static_cast<nlohmann::json*>(data);
+  nlohmann::json a;
+  a["name"] = info_string(agent, HSA_AGENT_INFO_NAME);
+  if (auto s = info_string(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_PRODUCT_NAME)); !s.empty())
+    a["marketing_name"] = s;
+  if (auto s = info_string(agent, HSA_AGENT_INFO_VENDOR_NAME); !s.empty()) a["vendor"] = s;
+  if (auto t = info_value<hsa_device_type_t>(agent, HSA_AGENT_INFO_DEVICE)) {
+    a["device"] = *t == HSA_DEVICE_TYPE_GPU ? "gpu" : *t == HSA_DEVICE_TYPE_CPU ? "cpu" : *t == HSA_DEVICE_TYPE_DSP ? "dsp" : "unknown";
+  }
+  if (auto v = info_value<std::uint32_t>(agent, HSA_AGENT_INFO_NODE)) a["node"] = *v;
+  auto amd = [](hsa_amd_agent_info_t x) { return static_cast<hsa_agent_info_t>(x); };
+  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_BDFID))) a["bdfid"] = *v;
+  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_DOMAIN))) a["domain"] = *v;
+  if (auto s = info_string(agent, amd(HSA_AMD_AGENT_INFO_UUID)); !s.empty()) a["uuid"] = s;
+  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_CHIP_ID))) a["chip_id"] = *v;
+  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT))) a["compute_units"] = *v;
+  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU))) a["simds_per_cu"] = *v;
+  if (auto v = info_value<std::uint32_t>(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE)) a["wavefront_size"] = *v;
+  if (auto v = info_value<std::uint8_t>(agent, kAgentInfoMemoryProperties)) a["apu"] = (*v & 1) != 0;
+  nlohmann::json isas = nlohmann::json::array();
+  g_api->iterate_isas(agent, on_isa, &isas);
+  a["isas"] = isas;
+  nlohmann::json pools = nlohmann::json::array();
+  g_api->iterate_pools(agent, on_pool, &pools);
+  a["pools"] = pools;
+  agents.push_back(std::move(a));
+  return HSA_STATUS_SUCCESS;
+}
+
+void set_failure(nlohmann::json& out, const Api& api, const char* call, hsa_status_t st) {
+  out["status"] = "init-failed";
+  out["call"] = call;
+  out["code"] = static_cast<std::uint32_t>(st);
+  const char* text = nullptr;
+  if (api.status_string && api.status_string(st, &text) == HSA_STATUS_SUCCESS && text) {
+    out["message"] = std::string(text);
+    std::string s = text;
+    if (s.rfind("HSA_STATUS_", 0) == 0) out["code_name"] = s.substr(0, s.find(':'));
+  }
+  if (!out.contains("code_name"))
+    if (auto n = hsa_status_name(static_cast<std::uint32_t>(st))) out["code_name"] = *n;
+}
+
+}  // namespace
+
+std::vector<std::string> hsa_library_candidates() {
+  const char* soname = "libhsa-runtime64.so.1";
+  if (const char* lib = std::getenv("AMDML_HSA_LIBRARY"); lib && *lib) return {lib};
+  std::vector<std::string> out;
+  if (const char* rp = std::getenv("ROCM_PATH"); rp && *rp == '/') out.push_back(std::string(rp) + "/lib/" + soname);
+  out.push_back(std::string("/opt/rocm/lib/") + soname);
+  out.push_back(soname);
+  return out;
+}
+
+nlohmann::json probe_hsa_in_child() {
+  StdoutToStderr guard;
+  nlohmann::json out;
+  probe_step("dlopen");
+  LoadedLibrary lib = load_first(hsa_library_candidates());
+  nlohmann::json tried = nlohmann::json::array();
+  for (const auto& a : lib.attempts) tried.push_back({{"path", a.path}, {"exists", a.exists}, {"error", a.error}});
+  out["tried"] = tried;
+  if (!lib.handle) {
+    out["status"] = "not-installed";
+    return out;
+  }
+  out["library"] = lib.path;
+  Api api;
+  std::vector<std::string> missing;
+  bind_symbol(lib, api.init, "hsa_init", missing);
+  bind_symbol(lib, api.shut_down, "hsa_shut_down", missing);
+  bind_symbol(lib, api.status_string, "hsa_status_string", missing);
+  bind_symbol(lib, api.system_get_info, "hsa_system_get_info", missing);
+  bind_symbol(lib, api.iterate_agents, "hsa_iterate_agents", missing);
+  bind_symbol(lib, api.agent_get_info, "hsa_agent_get_info", missing);
+  bind_symbol(lib, api.iterate_isas, "hsa_agent_iterate_isas", missing);
+  bind_symbol(lib, api.isa_get_info, "hsa_isa_get_info_alt", missing);
+  bind_symbol(lib, api.iterate_pools, "hsa_amd_agent_iterate_memory_pools", missing);
+  bind_symbol(lib, api.pool_get_info, "hsa_amd_memory_pool_get_info", missing);
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+    out["status"] = "init-failed";
+    out["call"] = "dlsym";
+    out["message"] = lib.path + " lacks " + names + " (not an HSA runtime, or too old)";
+    return out;
+  }
+  g_api = &api;
+  probe_step("hsa_init");
+  hsa_status_t st = api.init();
+  if (st != HSA_STATUS_SUCCESS) {
+    set_failure(out, api, "hsa_init", st);
+    return out;
+  }
+  probe_step("hsa_system_get_info");
+  std::uint16_t major = 0, minor = 0;
+  if (api.system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major) == HSA_STATUS_SUCCESS &&
+      api.system_get_info(HSA_SYSTEM_INFO_VERSION_MINOR, &minor) == HSA_STATUS_SUCCESS)
+    out["runtime_version"] = std::to_string(major) + "." + std::to_string(minor);
+  probe_step("hsa_iterate_agents");
+  nlohmann::json agents = nlohmann::json::array();
+  st = api.iterate_agents(on_agent, &agents);
+  out["agents"] = agents;
+  if (st != HSA_STATUS_SUCCESS) {
+    set_failure(out, api, "hsa_iterate_agents", st);
+  } else {
+    out["status"] = "ok";
+  }
+  probe_step("hsa_shut_down");
+  api.shut_down();
+  probe_step("done");
+  return out;
+}
+
+}  // namespace amdml::platform

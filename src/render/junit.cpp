@@ -1,0 +1,127 @@
+// JUnit XML for CI systems (GitHub Actions reporters, GitLab's junit artifacts, Jenkins):
+// one <testsuite> for the doctor's checks (a testcase per finding id) and one for the
+// expectations, failures carrying the one-line reason as message and the finding's
+// evidence and fix as text. No timestamps or durations: the same machine gives the
+// same document.
+#include <cstdint>
+
+#include "amdml/render.hpp"
+
+namespace amdml {
+
+namespace {
+
+constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one (overlong forms,
+// surrogates and code points past U+10FFFF are invalid).
+std::size_t utf8_sequence(std::string_view s, std::size_t i, std::uint32_t& cp) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char c = b(0);
+  std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  static const std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+struct Counts {
+  int tests = 0, failures = 0, skipped = 0;
+};
+
+Counts counts(const CheckReport& check, const std::string& suite) {
+  Counts c;
+  for (const auto& k : check.cases) {
+    if (k.suite != suite) continue;
+    ++c.tests;
+    if (k.status == CheckStatus::failed) ++c.failures;
+    if (k.status == CheckStatus::skipped) ++c.skipped;
+  }
+  return c;
+}
+
+std::string attrs(const std::string& name, const Counts& c) {
+  return "name=\"" + xml_escape(name) + "\" tests=\"" + std::to_string(c.tests) + "\" failures=\"" +
+         std::to_string(c.failures) + "\" errors=\"0\" skipped=\"" + std::to_string(c.skipped) + "\"";
+}
+
+std::string testcase(const CheckCase& k, const std::string& classname) {
+  std::string out = "    <testcase classname=\"" + classname + "\" name=\"" + xml_escape(k.name) + "\"";
+  if (k.status == CheckStatus::passed && k.output.empty()) return out + "/>\n";
+  out += ">\n";
+  if (k.status == CheckStatus::failed)
+    out += "      <failure type=\"" + std::string(k.suite == "doctor" ? "finding" : "expectation") + "\" message=\"" +
+           xml_escape(k.message) + "\">" + xml_escape(k.output.empty() ? k.message : k.output) + "</failure>\n";
+  else if (k.status == CheckStatus::skipped)
+    out += "      <skipped message=\"" + xml_escape(k.message) + "\"/>\n";
+  if (k.status != CheckStatus::failed && !k.output.empty())
+    out += "      <system-out>" + xml_escape(k.output) + "</system-out>\n";
+  return out + "    </testcase>\n";
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::uint32_t cp = 0;
+    std::size_t n = utf8_sequence(text, i, cp);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    bool allowed = cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp != 0xFFFE && cp != 0xFFFF);
+    if (!allowed) out += kReplacement;
+    else if (cp == '&') out += "&amp;";
+    else if (cp == '<') out += "&lt;";
+    else if (cp == '>') out += "&gt;";
+    else if (cp == '"') out += "&quot;";
+    else if (cp == '\'') out += "&apos;";
+    else if (cp == '\r') out += "&#13;";  // survives attribute-value normalisation
+    else out.append(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+std::string render_junit(const Report& report, const CheckReport& check) {
+  Counts all{static_cast<int>(check.cases.size()), check.count(CheckStatus::failed), check.count(CheckStatus::skipped)};
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuites " + attrs("amdml check", all) + ">\n";
+  for (const char* suite : {"doctor", "expect"}) {
+    Counts c = counts(check, suite);
+    if (c.tests == 0) continue;
+    std::string classname = std::string("amdml.") + suite;
+    out += "  <testsuite " + attrs(classname, c) + ">\n";
+    for (const auto& k : check.cases)
+      if (k.suite == suite) out += testcase(k, classname);
+    if (std::string(suite) == "doctor") {
+      TextStyle plain;
+      plain.color = false;
+      out += "    <system-out>" + xml_escape(render_text(report, plain)) + "</system-out>\n";
+    }
+    out += "  </testsuite>\n";
+  }
+  return out + "</testsuites>\n";
+}
+
+std::string render_junit_error(const std::string& message) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  Counts one{1, 1, 0};
+  out += "<testsuites " + attrs("amdml check", one) + ">\n";
+  out += "  <testsuite " + attrs("amdml.doctor", one) + ">\n";
+  out += "    <testcase classname=\"amdml.doctor\" name=\"amdml\">\n";
+  out += "      <failure type=\"startup\" message=\"" + xml_escape(message) + "\">" + xml_escape(message) + "</failure>\n";
+  out += "    </testcase>\n  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace amdml

@@ -1,0 +1,394 @@
+// gfx.override-needed, gfx.unsupported, gfx.override-invalid, gfx.override-unneeded:
+// does the ROCm stack have kernels for each GPU's gfx target, and if not, which
+// HSA_OVERRIDE_GFX_VERSION makes it run another target's code of the same ISA.
+//
+// The override is read the way libhsakmt reads it: the per-node variable
+// HSA_OVERRIDE_GFX_VERSION_<KFD node> wins over the global one, and the global one
+// applies to every GPU -- which is what breaks mixed boxes.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "rules/knowledge_internal.hpp"
+
+namespace amdml::rules {
+
+namespace {
+
+std::string gpu_name(const Gpu& g) {
+  std::string s = g.marketing_name.value_or("GPU");
+  if (g.gfx) s += " (" + g.gfx->name() + ")";
+  return s;
+}
+
+bool per_node_supported(const RuleContext& ctx, const Stack& st) {
+  // Without an installed ROCm the bundled runtimes (PyTorch, ollama) are current.
+  if (!st.installed) return true;
+  return *ctx.facts.rocm.version >= ctx.kb.per_node_override_since;
+}
+
+// How a GPU fares on the stack without any override.
+enum class Need { native, override, unsupported, unknown };
+
+struct GpuNeed {
+  int index = 0;
+  Need need = Need::unknown;
+  std::optional<GfxTarget> value;  // the override that works (Need::override)
+};
+
+GpuNeed assess(const RuleContext& ctx, const Stack& st, int i) {
+  const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(i)];
+  GpuNeed n{i};
+  if (!g.gfx || !st.release) return n;
+  if (st.release->has_kernels(*g.gfx)) {
+    n.need = Need::native;
+    return n;
+  }
+  const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
+  if (info && info->override_to && st.release->has_kernels(*info->override_to) &&
+      override_compatible(ctx.kb, *g.gfx, *info->override_to)) {
+    n.need = Need::override;
+    n.value = info->override_to;
+    return n;
+  }
+  n.need = info ? Need::unsupported : Need::unknown;
+  return n;
+}
+
+// Would `value` set globally run on GPU j (native target, or its own known override)?
+bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const GfxTarget& value) {
+  const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(j)];
+  if (!g.gfx) return false;
+  if (*g.gfx == value) return true;
+  const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
+  return info && info->override_to == value && st.release->has_kernels(value);
+}
+
+void add_override_commands(Finding& fd, const nlohmann::json& params) {
+  if (params.contains("value")) {
+    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + params["value"].get<std::string>());
+  } else {
+    for (const auto& [node, v] : params["per_node"].items())
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v.get<std::string>());
+  }
+}
+
+void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
+                     std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  std::vector<const GpuNeed*> want;
+  for (const auto& n : needs) {
+    if (n.need != Need::override) continue;
+    // Already covered by a valid, compatible override whose target has kernels.
+    const Gpu& g = f.gpus[static_cast<std::size_t>(n.index)];
+    if (auto set = override_for(f, g)) {
+      if (set->parse.target && st.release->has_kernels(*set->parse.target) &&
+          override_compatible(ctx.kb, *g.gfx, *set->parse.target))
+        continue;
+      if (set->parse.target || set->parse.error != OverrideError::none) continue;  // gfx.override-invalid says it
+    }
+    want.push_back(&n);
+  }
+  if (want.empty()) return;
+
+  // One global value when every ROCm-visible GPU runs fine under it; else per node.
+  std::set<GfxTarget> values;
+  for (const auto* n : want) values.insert(*n->value);
+  bool global_ok = values.size() == 1;
+  if (global_ok)
+    for (std::size_t j = 0; j < f.gpus.size(); ++j)
+      if (f.gpus[j].kfd_node && !global_value_fits(ctx, st, static_cast<int>(j), *values.begin())) global_ok = false;
+
+  std::string names;
+  for (const auto* n : want) names += (names.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(n->index)]);
+  const GpuNeed& first = *want.front();
+  const Gpu& g0 = f.gpus[static_cast<std::size_t>(first.index)];
+  std::string title = global_ok ? names + " needs HSA_OVERRIDE_GFX_VERSION=" + first.value->version_string()
+                                : names + " need per-GPU HSA_OVERRIDE_GFX_VERSION_<node> values";
+  std::string detail = st.label + " ships no " + g0.gfx->name() + " kernels";
+  if (want.size() > 1) detail = st.label + " ships no kernels for these targets";
+  detail += "; they run the " + first.value->name() + " (" + first.value->version_string() +
+            ") code of the same ISA family when the override says so.";
+  if (!global_ok)
+    detail += " A single global value would break another GPU in this box, so set it per KFD node (CPU nodes count).";
+  auto fd = make_finding("gfx.override-needed", title, detail);
+  for (const auto* n : want) {
+    const Gpu& g = f.gpus[static_cast<std::size_t>(n->index)];
+    fd.gpus.push_back(n->index);
+    fd.evidence.push_back(gfx_evidence(g));
+    if (const auto* info = ctx.kb.find_gfx(*g.gfx); info && !info->override_caveat.empty())
+      fd.notes.push_back(g.gfx->name() + " -> " + n->value->version_string() + ": " + info->override_caveat);
+  }
+  fd.evidence.push_back(rocm_evidence(f));
+  fd.evidence.push_back({"env HSA_OVERRIDE_GFX_VERSION", f.env.count("HSA_OVERRIDE_GFX_VERSION") ? f.env.at("HSA_OVERRIDE_GFX_VERSION") : "unset"});
+
+  nlohmann::json params;
+  if (global_ok) {
+    params["value"] = first.value->version_string();
+  } else {
+    nlohmann::json per = nlohmann::json::object();
+    for (const auto* n : want)
+      per[std::to_string(*f.gpus[static_cast<std::size_t>(n->index)].kfd_node)] = n->value->version_string();
+    params["per_node"] = per;
+  }
+  // The GPUs that run natively: hiding the others is the alternative to an override.
+  std::string native;
+  for (const auto& n : needs)
+    if (n.need == Need::native) native += (native.empty() ? "" : ",") + rocr_device_name(f, n.index);
+  if (global_ok || per_node_supported(ctx, st)) {
+    fd.fix = FixRef{"hsa-override", params};
+    add_override_commands(fd, params);
+    if (!native.empty())
+      fd.notes.push_back("Alternative: use only the GPUs that need no override: export ROCR_VISIBLE_DEVICES=" + native);
+  } else {
+    // The per-node form arrived later: hide the GPUs a global value would break.
+    if (!native.empty()) {
+      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + native + "   # use only the GPUs that need no override");
+    } else {
+      std::string keep;
+      for (const auto* n : want)
+        if (*n->value == *first.value) keep += (keep.empty() ? "" : ",") + rocr_device_name(f, n->index);
+      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + keep);
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + first.value->version_string());
+    }
+    fd.notes.push_back(st.label + " predates the per-node HSA_OVERRIDE_GFX_VERSION_<node> form (ROCm " +
+                       ctx.kb.per_node_override_since.str() + "), so hide GPUs instead.");
+  }
+  fd.notes.push_back("For the ollama service, `amdml fix` writes the same value into its systemd drop-in.");
+  out.push_back(std::move(fd));
+}
+
+void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  for (const auto& n : needs) {
+    if (n.need != Need::unsupported) continue;
+    const Gpu& g = f.gpus[static_cast<std::size_t>(n.index)];
+    // A valid override to a compatible target with kernels makes it work after all.
+    if (auto set = override_for(f, g); set && set->parse.target && st.release->has_kernels(*set->parse.target) &&
+                                       override_compatible(ctx.kb, *g.gfx, *set->parse.target))
+      continue;
+    const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
+    auto fd = make_finding("gfx.unsupported", gpu_name(g) + ": no ROCm kernels in " + st.label + " and no safe override",
+                           st.label + " ships no " + g.gfx->name() + " kernels, and no other target's code runs on its ISA (" +
+                               to_string(info->isa) + ", wave" + std::to_string(info->wave_size) + ").");
+    fd.gpus.push_back(n.index);
+    fd.evidence.push_back(gfx_evidence(g));
+    fd.evidence.push_back(rocm_evidence(f));
+    const RocmRelease* later = nullptr;
+    const RocmRelease* last = nullptr;
+    for (const auto& r : ctx.kb.rocm) {
+      if (!r.has_kernels(*g.gfx)) continue;
+      if (r.version > st.release->version && !later) later = &r;
+      if (r.version < st.release->version) last = &r;
+    }
+    if (later) {
+      fd.detail += " ROCm " + later->version.str() + " and newer have them: upgrade ROCm.";
+      if (!later->pytorch_index.empty())
+        fd.commands.push_back("pip install torch --index-url " + later->pytorch_index + "   # PyTorch with its own ROCm " +
+                              later->version.str() + " runtime");
+    } else if (last) {
+      fd.detail += " ROCm " + last->version.str() + " was the last release with them.";
+      if (!last->pytorch_index.empty())
+        fd.commands.push_back("pip install torch --index-url " + last->pytorch_index + "   # the last PyTorch built for it");
+    } else {
+      fd.detail += " No ROCm release amdml knows ships them.";
+    }
+    fd.notes.push_back("For LLMs, use a Vulkan backend instead: llama.cpp built with -DGGML_VULKAN=ON, or ollama's Vulkan "
+                       "path (OLLAMA_VULKAN=1 before ollama 0.30, on by default since).");
+    if (info && !info->notes.empty()) fd.notes.push_back(info->notes);
+    out.push_back(std::move(fd));
+  }
+}
+
+// Every variable of the override family, checked for syntax and for each GPU it reaches.
+void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
+                      std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  const std::string prefix = "HSA_OVERRIDE_GFX_VERSION";
+  std::map<int, int> gpu_by_node;  // KFD node -> GPU index
+  for (std::size_t i = 0; i < f.gpus.size(); ++i)
+    if (f.gpus[i].kfd_node) gpu_by_node[*f.gpus[i].kfd_node] = static_cast<int>(i);
+
+  for (const auto& [var, value] : f.env) {
+    if (var.rfind(prefix, 0) != 0) continue;
+    std::optional<int> node;
+    if (var.size() > prefix.size()) {
+      if (var[prefix.size()] != '_') continue;
+      auto n = parse::u64(var.substr(prefix.size() + 1));
+      if (!n || *n > 4096) continue;
+      node = static_cast<int>(*n);
+    }
+    auto p = parse_hsa_override(value);
+    Evidence ev{"env " + var, value};
+    // Which GPUs this variable reaches.
+    std::vector<int> reach;
+    if (node) {
+      if (gpu_by_node.count(*node)) reach.push_back(gpu_by_node[*node]);
+    } else {
+      for (const auto& [nd, gi] : gpu_by_node) {
+        std::string per = prefix + "_" + std::to_string(nd);
+        if (!f.env.count(per)) reach.push_back(gi);
+      }
+    }
+    if (p.error != OverrideError::none) {
+      auto fd = make_finding("gfx.override-invalid", var + " is invalid: ROCm will find no GPU",
+                             var + " " + describe_override_error(p, value) +
+                                 ". libhsakmt rejects the value and topology initialisation fails.");
+      fd.evidence.push_back(ev);
+      fd.gpus = reach;
+      std::optional<GfxTarget> meant = p.suggestion;
+      if (meant) {
+        nlohmann::json params;
+        if (node) params["per_node"] = nlohmann::json{{std::to_string(*node), meant->version_string()}};
+        else params["value"] = meant->version_string();
+        fd.fix = FixRef{"hsa-override", params};
+        add_override_commands(fd, params);
+      } else {
+        fd.commands.push_back("unset " + var);
+      }
+      if (p.error == OverrideError::quoted)
+        fd.notes.push_back("In a systemd unit write Environment=\"" + var + "=" + (meant ? meant->version_string() : "x.y.z") +
+                           "\" -- the quotes go around the whole assignment, not the value.");
+      out.push_back(std::move(fd));
+      continue;
+    }
+    if (node && !gpu_by_node.count(*node)) {
+      bool cpu = false;
+      for (const auto& n : f.kfd.nodes) cpu |= n.index == *node && n.cpu;
+      auto fd = make_finding("gfx.override-invalid", var + " names KFD node " + std::to_string(*node) + ", which is " +
+                                                         (cpu ? "a CPU node" : "not a GPU on this box"),
+                             "The per-node form counts KFD topology nodes, CPU nodes included; on a one-socket box the "
+                             "first GPU is node 1. This setting reaches no GPU.");
+      fd.evidence.push_back(ev);
+      fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", std::to_string(f.kfd.nodes.size()) + " nodes, " +
+                                                                       std::to_string(f.kfd.cpu_nodes()) + " CPU"});
+      for (const auto& [nd, gi] : gpu_by_node)
+        fd.notes.push_back("KFD node " + std::to_string(nd) + " is " + gpu_label(f, gi));
+      fd.commands.push_back("unset " + var);
+      out.push_back(std::move(fd));
+      continue;
+    }
+    if (node && st.installed && !per_node_supported(ctx, st)) {
+      auto fd = make_finding("gfx.override-invalid", var + " is ignored by " + st.label,
+                             "The per-node form HSA_OVERRIDE_GFX_VERSION_<node> arrived in ROCm " +
+                                 ctx.kb.per_node_override_since.str() + "; older runtimes read only the global variable.");
+      fd.evidence.push_back(ev);
+      fd.evidence.push_back(rocm_evidence(f));
+      fd.gpus = reach;
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + value + "   # and hide other GPUs with ROCR_VISIBLE_DEVICES");
+      out.push_back(std::move(fd));
+      continue;
+    }
+    // Valid syntax: does it fit every GPU it reaches?
+    std::vector<int> broken;
+    for (int gi : reach) {
+      const Gpu& g = f.gpus[static_cast<std::size_t>(gi)];
+      if (!g.gfx || *g.gfx == *p.target) continue;
+      if (!ctx.kb.find_gfx(*g.gfx)) continue;  // cannot judge a target amdml does not know
+      if (!override_compatible(ctx.kb, *g.gfx, *p.target)) broken.push_back(gi);
+    }
+    if (broken.empty()) {
+      if (!ctx.kb.find_gfx(*p.target) && !reach.empty()) {
+        auto fd = make_finding("gfx.override-invalid", var + "=" + value + " names no known gfx target",
+                               "No AMD GPU has ISA " + p.target->name() + ", so no library ships code objects for it.");
+        fd.evidence.push_back(ev);
+        fd.gpus = reach;
+        fd.commands.push_back("unset " + var);
+        out.push_back(std::move(fd));
+      }
+      continue;
+    }
+    std::string who;
+    for (int gi : broken) who += (who.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(gi)]);
+    const GfxInfo* to = ctx.kb.find_gfx(*p.target);
+    bool mixed = !node && reach.size() > broken.size();
+    auto fd = make_finding(
+        "gfx.override-invalid",
+        var + "=" + value + (mixed ? " is global and breaks " : " does not fit ") + who,
+        "It makes " + who + " run " + p.target->name() + (to ? std::string(" (") + to_string(to->isa) + ", wave" +
+                                                                   std::to_string(to->wave_size) + ")" : std::string()) +
+            " code, another ISA family or wave size: expect HSA_STATUS_ERROR_INVALID_ISA, invalid device function or a hang.");
+    fd.evidence.push_back(ev);
+    for (int gi : broken) {
+      fd.gpus.push_back(gi);
+      fd.evidence.push_back(gfx_evidence(f.gpus[static_cast<std::size_t>(gi)]));
+    }
+    // The fix: per node, each GPU that needs a value gets its own; the rest none.
+    nlohmann::json per = nlohmann::json::object();
+    for (const auto& n : needs)
+      if (n.need == Need::override) per[std::to_string(*f.gpus[static_cast<std::size_t>(n.index)].kfd_node)] = n.value->version_string();
+    // One value that fits every GPU goes global; otherwise per node.
+    std::set<std::string> distinct;
+    for (const auto& [k, v] : per.items()) distinct.insert(v.get<std::string>());
+    bool global_ok = distinct.size() == 1;
+    if (global_ok) {
+      auto t = parse_hsa_override(*distinct.begin()).target;
+      for (const auto& [nd, gi] : gpu_by_node) global_ok = global_ok && global_value_fits(ctx, st, gi, *t);
+    }
+    if (global_ok) {
+      nlohmann::json params{{"value", *distinct.begin()}};
+      fd.fix = FixRef{"hsa-override", params};
+      if (node) fd.commands.push_back("unset " + var);
+      add_override_commands(fd, params);
+    } else if (!per.empty() && per_node_supported(ctx, st)) {
+      nlohmann::json params{{"per_node", per}};
+      fd.fix = FixRef{"hsa-override", params};
+      fd.commands.push_back("unset " + var);
+      add_override_commands(fd, params);
+    } else {
+      fd.commands.push_back("unset " + var);
+    }
+    if (mixed) {
+      std::string keep;
+      for (int gi : reach)
+        if (std::find(broken.begin(), broken.end(), gi) == broken.end())
+          keep += (keep.empty() ? "" : ",") + rocr_device_name(f, gi);
+      fd.notes.push_back("Or keep the global value and hide the GPUs it breaks: export ROCR_VISIBLE_DEVICES=" + keep);
+    }
+    out.push_back(std::move(fd));
+  }
+}
+
+void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
+                       std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  std::vector<int> idx;
+  std::optional<OverrideSetting> shown;
+  for (const auto& n : needs) {
+    if (n.need != Need::native) continue;
+    const Gpu& g = f.gpus[static_cast<std::size_t>(n.index)];
+    auto set = override_for(f, g);
+    if (!set || !set->parse.target || *set->parse.target == *g.gfx) continue;
+    if (!override_compatible(ctx.kb, *g.gfx, *set->parse.target)) continue;  // gfx.override-invalid
+    idx.push_back(n.index);
+    if (!shown) shown = set;
+  }
+  if (idx.empty()) return;
+  std::string names;
+  for (int i : idx) names += (names.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(i)]);
+  auto fd = make_finding("gfx.override-unneeded", shown->var + " is no longer needed for " + names,
+                         st.label + " has native kernels for it; the override makes it run another target's code, "
+                                    "which can be slower or use instructions tuned for a different chip.");
+  fd.gpus = idx;
+  fd.evidence.push_back({"env " + shown->var, shown->value});
+  fd.evidence.push_back(rocm_evidence(f));
+  fd.commands.push_back("unset " + shown->var);
+  out.push_back(std::move(fd));
+}
+
+}  // namespace
+
+void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  Stack st = ml_stack(ctx);
+  if (!st.release) return;
+  std::vector<GpuNeed> needs;
+  for (std::size_t i = 0; i < f.gpus.size(); ++i)
+    if (f.gpus[i].kfd_node && f.gpus[i].gfx) needs.push_back(assess(ctx, st, static_cast<int>(i)));
+  override_invalid(ctx, st, needs, out);
+  override_needed(ctx, st, needs, out);
+  unsupported(ctx, st, needs, out);
+  override_unneeded(ctx, st, needs, out);
+}
+
+}  // namespace amdml::rules

@@ -1,0 +1,79 @@
+// rocm.version: the installed ROCm against the GPU (dropped from the official list),
+// the kernel (AMD's per-kernel status for a GPU, the release's kernel range), and age.
+#include "rules/knowledge_internal.hpp"
+
+namespace amdml::rules {
+
+void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  if (!f.rocm.version || ctx.kb.rocm.empty() || f.gpus.empty()) return;
+  const Version& v = *f.rocm.version;
+  const Evidence rev = rocm_evidence(f);
+  const RocmRelease& oldest = ctx.kb.rocm.front();
+
+  if (v < oldest.version) {
+    auto fd = make_finding("rocm.version", "ROCm " + v.str() + " is older than " + oldest.version.str(),
+                           "Releases before " + oldest.version.str() + " predate most ML support: no current PyTorch wheel, "
+                           "ollama or llama.cpp build targets them.");
+    fd.evidence.push_back(rev);
+    fd.gpus = amd_gpu_indices(f);
+    if (const auto* nr = ctx.kb.newest_rocm(); nr && !nr->pytorch_index.empty())
+      fd.commands.push_back("pip install torch --index-url " + nr->pytorch_index + "   # PyTorch bundles its own ROCm runtime");
+    fd.notes.push_back("Distribution ROCm packages (Debian 12: 5.2, Ubuntu 22.04: 5.0) lag; AMD's packages come from repo.radeon.com.");
+    out.push_back(std::move(fd));
+    return;
+  }
+  const RocmRelease* rel = ctx.kb.find_rocm(v);
+  if (!rel) return;  // newer major than amdml knows: nothing to say
+
+  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
+    const Gpu& g = f.gpus[i];
+    if (!g.gfx) continue;
+    // AMD's status for this release on this GPU given the kernel (Strix Halo).
+    if (const KernelReq* req = ctx.kb.kernel_req_for(*g.gfx); req && f.os.kernel_release && req->satisfied_by(*f.os.kernel_release)) {
+      if (req->status(v, true) == KernelStatus::unsupported) {
+        std::string good;
+        for (const auto& [key, st] : req->rocm_new_kernel)
+          if (st == KernelStatus::ok) good += (good.empty() ? "" : ", ") + key;
+        auto fd = make_finding("rocm.version", "ROCm " + v.str() + " is not supported on " + gpu_label(f, static_cast<int>(i)) +
+                                                   " with kernel " + f.os.kernel->str(),
+                               "AMD lists this release as unsupported on kernels that carry the fixes this GPU needs; the "
+                               "releases it lists as working there: " + good + ".");
+        fd.evidence.push_back(rev);
+        fd.evidence.push_back({"/proc/sys/kernel/osrelease", *f.os.kernel_release});
+        fd.gpus.push_back(static_cast<int>(i));
+        fd.commands.push_back("install ROCm " + good.substr(0, good.find(',')) + " or newer listed as ok (amdgpu-install from repo.radeon.com)");
+        if (!req->source.empty()) fd.notes.push_back("Source: " + req->source + ".");
+        out.push_back(std::move(fd));
+        continue;
+      }
+    }
+    // Dropped from the official list while the libraries still carry its kernels.
+    if (rel->has_kernels(*g.gfx) && !rel->is_official(*g.gfx)) {
+      const RocmRelease* last = ctx.kb.last_official(*g.gfx);
+      if (last && last->version < rel->version) {
+        auto fd = make_finding("rocm.version", "ROCm " + v.str() + " no longer supports " + gpu_label(f, static_cast<int>(i)),
+                               "ROCm " + last->version.str() + " was the last release with " + g.gfx->name() +
+                                   " on AMD's list; newer releases still carry some kernels but are untested on it and may "
+                                   "fail in any library.");
+        fd.evidence.push_back(rev);
+        fd.evidence.push_back(gfx_evidence(g));
+        fd.gpus.push_back(static_cast<int>(i));
+        if (!last->pytorch_index.empty())
+          fd.commands.push_back("pip install torch --index-url " + last->pytorch_index + "   # the last supported stack");
+        out.push_back(std::move(fd));
+      }
+    }
+  }
+  // The kernel below every distribution kernel the release was built for.
+  if (f.os.kernel && rel->kernel_min && *f.os.kernel < *rel->kernel_min && !in_container(f)) {
+    auto fd = make_finding("rocm.version", "ROCm " + v.str() + " needs a newer kernel than " + f.os.kernel->str(),
+                           "The oldest kernel on a distribution this release supports is " + rel->kernel_min->str() + ".");
+    fd.evidence.push_back(rev);
+    fd.evidence.push_back({"/proc/sys/kernel/osrelease", f.os.kernel_release.value_or(f.os.kernel->str())});
+    fd.gpus = amd_gpu_indices(f);
+    out.push_back(std::move(fd));
+  }
+}
+
+}  // namespace amdml::rules

@@ -1,0 +1,192 @@
+// Validates the shipped knowledge base (recipes/knowledge/*.toml) for internal
+// consistency, and the loader's and helpers' semantics on small literal inputs.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "amdml/knowledge.hpp"
+
+namespace amdml {
+namespace {
+
+const Knowledge& shipped() {
+  static const Knowledge kb = [] {
+    auto files = recipe_files("");
+    EXPECT_TRUE(files.ok());
+    auto k = load_knowledge(*files);
+    EXPECT_TRUE(k.ok()) << (k.ok() ? "" : k.error().message);
+    return k.ok() ? *k : Knowledge{};
+  }();
+  return kb;
+}
+
+TEST(KnowledgeData, CoversTheTargetRange) {
+  const auto& kb = shipped();
+  for (const char* name : {"gfx803", "gfx900", "gfx906", "gfx90a", "gfx90c", "gfx942", "gfx1010", "gfx1030", "gfx1032",
+                           "gfx1100", "gfx1103", "gfx1151", "gfx1200", "gfx1201"})
+    EXPECT_NE(kb.find_gfx(*GfxTarget::parse_name(name)), nullptr) << name;
+  EXPECT_GE(kb.pci.size(), 60u);
+  EXPECT_GE(kb.rocm.size(), 8u);
+}
+
+TEST(KnowledgeData, EveryGfxHasConsistentKfdVersionFamilyAndWaveSize) {
+  std::set<GfxTarget> seen;
+  for (const auto& g : shipped().gfx) {
+    SCOPED_TRACE(g.target.name());
+    EXPECT_TRUE(seen.insert(g.target).second) << "listed twice";
+    EXPECT_EQ(g.kfd_version, g.target.kfd_version());
+    EXPECT_EQ(GfxTarget::from_kfd_version(g.kfd_version), g.target);
+    EXPECT_NE(g.isa, IsaFamily::unknown);
+    EXPECT_FALSE(g.family.empty());
+    // RDNA runs wave32 natively, GCN and CDNA wave64.
+    bool rdna = g.isa != IsaFamily::gcn && g.isa != IsaFamily::cdna;
+    EXPECT_EQ(g.wave_size, rdna ? 32 : 64);
+    // The generation in the name matches the ISA family.
+    if (g.isa == IsaFamily::gcn || g.isa == IsaFamily::cdna) EXPECT_TRUE(g.target.major == 8 || g.target.major == 9);
+    if (g.isa == IsaFamily::rdna1 || g.isa == IsaFamily::rdna2) EXPECT_EQ(g.target.major, 10u);
+    if (g.isa == IsaFamily::rdna3 || g.isa == IsaFamily::rdna3_5) EXPECT_EQ(g.target.major, 11u);
+    if (g.isa == IsaFamily::rdna4) EXPECT_EQ(g.target.major, 12u);
+  }
+}
+
+TEST(KnowledgeData, OverridesParseAndStayInsideTheIsaFamily) {
+  const auto& kb = shipped();
+  int with_override = 0;
+  for (const auto& g : kb.gfx) {
+    if (!g.override_to) continue;
+    ++with_override;
+    SCOPED_TRACE(g.target.name());
+    auto p = parse_hsa_override(g.override_to->version_string());
+    ASSERT_TRUE(p.target.has_value());
+    EXPECT_EQ(*p.target, *g.override_to);
+    const GfxInfo* to = kb.find_gfx(*g.override_to);
+    ASSERT_NE(to, nullptr) << "override target not in the table";
+    EXPECT_NE(*g.override_to, g.target);
+    EXPECT_TRUE(isa_compatible(g.isa, to->isa));
+    EXPECT_EQ(g.wave_size, to->wave_size);
+    EXPECT_FALSE(g.override_caveat.empty()) << "every override needs its caveat";
+  }
+  EXPECT_GE(with_override, 10);
+}
+
+TEST(KnowledgeData, PciIdsAreUniqueAndNameKnownTargets) {
+  const auto& kb = shipped();
+  std::set<std::pair<std::uint16_t, int>> seen;
+  for (const auto& p : kb.pci) {
+    SCOPED_TRACE(p.name);
+    EXPECT_TRUE(seen.insert({p.device, p.revision ? *p.revision : -1}).second) << "PCI id listed twice";
+    EXPECT_NE(kb.find_gfx(p.gfx), nullptr) << p.gfx.name() << " not in the gfx table";
+    EXPECT_FALSE(p.name.empty());
+  }
+  // Every device with revision-specific entries also has a default.
+  for (const auto& p : kb.pci)
+    if (p.revision) {
+      bool has_default = false;
+      for (const auto& q : kb.pci) has_default |= q.device == p.device && !q.revision;
+      EXPECT_TRUE(has_default) << std::hex << p.device;
+    }
+}
+
+TEST(KnowledgeData, ReleasesSortedUniqueAndConsistent) {
+  const auto& kb = shipped();
+  for (std::size_t i = 1; i < kb.rocm.size(); ++i) EXPECT_LT(kb.rocm[i - 1].version, kb.rocm[i].version);
+  EXPECT_EQ(kb.rocm.front().version, (Version{5, 7, 0}));
+  EXPECT_EQ(kb.rocm.back().version.major, 7u);
+  for (const auto& r : kb.rocm) {
+    SCOPED_TRACE(r.version.str());
+    for (const auto& g : r.official) EXPECT_TRUE(r.has_kernels(g)) << g.name();
+    for (const auto& g : r.kernels) EXPECT_NE(kb.find_gfx(g), nullptr) << g.name();
+    EXPECT_FALSE(r.distros.empty());
+    ASSERT_TRUE(r.kernel_min && r.kernel_max);
+    EXPECT_LE(*r.kernel_min, *r.kernel_max);
+    if (!r.pytorch_index.empty())
+      EXPECT_EQ(r.pytorch_index.rfind("https://download.pytorch.org/whl/rocm", 0), 0u) << r.pytorch_index;
+  }
+  for (const auto& k : kb.kernel_reqs)
+    for (const auto& g : k.gfx) EXPECT_NE(kb.find_gfx(g), nullptr);
+}
+
+TEST(KnowledgeData, LookupsFollowTheRevisionAndReleaseRules) {
+  const auto& kb = shipped();
+  // 73FF rev DF is a Navi 22 although the device is Navi 23.
+  EXPECT_EQ(kb.find_pci(0x73ff, 0xdf)->gfx.name(), "gfx1031");
+  EXPECT_EQ(kb.find_pci(0x73ff, 0xc1)->gfx.name(), "gfx1032");
+  EXPECT_EQ(kb.find_pci(0x73ff, 0x42)->gfx.name(), "gfx1032");  // unknown revision: the default
+  EXPECT_EQ(kb.find_pci(0x15bf, std::nullopt)->name, "AMD Radeon 780M");
+  EXPECT_EQ(kb.find_pci(0x1234, std::nullopt), nullptr);
+  // 6.4.0 lacks RDNA 4, 6.4.1 and later have it.
+  auto g1201 = *GfxTarget::parse_name("gfx1201");
+  EXPECT_FALSE(kb.find_rocm({6, 4, 0})->has_kernels(g1201));
+  EXPECT_TRUE(kb.find_rocm({6, 4, 3})->has_kernels(g1201));
+  EXPECT_FALSE(kb.find_rocm({6, 3, 2})->has_kernels(g1201));
+  EXPECT_EQ(kb.first_official(g1201)->version, (Version{6, 4, 1}));
+  EXPECT_EQ(kb.find_rocm({5, 6, 0}), nullptr);
+}
+
+TEST(OverrideParse, FollowsLibhsakmtGrammar) {
+  EXPECT_EQ(*parse_hsa_override("10.3.0").target, (GfxTarget{10, 3, 0}));
+  EXPECT_EQ(*parse_hsa_override("9.0.10").target, (GfxTarget{9, 0, 10}));
+  EXPECT_EQ(*parse_hsa_override("63.255.255").target, (GfxTarget{63, 255, 255}));
+  EXPECT_EQ(parse_hsa_override("64.0.0").error, OverrideError::out_of_range);
+  EXPECT_EQ(parse_hsa_override("11.256.0").error, OverrideError::out_of_range);
+  EXPECT_EQ(parse_hsa_override("").error, OverrideError::empty);
+  EXPECT_EQ(parse_hsa_override("10.3").error, OverrideError::malformed);
+  EXPECT_EQ(parse_hsa_override("10.3.0.1").error, OverrideError::malformed);
+  EXPECT_EQ(parse_hsa_override("9.0.a").error, OverrideError::malformed);
+  EXPECT_EQ(parse_hsa_override("-1.0.0").error, OverrideError::malformed);
+  auto q = parse_hsa_override("\"11.0.0\"");
+  EXPECT_EQ(q.error, OverrideError::quoted);
+  EXPECT_EQ(*q.suggestion, (GfxTarget{11, 0, 0}));
+  auto n = parse_hsa_override("gfx1030");
+  EXPECT_EQ(n.error, OverrideError::gfx_name);
+  EXPECT_EQ(*n.suggestion, (GfxTarget{10, 3, 0}));
+  EXPECT_NE(describe_override_error(q, "\"11.0.0\"").find("quotes"), std::string::npos);
+}
+
+TEST(KernelReq, OemBackportAndPerReleaseStatus) {
+  const auto* req = shipped().kernel_req_for(*GfxTarget::parse_name("gfx1151"));
+  ASSERT_NE(req, nullptr);
+  EXPECT_FALSE(req->satisfied_by("6.8.0-60-generic"));
+  EXPECT_FALSE(req->satisfied_by("6.14.0-1017-oem"));
+  EXPECT_TRUE(req->satisfied_by("6.14.0-1018-oem"));
+  EXPECT_FALSE(req->satisfied_by("6.14.0-1018-generic"));
+  EXPECT_FALSE(req->satisfied_by("6.18.3-arch1-1"));
+  EXPECT_TRUE(req->satisfied_by("6.18.4-arch1-1"));
+  EXPECT_TRUE(req->satisfied_by("7.0.0-15-generic"));
+  EXPECT_EQ(req->status({7, 2, 0}, false), KernelStatus::unsupported);
+  EXPECT_EQ(req->status({7, 2, 1}, false), KernelStatus::unstable);
+  EXPECT_EQ(req->status({7, 1, 1}, true), KernelStatus::unsupported);
+  EXPECT_EQ(req->status({7, 2, 1}, true), KernelStatus::ok);
+  EXPECT_EQ(req->status({6, 2, 0}, true), KernelStatus::unknown);
+}
+
+TEST(MemoryKnowledge, RecommendationLeavesAReserveAndNeverExceedsRam) {
+  MemoryKnowledge mk;
+  auto rec = mk.recommended_pages_limit(Bytes{128 * kGiB});
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->value, 112 * kGiB / kPageSize);  // 12.5 % reserve
+  rec = mk.recommended_pages_limit(Bytes{16 * kGiB});
+  EXPECT_EQ(rec->value, 12 * kGiB / kPageSize);   // 4 GiB floor
+  EXPECT_FALSE(mk.recommended_pages_limit(Bytes{4 * kGiB}).has_value());
+  for (std::uint64_t g = 5; g < 1024; g += 7) {
+    auto r = mk.recommended_pages_limit(Bytes{g * kGiB});
+    ASSERT_TRUE(r);
+    EXPECT_LE(r->bytes().value, static_cast<std::uint64_t>(0.9 * static_cast<double>(g * kGiB)));
+  }
+}
+
+TEST(KnowledgeLoader, RejectsBadData) {
+  auto load = [](const std::string& text) { return load_knowledge({{"knowledge/x.toml", text}}); };
+  EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1030\"\nisa = \"rdna2\"\n").ok());  // no kfd_version
+  EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1030\"\nkfd_version = 100300\nisa = \"rdna9\"\n").ok());
+  EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1031\"\nkfd_version = 100301\nisa = \"rdna2\"\noverride = \"gfx1030\"\n").ok());
+  EXPECT_FALSE(load("[[pci]]\ndevice = \"zz\"\ngfx = \"gfx1030\"\nname = \"x\"\n").ok());
+  EXPECT_FALSE(load("[[rocm]]\nversion = \"x\"\n").ok());
+  EXPECT_FALSE(load("[[kernel_req]]\ngfx = [\"gfx1151\"]\nkernel_min = \"6.18.4\"\n[kernel_req.rocm_old_kernel]\n\"7.2\" = \"maybe\"\n").ok());
+  auto bad = load("[[gfx]\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("recipes/knowledge/x.toml:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace amdml

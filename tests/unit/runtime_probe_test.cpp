@@ -1,0 +1,450 @@
+// The runtime probe end to end: the fake HSA runtime in each of its variants (the
+// doctor survives crashes and hangs within the time limit), the real Debian runtime on
+// this GPU-less machine (compared with rocminfo), replay of a recorded hsa section, and
+// `amdml info` on a fixture.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "amdml/probes.hpp"
+#include "amdml/rules.hpp"
+#include "platform/process.hpp"
+#include "render/info.hpp"
+
+using namespace amdml;
+using nlohmann::json;
+
+namespace {
+
+const Knowledge& kb() {
+  static Knowledge k = [] {
+    auto files = recipe_files("");
+    auto loaded = load_knowledge(*files);
+    return *loaded;
+  }();
+  return k;
+}
+
+// Sets environment variables for the probe's child; restores them afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::map<std::string, std::optional<std::string>> vars) {
+    for (const auto& [k, v] : vars) {
+      const char* old = std::getenv(k.c_str());
+      saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
+      if (v) ::setenv(k.c_str(), v->c_str(), 1);
+      else ::unsetenv(k.c_str());
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& [k, v] : saved_) {
+      if (v) ::setenv(k.c_str(), v->c_str(), 1);
+      else ::unsetenv(k.c_str());
+    }
+  }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+// A live host that keeps what the probe records, like `amdml snapshot` does.
+class RecordingHost : public Host {
+ public:
+  explicit RecordingHost(std::unique_ptr<Host> live) : live_(std::move(live)) {}
+  bool live() const override { return true; }
+  const std::string& root() const override { return live_->root(); }
+  Result<std::string> read_file(const std::string& p, std::size_t l) const override { return live_->read_file(p, l); }
+  Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return live_->list_dir(p); }
+  Result<std::string> read_link(const std::string& p) const override { return live_->read_link(p); }
+  Result<FileStat> stat(const std::string& p) const override { return live_->stat(p); }
+  Result<FileStat> lstat(const std::string& p) const override { return live_->lstat(p); }
+  Result<std::string> canonical(const std::string& p) const override { return live_->canonical(p); }
+  Identity identity() const override { return live_->identity(); }
+  std::optional<std::string> env(const std::string& n) const override { return live_->env(n); }
+  std::map<std::string, std::string> environment() const override { return live_->environment(); }
+  Uname uname() const override { return live_->uname(); }
+  std::optional<std::vector<DeviceNode>> devices() const override { return live_->devices(); }
+  std::optional<ContainerKind> container() const override { return live_->container(); }
+  std::optional<json> recorded(const std::string& k) const override { return live_->recorded(k); }
+  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
+    return live_->run(argv, t);
+  }
+  void record_fact(const std::string& key, const json& value) const override { facts[key] = value; }
+  mutable std::map<std::string, json> facts;
+
+ private:
+  std::unique_ptr<Host> live_;
+};
+
+struct LiveRun {
+  Facts facts;
+  std::vector<Finding> findings;
+  std::map<std::string, json> recorded;
+  std::chrono::milliseconds took{0};
+};
+
+LiveRun run_live(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+  auto live = make_host("/");
+  RecordingHost host(std::move(*live));
+  ProbeOptions o;
+  o.runtime_timeout = timeout;
+  o.runtime_helper = AMDML_BINARY;
+  auto start = std::chrono::steady_clock::now();
+  LiveRun r;
+  r.facts = collect_facts(host, kb(), o);
+  r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  r.findings = diagnose(r.facts, kb());
+  r.recorded = host.facts;
+  return r;
+}
+
+LiveRun run_fake(const std::string& variant, std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string(AMDML_FAKE_HSA_LIBRARY)},
+                 {"AMDML_FAKE_HSA", std::string(AMDML_FAKE_HSA_VARIANTS) + "/" + variant + ".json"}});
+  return run_live(timeout);
+}
+
+const Finding* find(const std::vector<Finding>& all, const std::string& id) {
+  for (const auto& f : all)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+bool file_exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST(RuntimeProbe, FakeZeroGpus) {
+  auto r = run_fake("gpus0");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  EXPECT_EQ(h.library, AMDML_FAKE_HSA_LIBRARY);
+  EXPECT_EQ(h.runtime_version, "1.14");
+  ASSERT_EQ(h.agents.size(), 1u);
+  EXPECT_EQ(h.agents[0].device, HsaDeviceType::cpu);
+  EXPECT_EQ(h.gpu_agents(), 0u);
+  EXPECT_EQ(h.agents[0].pools.size(), 3u);
+  EXPECT_TRUE(h.agents[0].isas.empty());  // CPU agents have none (INVALID_AGENT)
+}
+
+TEST(RuntimeProbe, FakeOneGpu) {
+  auto r = run_fake("gpus1");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  ASSERT_EQ(h.gpu_agents(), 1u);
+  const HsaAgent& g = h.agents[1];
+  EXPECT_EQ(g.name, "gfx1100");
+  EXPECT_EQ(g.marketing_name, "Radeon RX 7900 XTX");
+  EXPECT_EQ(g.vendor, "AMD");
+  EXPECT_EQ(g.node, 1u);
+  EXPECT_EQ(g.pci_slot(), "0000:03:00.0");
+  EXPECT_EQ(g.uuid, "GPU-d1f5a6c2e7b84a90");
+  EXPECT_EQ(g.chip_id, 0x744cu);
+  EXPECT_EQ(g.compute_units, 96u);
+  EXPECT_EQ(g.simds_per_cu, 2u);
+  EXPECT_EQ(g.wavefront_size, 32u);
+  EXPECT_EQ(g.isas, std::vector<std::string>{"amdgcn-amd-amdhsa--gfx1100"});
+  ASSERT_EQ(g.pools.size(), 3u);
+  EXPECT_EQ(g.pools[0].size->value, 24ull << 30);
+  EXPECT_TRUE(g.pools[0].alloc_allowed);
+  EXPECT_EQ(g.pools[0].alloc_granule->value, 4096u);
+  EXPECT_FALSE(g.apu.has_value());  // the variant does not answer MEMORY_PROPERTIES, like older runtimes
+  // The probe recorded what it saw, for amdml snapshot.
+  ASSERT_TRUE(r.recorded.count("hsa"));
+  EXPECT_EQ(r.recorded["hsa"]["agents"][1]["name"], "gfx1100");
+}
+
+TEST(RuntimeProbe, FakeEightGpus) {
+  auto r = run_fake("gpus8");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  ASSERT_EQ(h.gpu_agents(), 8u);
+  EXPECT_EQ(h.agents[8].name, "gfx942:sramecc+:xnack-");
+  EXPECT_EQ(h.agents[8].pci_slot(), "0000:f5:00.0");
+  EXPECT_EQ(h.agents[8].wavefront_size, 64u);
+}
+
+TEST(RuntimeProbe, FakeApu) {
+  auto r = run_fake("apu");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  ASSERT_EQ(h.gpu_agents(), 1u);
+  EXPECT_EQ(h.agents[1].apu, true);
+  EXPECT_EQ(h.agents[1].marketing_name, "AMD Radeon 780M");
+}
+
+TEST(RuntimeProbe, FakeCrashIsAFinding) {
+  auto r = run_fake("crash");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::crashed) << h.reason;
+  EXPECT_EQ(h.signal, 11);
+  EXPECT_EQ(h.last_step, "hsa_init");
+  EXPECT_NE(h.stderr_tail.find("about to dereference"), std::string::npos);
+  const Finding* fd = find(r.findings, "runtime.crashed");
+  ASSERT_NE(fd, nullptr);
+  EXPECT_NE(fd->detail.find("SIGSEGV"), std::string::npos) << fd->detail;
+  EXPECT_EQ(r.recorded["hsa"]["status"], "crashed");
+}
+
+TEST(RuntimeProbe, FakeHangIsKilledAtTheLimit) {
+  auto r = run_fake("hang", std::chrono::milliseconds(1000));
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::timed_out) << h.reason;
+  EXPECT_EQ(h.last_step, "hsa_init");
+  EXPECT_EQ(h.timeout_ms, 1000u);
+  // Killed at the limit, not left to run: generous slack for a loaded machine.
+  EXPECT_LT(r.took.count(), 8000);
+  ASSERT_NE(find(r.findings, "runtime.timeout"), nullptr);
+}
+
+TEST(RuntimeProbe, FakeErrorStatus) {
+  auto r = run_fake("error");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::init_failed) << h.reason;
+  EXPECT_EQ(h.failed_call, "hsa_init");
+  EXPECT_EQ(h.status_code, 0x1008u);
+  EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
+  EXPECT_NE(h.status_text->find("(fake)"), std::string::npos);
+  ASSERT_NE(find(r.findings, "runtime.init-failed"), nullptr);
+}
+
+TEST(RuntimeProbe, RuntimeChatterOnStdoutDoesNotCorruptTheAnswer) {
+  auto r = run_fake("noisy");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  EXPECT_NE(h.stderr_tail.find("would corrupt"), std::string::npos);
+}
+
+TEST(RuntimeProbe, MissingLibraryIsAFactNotAFailure) {
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string("/nonexistent/libhsa-runtime64.so.1")}});
+  auto r = run_live();
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::not_installed) << h.reason;
+  ASSERT_EQ(h.attempts.size(), 1u);
+  EXPECT_FALSE(h.attempts[0].exists);
+}
+
+TEST(RuntimeProbe, NoRuntimeDoesNothing) {
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string("/nonexistent/lib.so")}});
+  auto live = make_host("/");
+  RecordingHost host(std::move(*live));
+  ProbeOptions o;
+  o.runtime = false;
+  o.runtime_helper = "/nonexistent/amdml";  // would fail loudly if it were started
+  Facts f = collect_facts(host, kb(), o);
+  EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
+  EXPECT_FALSE(f.runtime.probed);
+  EXPECT_TRUE(host.facts.empty());
+}
+
+// The real Debian runtime on this machine, which has no /dev/kfd: amdml must report the
+// runtime's own failure and name the cause rocminfo names.
+TEST(RuntimeProbe, RealRuntimeWithoutKfd) {
+  bool have = false;
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/opt/rocm/lib"})
+    have |= file_exists(std::string(d) + "/libhsa-runtime64.so.1");
+  if (!have) GTEST_SKIP() << "libhsa-runtime64.so.1 is not installed";
+  if (file_exists("/dev/kfd")) GTEST_SKIP() << "this machine has /dev/kfd; the test is about a machine without";
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::nullopt}, {"HSA_OVERRIDE_GFX_VERSION", std::nullopt}});
+  auto r = run_live();
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::init_failed) << to_string(h.outcome) << ": " << h.reason;
+  EXPECT_EQ(h.failed_call, "hsa_init");
+  EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
+  ASSERT_TRUE(h.status_text.has_value());
+  EXPECT_EQ(h.status_text->rfind("HSA_STATUS_ERROR_OUT_OF_RESOURCES: ", 0), 0u);  // hsa_status_string's own text
+  const Finding* fd = find(r.findings, "runtime.init-failed");
+  ASSERT_NE(fd, nullptr);
+
+  auto rocminfo = platform::find_in_path("rocminfo");
+  if (!rocminfo) return;
+  platform::RunOptions ro;
+  ro.timeout = std::chrono::milliseconds(20000);
+  auto ri = platform::run_command({*rocminfo}, ro);
+  ASSERT_TRUE(ri.ok());
+  std::string text = ri->out + ri->err;
+  EXPECT_NE(ri->exit_code, 0) << text;  // rocminfo fails here too
+  if (text.find("ROCk module is NOT loaded") != std::string::npos) {
+    // rocminfo stops at its pre-flight; amdml must name the same cause.
+    EXPECT_NE(fd->detail.find("amdgpu kernel driver is not loaded"), std::string::npos) << fd->detail;
+  } else if (auto p = text.find("Unable to open /dev/kfd read-write: "); p != std::string::npos) {
+    EXPECT_NE(fd->detail.find("/dev/kfd"), std::string::npos) << fd->detail;
+  } else if (text.find("HSA_STATUS_ERROR_OUT_OF_RESOURCES") != std::string::npos) {
+    EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
+  } else {
+    ADD_FAILURE() << "rocminfo said something amdml does not compare with:\n" << text;
+  }
+}
+
+// A recorded hsa section replays into the same facts and findings as the live run
+// that recorded it.
+TEST(RuntimeProbe, LiveRunReplaysIdentically) {
+  auto live = run_fake("apu");
+  ASSERT_TRUE(live.recorded.count("hsa"));
+  std::string dir = ::testing::TempDir() + "amdml-replay-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  json manifest = {{"format", 1}, {"hsa", live.recorded["hsa"]}, {"libdrm", live.recorded["libdrm"]}};
+  std::ofstream(dir + "/amdml-host.json") << manifest.dump(2);
+  auto rooted = make_host(dir);
+  ASSERT_TRUE(rooted.ok()) << rooted.error().message;
+  Facts f = collect_facts(**rooted, kb(), ProbeOptions{});
+  EXPECT_TRUE(f.runtime.hsa.recorded);
+  EXPECT_EQ(hsa_record_json(f.runtime.hsa), hsa_record_json(live.facts.runtime.hsa));
+  ASSERT_EQ(f.runtime.hsa.gpu_agents(), 1u);
+}
+
+TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
+  auto host = make_host(std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus");
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].kfd_node, 1);
+  EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::ok);
+  EXPECT_EQ(f.runtime.hsa.gpu_agents(), 0u);
+  auto findings = diagnose(f, kb());
+  const Finding* fd = find(findings, "runtime.gpu-missing");
+  ASSERT_NE(fd, nullptr);
+  EXPECT_NE(fd->detail.find("HSA_OVERRIDE_GFX_VERSION=10.4.0"), std::string::npos) << fd->detail;
+  // libdrm's numbers are used and agree with sysfs.
+  ASSERT_EQ(f.runtime.memory.size(), 1u);
+  EXPECT_EQ(f.runtime.memory[0].vram_total->source, ValueSource::libdrm);
+  EXPECT_EQ(f.runtime.memory[0].vram_usable->value.value, 2118123520u);
+  EXPECT_TRUE(f.runtime.memory[0].disagreements.empty());
+  EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
+  // --no-runtime ignores the recorded section.
+  ProbeOptions off;
+  off.runtime = false;
+  Facts g = collect_facts(**host, kb(), off);
+  EXPECT_EQ(g.runtime.hsa.outcome, HsaOutcome::not_run);
+  EXPECT_EQ(find(diagnose(g, kb()), "runtime.gpu-missing"), nullptr);
+}
+
+TEST(InfoCommand, JsonFromAFixtureExitsOneWhenNoAgentIsUsable) {
+  platform::RunOptions ro;
+  ro.timeout = std::chrono::milliseconds(20000);
+  std::string root = std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus";
+  auto r = platform::run_command({AMDML_BINARY, "--root", root, "info", "--format", "json"}, ro);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 1) << r->err;
+  auto j = json::parse(r->out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r->out;
+  EXPECT_EQ(j["schema"], "amdml.info/1");
+  EXPECT_EQ(j["source"], "hsa");
+  EXPECT_EQ(j["usable_gpu_agents"], 0);
+  EXPECT_EQ(j["agents"].size(), 1u);
+  EXPECT_EQ(j["memory"][0]["vram_total"]["source"], "libdrm");
+
+  // Without the runtime the same machine is listed from KFD sysfs, and /dev/kfd opens.
+  auto s = platform::run_command({AMDML_BINARY, "--root", root, "info", "--no-runtime", "--format", "json"}, ro);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->exit_code, 0) << s->err;
+  auto k = json::parse(s->out, nullptr, false);
+  ASSERT_FALSE(k.is_discarded());
+  EXPECT_EQ(k["source"], "kfd-sysfs");
+  EXPECT_EQ(k["agents"][1]["name"], "gfx1035");
+
+  auto u = platform::run_command({AMDML_BINARY, "--color", "never", "--root", root, "info"}, ro);
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(u->exit_code, 1);
+  EXPECT_NE(u->out.find("runtime.gpu-missing"), std::string::npos) << u->out;
+  EXPECT_NE(u->out.find("(libdrm)"), std::string::npos) << u->out;
+
+  auto bad = platform::run_command({AMDML_BINARY, "info", "--format", "yaml"}, ro);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->exit_code, 2);
+}
+
+namespace {
+
+// A copy of the override fixture whose recorded hsa section is replaced by hsa.
+std::string fixture_with_hsa(const json& hsa) {
+  namespace fs = std::filesystem;
+  std::string dir = ::testing::TempDir() + "amdml-join-XXXXXX";
+  if (!::mkdtemp(dir.data())) return "";
+  fs::copy(std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus", dir,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing);
+  json m = json::parse(std::ifstream(dir + "/amdml-host.json"));
+  m["hsa"] = hsa;
+  m["env"].erase("HSA_OVERRIDE_GFX_VERSION");
+  std::ofstream(dir + "/amdml-host.json") << m.dump(2);
+  return dir;
+}
+
+json gpu_agent_680m(std::uint64_t coarse_pool) {
+  return {{"name", "gfx1035"}, {"marketing_name", "AMD Radeon 680M"}, {"vendor", "AMD"}, {"device", "gpu"},
+          {"node", 1}, {"bdfid", 29696}, {"domain", 0}, {"uuid", "GPU-XX"}, {"chip_id", 5761},
+          {"compute_units", 12}, {"simds_per_cu", 2}, {"wavefront_size", 32},
+          {"isas", {"amdgcn-amd-amdhsa--gfx1035"}},
+          {"pools", {{{"segment", "global"}, {"global_flags", 4}, {"size", coarse_pool}, {"alloc_allowed", true}}}}};
+}
+
+}  // namespace
+
+TEST(RuntimeProbe, AgentJoinsItsGpuByPciLocation) {
+  json hsa = {{"status", "ok"}, {"agents", {gpu_agent_680m(2147483648ull)}}};
+  std::string dir = fixture_with_hsa(hsa);
+  ASSERT_FALSE(dir.empty());
+  auto host = make_host(dir);
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  ASSERT_EQ(f.runtime.hsa.agents.size(), 1u);
+  EXPECT_EQ(f.runtime.hsa.agents[0].gpu, 0);
+  auto findings = diagnose(f, kb());
+  EXPECT_EQ(find(findings, "runtime.gpu-missing"), nullptr);
+  EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
+  EXPECT_EQ(usable_gpu_agents(f), 1);
+}
+
+TEST(RuntimeProbe, PoolThatDisagreesWithKfdIsFlagged) {
+  json hsa = {{"status", "ok"}, {"agents", {gpu_agent_680m(4294967296ull)}}};
+  std::string dir = fixture_with_hsa(hsa);
+  auto host = make_host(dir);
+  ASSERT_TRUE(host.ok());
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  auto findings = diagnose(f, kb());
+  const Finding* fd = find(findings, "drm.mismatch");
+  ASSERT_NE(fd, nullptr);
+  EXPECT_NE(fd->evidence[0].value.find("hsa 4 GiB, kfd 2 GiB"), std::string::npos) << fd->evidence[0].value;
+}
+
+TEST(RuntimeProbe, BrokenRecordedSectionIsAProbeError) {
+  std::string dir = fixture_with_hsa(json{{"status", "ok"}, {"agents", "gfx1035"}});
+  auto host = make_host(dir);
+  ASSERT_TRUE(host.ok());
+  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
+  bool reported = false;
+  for (const auto& e : f.errors) reported |= e.message == "hsa.agents must be an array";
+  EXPECT_TRUE(reported);
+}
+
+// The libdrm child with the real libdrm_amdgpu: a node that does not exist and one that
+// is not a DRM device are errors per node, never a failed child.
+TEST(RuntimeProbe, DrmChildReportsPerNodeErrors) {
+  platform::RunOptions ro;
+  ro.timeout = std::chrono::milliseconds(20000);
+  auto r = platform::run_command({AMDML_BINARY, "__probe-drm", "/nonexistent/renderD128", "/dev/null"}, ro);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+  auto j = json::parse(r->out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r->out;
+  auto d = parse_libdrm_record(j);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  if (d->outcome == HsaOutcome::not_installed) GTEST_SKIP() << "libdrm_amdgpu is not installed";
+  ASSERT_EQ(d->outcome, HsaOutcome::ok);
+  ASSERT_EQ(d->devices.size(), 2u);
+  EXPECT_FALSE(d->devices[0].opened);
+  EXPECT_EQ(d->devices[0].error, "open: No such file or directory");
+  EXPECT_FALSE(d->devices[1].opened);
+  EXPECT_EQ(d->devices[1].error.rfind("amdgpu_device_initialize: ", 0), 0u) << d->devices[1].error;
+}
