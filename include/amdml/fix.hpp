@@ -63,6 +63,7 @@ struct RecipeStep {
   std::string unit;      // restart_if_running (and env_file systemd_dropin): "ollama.service"
   FollowUp need = FollowUp::reboot;
   std::string text;      // follow_up: what to tell the person ({user}, {group} filled in)
+  std::string service_text;  // follow_up for a system account (uid < 1000): services, not logins
 };
 
 struct Recipe {
@@ -179,6 +180,10 @@ struct UndoOutcome {
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host,
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
+
+// Transactions a killed run left in state "applying" (newest last): the plan and
+// --apply mention them, because --undo is what puts their files back.
+std::vector<std::string> interrupted_transactions(platform::SafeTree& journal);
 
 // --- text ----------------------------------------------------------------------------
 

@@ -85,6 +85,9 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
       return kExitOk;
     }
 
+    for (const auto& txn : fix::interrupted_transactions(tree))
+      std::fprintf(stderr, "amdml: warning: transaction %s was interrupted before it finished; its files are each old or new. "
+                           "`sudo amdml fix --undo %s` puts them back.\n", txn.c_str(), txn.c_str());
     ProbeOptions po;
     po.runtime = !o->no_runtime;
     Report before = run_doctor(s, po);

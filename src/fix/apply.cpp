@@ -13,6 +13,7 @@
 // this run wrote, newest first, and re-runs the commands that had already run so
 // systemd and the initramfs see the restored files.
 #include <algorithm>
+#include <map>
 
 #include "amdml/fix.hpp"
 #include "platform/journal_store.hpp"
@@ -240,6 +241,20 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   return out;
 }
 
+std::vector<std::string> interrupted_transactions(platform::SafeTree& journal_tree) {
+  std::vector<std::string> out;
+  platform::JournalStore store(journal_tree);
+  auto ids = store.list();
+  if (!ids) return out;
+  for (const auto& id : *ids) {
+    auto text = store.get(id, "journal.json");
+    if (!text || !*text) continue;
+    auto doc = json::parse(**text, nullptr, false);
+    if (doc.is_object() && doc.value("state", "") == "applying") out.push_back(id);
+  }
+  return out;
+}
+
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host, platform::SafeTree& targets,
                                      platform::SafeTree& journal_tree, const ApplyOptions& o) {
   UndoOutcome out;
@@ -299,12 +314,23 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   std::vector<std::size_t> to_restore;
   std::vector<std::string> drift;
   auto& changes = j.doc["changes"];
-  for (std::size_t i = 0; i < changes.size(); ++i) {
-    const json& ch = changes[i];
+  // Newest change first, on a simulated tree: a file changed twice in one transaction
+  // (two users added to /etc/group) must hold the second change's bytes now, and will
+  // hold the first change's bytes when the undo reaches it.
+  std::map<std::string, std::optional<std::string>> sim;
+  std::vector<std::size_t> already;  // never written (a killed run): only directories to clean
+  for (std::size_t k = changes.size(); k-- > 0;) {
+    const json& ch = changes[k];
     if (ch.value("state", "") == "restored") continue;
     std::string path = ch.value("path", "");
-    auto cur = targets.read(path);
-    if (!cur) return make_error("undo " + j.id + ": " + cur.error().message, cur.error().code);
+    std::optional<std::string> cur;
+    if (sim.count(path)) {
+      cur = sim[path];
+    } else {
+      auto disk = targets.read(path);
+      if (!disk) return make_error("undo " + j.id + ": " + disk.error().message, disk.error().code);
+      if (disk->exists) cur = disk->bytes;
+    }
     auto after = j.store.get(j.id, ch.value("after", ""));
     if (!after || !*after) return make_error("undo " + j.id + ": the journal lost the bytes written to " + path);
     std::optional<std::string> before;
@@ -313,26 +339,30 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
       if (!b || !*b) return make_error("undo " + j.id + ": the journal lost the backup of " + path);
       before = **b;
     }
-    bool is_before = before ? (cur->exists && cur->bytes == *before) : !cur->exists;
-    bool is_after = cur->exists && cur->bytes == **after;
+    sim[path] = before;
+    bool is_before = cur == before;
+    bool is_after = cur && *cur == **after;
     if (is_before && !is_after) {
       out.restored.push_back(path + " (already as before)");
-      changes[i]["state"] = "restored";
-      // A crash may have left the parent directories behind.
-      auto dirs = ch.value("created_dirs", std::vector<std::string>{});
-      for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) (void)targets.remove_dir_if_empty(*d);
+      already.push_back(k);
       continue;
     }
     if (!is_after) {
       drift.push_back(path);
       continue;
     }
-    to_restore.push_back(i);
+    to_restore.insert(to_restore.begin(), k);
   }
   if (!drift.empty()) {
     std::string list;
     for (const auto& d : drift) list += (list.empty() ? "" : ", ") + d;
     return make_error("undo " + j.id + ": " + list + " changed after amdml wrote it; not clobbering it -- nothing was restored");
+  }
+  for (auto k : already) {
+    changes[k]["state"] = "restored";
+    // A crash may have left the parent directories behind.
+    auto dirs = changes[k].value("created_dirs", std::vector<std::string>{});
+    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) (void)targets.remove_dir_if_empty(*d);
   }
   auto errors = restore_changes(targets, j, to_restore);
   for (auto i : to_restore) {

@@ -48,10 +48,26 @@ std::string basename(const std::string& p) { return p.substr(p.rfind('/') + 1); 
 
 struct Ctx {
   const PlanInputs& in;
+  const std::vector<RecipePlan>& earlier;  // recipes planned before this one
   RecipePlan& rp;
-  // Reads a file the plan may write; an unreadable or symlinked one refuses the recipe.
-  std::optional<platform::FileState> read(const std::string& path) {
+  // A file as this recipe will find it: what an earlier step of the same plan leaves
+  // there (two groups recipes editing /etc/group), else what is on disk.
+  Result<platform::FileState> state(const std::string& path) {
+    const FileChange* last = nullptr;
+    for (const auto& e : earlier)
+      for (const auto& fc : e.files)
+        if (fc.path == path && !e.refused) last = &fc;
+    for (const auto& fc : rp.files)
+      if (fc.path == path) last = &fc;
     auto f = in.tree.read(path);
+    if (!last || !f) return f;
+    f->exists = true;
+    f->bytes = last->after;
+    return f;
+  }
+  // The same, but an unreadable or symlinked file refuses the recipe.
+  std::optional<platform::FileState> read(const std::string& path) {
+    auto f = state(path);
     if (!f) {
       rp.refused = f.error();
       return std::nullopt;
@@ -62,7 +78,7 @@ struct Ctx {
 
 void plan_group_members(Ctx& c, const RecipeStep& step, const GroupsParams& p) {
   for (const auto& path : step.files) {
-    auto f = c.in.tree.read(path);
+    auto f = c.state(path);
     bool shadow = path.find("shadow") != std::string::npos;
     if (!f) {
       if (shadow && f.error().code == EACCES) {
@@ -114,7 +130,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
   for (const auto& n : *names) {
     if (!ends_with(n, ".conf")) continue;
     std::string path = step.dir + "/" + n;
-    auto f = c.in.tree.read(path);
+    auto f = c.state(path);
     if (!f) {
       // A symlinked or unreadable conf: only a problem when it sets our option.
       auto text = c.in.host.read_file(path);
@@ -320,6 +336,9 @@ void build(Ctx& c) {
         break;
       case StepKind::follow_up: {
         std::string text = step.text;
+        if (groups && !step.service_text.empty())
+          for (const auto& pw : c.in.facts.identity.passwd)
+            if (pw.name == groups->user && pw.uid < 1000) text = step.service_text;
         if (groups) {
           text = replace_all(text, "{user}", groups->user);
           text = replace_all(text, "{group}", groups->groups.front());
@@ -370,12 +389,23 @@ Plan plan_fixes(const PlanInputs& in) {
   for (const auto& f : in.findings) {
     if (!f.fix) continue;
     if (in.only && f.fix->recipe != *in.only) continue;
+    bool placed = false;
+    for (auto& rp : plan.recipes) {
+      if (rp.ref.recipe != f.fix->recipe || !rp.recipe) continue;
+      if (merge_params(rp.recipe->params, rp.ref.params, f.fix->params)) {
+        rp.findings.push_back(f);
+        placed = true;
+        break;
+      }
+    }
+    if (placed) continue;
     auto it = std::find_if(plan.recipes.begin(), plan.recipes.end(),
                            [&](const RecipePlan& rp) { return rp.ref.recipe == f.fix->recipe; });
-    if (it != plan.recipes.end()) {
-      if (it->recipe && merge_params(it->recipe->params, it->ref.params, f.fix->params)) it->findings.push_back(f);
-      else it->notes.push_back(f.id + " asks for different parameters (" + f.fix->params.dump() +
-                               "); run `amdml fix` again after this one");
+    // Group memberships of different users go together; two different page limits or
+    // overrides cannot both be right: the first one wins and the plan says so.
+    if (it != plan.recipes.end() && (!it->recipe || it->recipe->params != ParamSchema::groups)) {
+      it->notes.push_back(f.id + " asks for different parameters (" + f.fix->params.dump() +
+                          "); run `amdml fix` again after this one");
       continue;
     }
     RecipePlan rp;
@@ -385,10 +415,13 @@ Plan plan_fixes(const PlanInputs& in) {
     if (!rp.recipe) rp.refused = make_error("no recipe named \"" + f.fix->recipe + "\" (amdml fix --list)");
     plan.recipes.push_back(std::move(rp));
   }
+  std::vector<RecipePlan> done;
   for (auto& rp : plan.recipes) {
-    if (!rp.recipe) continue;
-    Ctx c{in, rp};
-    build(c);
+    if (rp.recipe) {
+      Ctx c{in, done, rp};
+      build(c);
+    }
+    done.push_back(rp);
   }
   return plan;
 }

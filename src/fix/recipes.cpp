@@ -69,6 +69,7 @@ Result<RecipeStep> parse_step(const std::string& where, const toml::table& t) {
   s.dir = t["dir"].value_or(std::string());
   s.unit = t["unit"].value_or(std::string());
   s.text = t["text"].value_or(std::string());
+  s.service_text = t["service_text"].value_or(std::string());
   if (auto* arr = t["files"].as_array())
     for (const auto& e : *arr)
       if (auto v = e.value<std::string>()) s.files.push_back(*v);

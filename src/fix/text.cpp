@@ -132,7 +132,7 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
     if (!before_ids.count(f.id)) waiting += "  now: " + f.id + " (" + f.title + ")\n";
   std::string s = "Re-diagnosis:\n" + gone + waiting + still;
   for (const auto& t : reboot_text) s += "Reboot needed: " + t + "\n";
-  for (const auto& t : login_text) s += "New login needed: " + t + "\n";
+  for (const auto& t : login_text) s += "Then: " + t + "\n";
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -269,6 +270,9 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
   };
   std::uint32_t mode = meta.mode.value_or(0644);
   std::optional<std::uint32_t> uid = meta.uid, gid = meta.gid;
+  // The SELinux label of the file being replaced (/etc/group is passwd_file_t, not
+  // etc_t): a renamed-in temp file would otherwise carry its directory's default.
+  std::string label;
   struct stat st {};
   if (::fstatat(dfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(st.st_mode)) return fail_dir(make_error(path + ": is a symlink; amdml does not write through symlinks", ELOOP));
@@ -276,6 +280,13 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
     if (!meta.mode) mode = st.st_mode & 07777;
     if (!uid) uid = st.st_uid;
     if (!gid) gid = st.st_gid;
+    int old = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (old >= 0) {
+      char buf[512];
+      ssize_t n = ::fgetxattr(old, "security.selinux", buf, sizeof buf);
+      if (n > 0) label.assign(buf, static_cast<std::size_t>(n));
+      ::close(old);
+    }
   } else if (errno != ENOENT) {
     return fail_dir(os_error(path, errno));
   }
@@ -307,6 +318,8 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
       return fail(errno, "chown");
   }
   if (ops_.fchmod(fd, mode) != 0) return fail(errno, "chmod");
+  if (!label.empty() && ::fsetxattr(fd, "security.selinux", label.data(), label.size(), 0) != 0 && errno != ENOTSUP)
+    return fail(errno, "setting the SELinux label");
   if (ops_.fsync(fd) != 0) return fail(errno, "fsync");
   if (ops_.close(fd) != 0) {
     int err = errno;

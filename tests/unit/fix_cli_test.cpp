@@ -44,7 +44,7 @@ TEST(FixCli, ApplyReprobesIsIdempotentAndUndoRestoresTheTree) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("wrote /etc/group"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gone: access.kfd"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("New login needed"), std::string::npos);
+  EXPECT_NE(r.out.find("Then: Log out and in again so alice"), std::string::npos);
   auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
   EXPECT_EQ(doctor.out.find("\"access.kfd\""), std::string::npos);
   auto applied = snapshot(t.dir);
@@ -96,8 +96,70 @@ TEST(FixCli, KilledMidApplyLeavesOldOrNewAndUndoWorks) {
     EXPECT_TRUE(group == old_group || group.find("render:x:992:alice\n") != std::string::npos);
     for (const auto& e : fs::directory_iterator(t / "etc"))
       EXPECT_EQ(e.path().filename().string().find(".amdml-"), std::string::npos) << e.path();
+    // The next run says so.
+    auto plan = run_amdml(root_args(t) + " fix --no-runtime");
+    EXPECT_NE(plan.err.find("was interrupted before it finished"), std::string::npos) << plan.err;
     auto undo = run_amdml(root_args(t) + " fix --undo");
     EXPECT_EQ(undo.exit_code, 0) << undo.out << undo.err;
     EXPECT_EQ(snapshot(t.dir), before) << "step " << step;
+    EXPECT_EQ(run_amdml(root_args(t) + " fix --no-runtime").err.find("interrupted"), std::string::npos);
   }
+}
+
+// The ML layer's rules on its own fixture: ollama.env's fix, applied through the
+// binary, leaves nothing for the recipe to do on re-diagnosis; the person's drop-ins
+// (a typo in override.conf, a quoted value in 10-gfx.conf) stay as they were.
+TEST(FixCli, OllamaOverrideOnTheMlFixture) {
+  TempTree t("ml-apu-ollama");
+  become_root_via_sudo(t);
+  auto before = snapshot(t.dir);
+  auto plan = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override");
+  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  ASSERT_NE(plan.out.find("[ollama-override]"), std::string::npos) << plan.out;
+  ASSERT_NE(plan.out.find("resolves ollama.env"), std::string::npos) << plan.out;
+
+  auto r = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override --apply --yes");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("wrote /etc/systemd/system/ollama.service.d/90-amdml.conf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("systemctl daemon-reload: recorded, not run"), std::string::npos) << r.out;
+  auto after = snapshot(t.dir);
+  for (const char* kept : {"etc/systemd/system/ollama.service.d/override.conf", "etc/systemd/system/ollama.service.d/10-gfx.conf",
+                           "etc/systemd/system/ollama.service"})
+    EXPECT_EQ(after.at(kept), before.at(kept)) << kept;
+
+  // Re-diagnosis: whatever ollama.env still says, it asks nothing more of this recipe.
+  auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
+  auto doc = nlohmann::json::parse(doctor.out);
+  for (const auto& f : doc["findings"])
+    if (f["id"] == "ollama.env" && f.contains("fix") && !f["fix"].is_null()) {
+      auto again = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override --apply --yes");
+      EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
+    }
+  auto again = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override --apply --yes");
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_EQ(snapshot(t.dir), after);
+  auto undo = run_amdml(root_args(t) + " fix --undo");
+  EXPECT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_EQ(snapshot(t.dir), before);
+}
+
+// The fixtures helper's machine whose user is not in render: the groups recipe end to end.
+TEST(FixCli, GroupsOnTheUserNotInRenderFixture) {
+  TempTree t("user-not-in-render");
+  auto before = snapshot(t.dir);
+  auto refused = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
+  auto manifest = nlohmann::json::parse(read_file(t / "amdml-host.json"));
+  if (manifest["process"].value("euid", 1) != 0) {
+    EXPECT_EQ(refused.exit_code, 4);
+    become_root_via_sudo(t);
+    before = snapshot(t.dir);
+  }
+  auto r = run_amdml(root_args(t) + " fix --no-runtime --only groups --apply --yes");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gone: access.kfd"), std::string::npos) << r.out;
+  auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
+  EXPECT_EQ(doctor.out.find("\"access.kfd\""), std::string::npos);
+  auto undo = run_amdml(root_args(t) + " fix --undo");
+  EXPECT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_EQ(snapshot(t.dir), before);
 }

@@ -44,7 +44,9 @@ struct TempTree {
     if (!d) throw std::runtime_error("mkdtemp failed");
     dir = d;
     ::chmod(dir.c_str(), 0755);
-    fs::copy(fs::path(AMDML_FIXTURES_DIR) / fixture, dir, fs::copy_options::recursive);
+    // cp -a: symlinks stay symlinks (fixtures hold absolute ones into their own tree).
+    std::string cmd = "cp -a '" + (fs::path(AMDML_FIXTURES_DIR) / fixture).string() + "/.' '" + dir.string() + "/'";
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("copying fixture " + fixture + " failed");
     // Git does not keep modes: give the shadow file its real one.
     if (fs::exists(dir / "etc/gshadow")) ::chmod((dir / "etc/gshadow").c_str(), 0640);
   }
@@ -102,6 +104,15 @@ inline void set_euid(const TempTree& t, int euid) {
   auto path = t / "amdml-host.json";
   auto doc = nlohmann::json::parse(read_file(path));
   doc["process"]["euid"] = euid;
+  write_file(path, doc.dump(2));
+}
+
+// What `sudo amdml ...` looks like in a manifest: euid 0, SUDO_USER the person.
+inline void become_root_via_sudo(const TempTree& t) {
+  auto path = t / "amdml-host.json";
+  auto doc = nlohmann::json::parse(read_file(path));
+  if (doc["sudo_user"].is_null() || !doc.contains("sudo_user")) doc["sudo_user"] = doc["process"].value("user", "alice");
+  doc["process"]["euid"] = 0;
   write_file(path, doc.dump(2));
 }
 
