@@ -57,7 +57,8 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
   if (faulty.fired()) ++fired_runs;
 
   auto states = b.file_states(first);
-  for (const auto& [path, st] : states) EXPECT_TRUE(st == "old" || st == "new") << path << " is " << st;
+  for (const auto& [path, st] : states)
+    EXPECT_TRUE(st == "old" || st == "new" || (sticky && st == "step")) << path << " is " << st;
   if (!(sticky && op == Op::unlink)) EXPECT_TRUE(b.temp_files().empty()) << b.temp_files().front();
 
   if (!r) {
@@ -121,8 +122,13 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
   auto again = fix::apply_plan(b.plan, *b.d->host, tree, tree, b.options);
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_TRUE(again->ok) << (again->failure ? again->failure->message : "");
+  // After a persistent fault stopped the rollback mid-way, the second run plans from
+  // that state, so what it writes is judged by its own plan.
   auto done = b.file_states(first);
-  EXPECT_TRUE(all_are(done, "new")) << describe(done);
+  auto done_again = b.file_states(b.plan);
+  for (const auto& [path, st] : done)
+    EXPECT_TRUE(st == "new" || (sticky && done_again.count(path) && done_again[path] == "new"))
+        << path << " is " << st << " after the second run";
 }
 
 void run_scenario(const Scenario& s) {

@@ -5,6 +5,8 @@
 // old or its new bytes, no temp file is left, the journal says what happened.
 #pragma once
 
+#include <algorithm>
+
 #include <fcntl.h>
 
 #include <cerrno>
@@ -161,19 +163,36 @@ struct Bench {
   }
   // Each file the plan changes: "old", "new" or a description of how it is neither.
   std::map<std::string, std::string> file_states() const { return file_states(plan); }
+  // A file two recipes change (e.g. /etc/group for the person and for the ollama
+  // user) is "old" as the first change found it and "new" as the last one leaves it.
   std::map<std::string, std::string> file_states(const fix::Plan& p) const {
-    std::map<std::string, std::string> out;
+    // A fault that persists can stop the rollback between two such changes: the file
+    // then holds what the earlier change wrote, whole ("step").
+    std::map<std::string, std::pair<std::optional<std::string>, std::string>> ends;  // path -> (first before, last after)
+    std::map<std::string, std::vector<std::string>> steps;                           // path -> intermediate contents
     for (const auto& rp : p.recipes)
       for (const auto& fc : rp.files) {
         if (!fc.changes()) continue;
-        fs::path p = t.dir / fc.path.substr(1);
-        bool exists = fs::is_regular_file(fs::symlink_status(p));
-        std::string now = exists ? read_file(p) : "";
-        if (exists && now == fc.after) out[fc.path] = "new";
-        else if (!exists && !fc.before) out[fc.path] = "old";
-        else if (exists && fc.before && now == *fc.before) out[fc.path] = "old";
-        else out[fc.path] = exists ? "TORN (" + std::to_string(now.size()) + " bytes)" : "MISSING";
+        auto it = ends.find(fc.path);
+        if (it == ends.end()) {
+          ends.emplace(fc.path, std::make_pair(fc.before, fc.after));
+        } else {
+          steps[fc.path].push_back(it->second.second);
+          it->second.second = fc.after;
+        }
       }
+    std::map<std::string, std::string> out;
+    for (const auto& [path, e] : ends) {
+      const auto& [before, after] = e;
+      fs::path fp = t.dir / path.substr(1);
+      bool exists = fs::is_regular_file(fs::symlink_status(fp));
+      std::string now = exists ? read_file(fp) : "";
+      if (exists && now == after) out[path] = "new";
+      else if (!exists && !before) out[path] = "old";
+      else if (exists && before && now == *before) out[path] = "old";
+      else if (exists && std::count(steps[path].begin(), steps[path].end(), now)) out[path] = "step";
+      else out[path] = exists ? "TORN (" + std::to_string(now.size()) + " bytes)" : "MISSING";
+    }
     return out;
   }
   // Temp files the atomic writer left behind (".NAME.amdml-PID-N").
