@@ -19,6 +19,11 @@ std::string_view trim(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view s);
 std::vector<std::string> split_ws(std::string_view s);
 
+// An absolute path's components ("/a//b/" -> {"a", "b"}) and back ({} -> "/"). No
+// "." or ".." handling: the callers walk components themselves.
+std::vector<std::string> split_path(const std::string& p);
+std::string join_path(const std::vector<std::string>& parts);
+
 // Whole-string unsigned decimal ("123\n" ok; "", "-1", "12x", overflow -> nullopt).
 std::optional<std::uint64_t> u64(std::string_view s);
 // Whole-string signed decimal.

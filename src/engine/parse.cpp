@@ -39,6 +39,24 @@ std::vector<std::string> split_ws(std::string_view s) {
   return out;
 }
 
+std::vector<std::string> split_path(const std::string& p) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i < p.size()) {
+    std::size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    if (j > i) parts.push_back(p.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+std::string join_path(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
 std::optional<std::uint64_t> u64(std::string_view s) {
   s = trim(s);
   if (s.empty() || s[0] == '-' || s[0] == '+') return std::nullopt;

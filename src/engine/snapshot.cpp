@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "amdml/parse.hpp"
 #include "amdml/snapshot.hpp"
 
 namespace amdml {
@@ -106,24 +107,6 @@ std::vector<std::string> trim_recording(Recording& r) {
 
 namespace {
 
-std::vector<std::string> split_path(const std::string& p) {
-  std::vector<std::string> parts;
-  std::size_t i = 0;
-  while (i < p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    if (j > i) parts.push_back(p.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
-
-std::string join_path(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
-}
-
 // What a path is in the tree as it will be written (parents of any node exist as
 // directories): nullopt when the path would not resolve there.
 std::optional<SnapshotNode::Kind> kind_in_tree(const std::map<std::string, SnapshotNode>& tree, const std::string& p) {
@@ -137,7 +120,7 @@ std::optional<SnapshotNode::Kind> kind_in_tree(const std::map<std::string, Snaps
 
 // Resolves like the rooted host does; true when the path exists in the written tree.
 bool resolves_in_tree(const std::map<std::string, SnapshotNode>& tree, const std::string& path, bool follow_last) {
-  std::vector<std::string> todo = split_path(path);
+  std::vector<std::string> todo = parse::split_path(path);
   std::reverse(todo.begin(), todo.end());
   std::vector<std::string> done;
   int hops = 0;
@@ -150,7 +133,7 @@ bool resolves_in_tree(const std::map<std::string, SnapshotNode>& tree, const std
       continue;
     }
     done.push_back(c);
-    const std::string p = join_path(done);
+    const std::string p = parse::join_path(done);
     auto kind = kind_in_tree(tree, p);
     if (!kind) return false;
     if (*kind != SnapshotNode::Kind::symlink) {
@@ -162,7 +145,7 @@ bool resolves_in_tree(const std::map<std::string, SnapshotNode>& tree, const std
     const std::string& target = tree.at(p).target;
     done.pop_back();
     if (!target.empty() && target[0] == '/') done.clear();
-    auto parts = split_path(target);
+    auto parts = parse::split_path(target);
     for (auto i = parts.rbegin(); i != parts.rend(); ++i) todo.push_back(*i);
   }
   return true;

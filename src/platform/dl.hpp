@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "amdml/facts_runtime.hpp"
 
 namespace amdml::platform {
@@ -23,6 +25,10 @@ struct LoadedLibrary {
 // is recorded as such without calling dlopen; a plain soname counts as found unless
 // the loader says it could not find that very name.
 LoadedLibrary load_first(const std::vector<std::string>& candidates);
+
+// load_first, reported the way both runtime children answer: the attempts under
+// out["tried"], then out["library"], or out["status"] = "not-installed" when none loaded.
+LoadedLibrary load_first_reporting(const std::vector<std::string>& candidates, nlohmann::json& out);
 
 // While alive, file descriptor 1 points at stderr; the destructor puts stdout back.
 class StdoutToStderr {

@@ -74,16 +74,10 @@ nlohmann::json probe_drm_in_child(const std::vector<std::string>& render_nodes) 
   probe_step("dlopen");
   // The distribution's libdrm first (its amdgpu.ids is where the distribution put
   // it), then the copy AMD's packages install.
-  LoadedLibrary lib = load_first({"libdrm_amdgpu.so.1", "/opt/amdgpu/lib64/libdrm_amdgpu.so.1",
-                                  "/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1"});
-  nlohmann::json tried = nlohmann::json::array();
-  for (const auto& a : lib.attempts) tried.push_back({{"path", a.path}, {"exists", a.exists}, {"error", a.error}});
-  out["tried"] = tried;
-  if (!lib.handle) {
-    out["status"] = "not-installed";
-    return out;
-  }
-  out["library"] = lib.path;
+  LoadedLibrary lib = load_first_reporting({"libdrm_amdgpu.so.1", "/opt/amdgpu/lib64/libdrm_amdgpu.so.1",
+                                            "/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1"},
+                                           out);
+  if (!lib.handle) return out;
   DrmApi api;
   std::vector<std::string> missing;
   bind_symbol(lib, api.initialize, "amdgpu_device_initialize", missing);

@@ -1,4 +1,5 @@
 // RecordingHost: forward, then note what came back (see host_recording.hpp).
+#include "amdml/parse.hpp"
 #include "platform/host_recording.hpp"
 
 #include <algorithm>
@@ -8,24 +9,6 @@ namespace amdml::platform {
 namespace {
 
 constexpr int kMaxSymlinkHops = 40;
-
-std::vector<std::string> split_path(const std::string& p) {
-  std::vector<std::string> parts;
-  std::size_t i = 0;
-  while (i < p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    if (j > i) parts.push_back(p.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
-
-std::string join_path(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
-}
 
 std::string child_path(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
@@ -71,7 +54,7 @@ void RecordingHost::note_type(const std::string& p, FileType type, std::uint32_t
 }
 
 std::optional<std::string> RecordingHost::trace(const std::string& path, bool follow_last) const {
-  std::vector<std::string> todo = split_path(path);
+  std::vector<std::string> todo = parse::split_path(path);
   std::reverse(todo.begin(), todo.end());
   std::vector<std::string> done;
   int hops = 0;
@@ -84,7 +67,7 @@ std::optional<std::string> RecordingHost::trace(const std::string& path, bool fo
       continue;
     }
     done.push_back(c);
-    const std::string p = join_path(done);
+    const std::string p = parse::join_path(done);
     auto st = lstat_cached(p);
     if (!st) return std::nullopt;
     if (st->type != FileType::symlink) {
@@ -102,10 +85,10 @@ std::optional<std::string> RecordingHost::trace(const std::string& path, bool fo
     if (++hops > kMaxSymlinkHops) return std::nullopt;
     done.pop_back();
     if (!target->empty() && (*target)[0] == '/') done.clear();
-    auto parts = split_path(*target);
+    auto parts = parse::split_path(*target);
     for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
   }
-  return join_path(done);
+  return parse::join_path(done);
 }
 
 void RecordingHost::note_error(const char* op, const std::string& path, const Error& e) const {

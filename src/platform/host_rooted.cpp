@@ -9,6 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "amdml/parse.hpp"
 #include "amdml/snapshot.hpp"
 #include "platform/fs.hpp"
 #include "platform/hosts.hpp"
@@ -18,18 +19,6 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40;
 constexpr const char* kManifest = "amdml-host.json";
-
-std::vector<std::string> split_path(const std::string& p) {
-  std::vector<std::string> parts;
-  std::size_t i = 0;
-  while (i < p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    if (j > i) parts.push_back(p.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
 
 // An errno by its symbolic name (amdml/snapshot.hpp); an unknown name reads as EACCES.
 int errno_or_eacces(const std::string& name) { return errno_from_name(name).value_or(EACCES); }
@@ -285,7 +274,7 @@ class RootedHost final : public Host {
   // once per host and remembered. Missing components are not remembered, and the final
   // syscall always runs on the real path, so a stale entry can only make a read fail.
   Result<std::pair<bool, std::string>> resolve(const std::string& path, bool follow_last) const {
-    std::vector<std::string> todo = split_path(path);
+    std::vector<std::string> todo = parse::split_path(path);
     std::reverse(todo.begin(), todo.end());
     std::string cur;  // the resolved inner path so far ("" is the root)
     int hops = 0;
@@ -315,7 +304,7 @@ class RootedHost final : public Host {
       if (++hops > kMaxSymlinkHops) return make_error(path + ": too many levels of symbolic links", ELOOP);
       pop();
       if (!node->target.empty() && node->target[0] == '/') cur.clear();
-      auto parts = split_path(node->target);
+      auto parts = parse::split_path(node->target);
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
     }
     return std::make_pair(exists, cur.empty() ? std::string("/") : cur);

@@ -159,15 +159,8 @@ nlohmann::json probe_hsa_in_child() {
   StdoutToStderr guard;
   nlohmann::json out;
   probe_step("dlopen");
-  LoadedLibrary lib = load_first(hsa_library_candidates());
-  nlohmann::json tried = nlohmann::json::array();
-  for (const auto& a : lib.attempts) tried.push_back({{"path", a.path}, {"exists", a.exists}, {"error", a.error}});
-  out["tried"] = tried;
-  if (!lib.handle) {
-    out["status"] = "not-installed";
-    return out;
-  }
-  out["library"] = lib.path;
+  LoadedLibrary lib = load_first_reporting(hsa_library_candidates(), out);
+  if (!lib.handle) return out;
   Api api;
   std::vector<std::string> missing;
   bind_symbol(lib, api.init, "hsa_init", missing);

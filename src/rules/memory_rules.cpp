@@ -123,7 +123,6 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
   }
 }
 
-bool is_ttm_module(const std::string& m) { return m == "ttm" || m == "amdttm"; }
 bool is_ttm_key(const std::string& k) { return k == "pages_limit" || k == "page_pool_size"; }
 
 void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
