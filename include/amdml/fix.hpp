@@ -103,6 +103,7 @@ struct RecipePlan {
   const Recipe* recipe = nullptr;
   FixRef ref;                                   // the parameters it was asked for
   std::vector<Finding> findings;                // what it resolves (copies: a plan outlives re-diagnoses)
+  std::vector<Finding> deferred;                // asking this recipe with other parameters (a note says so)
   std::vector<FileChange> files;
   std::vector<Command> commands;                // run only when a file changes
   std::vector<FollowUp> follow_ups;

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <array>
-#include <toml++/toml.h>
 
 #include "amdml/parse.hpp"
 #include "engine/embedded.hpp"
+#include "engine/toml.hpp"
 #include "platform/recipes_dir.hpp"
 
 namespace amdml {

@@ -361,6 +361,14 @@ bool merge_params(ParamSchema schema, nlohmann::json& into, const nlohmann::json
       if (std::find(into["groups"].begin(), into["groups"].end(), g) == into["groups"].end()) into["groups"].push_back(g);
     return true;
   }
+  // The same module and limit, one of them also naming page_pool_size: one change.
+  if (schema == ParamSchema::ttm && into.is_object() && more.is_object() && into.value("module", "") == more.value("module", "x") &&
+      into.contains("pages_limit") && more.contains("pages_limit") && into["pages_limit"] == more["pages_limit"]) {
+    if (into.contains("page_pool_size") && more.contains("page_pool_size") && into["page_pool_size"] != more["page_pool_size"])
+      return false;
+    if (more.contains("page_pool_size")) into["page_pool_size"] = more["page_pool_size"];
+    return true;
+  }
   if (schema == ParamSchema::env && into.is_object() && more.is_object()) {
     nlohmann::json merged = into;
     if (more.contains("env") && more["env"].is_object()) {
@@ -406,6 +414,7 @@ Plan plan_fixes(const PlanInputs& in) {
     if (it != plan.recipes.end() && (!it->recipe || it->recipe->params != ParamSchema::groups)) {
       it->notes.push_back(f.id + " asks for different parameters (" + f.fix->params.dump() +
                           "); run `amdml fix` again after this one");
+      it->deferred.push_back(f);
       continue;
     }
     RecipePlan rp;

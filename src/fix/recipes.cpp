@@ -2,9 +2,9 @@
 // set of step kinds. Anything the engine would not know how to do is a load error,
 // so a typo in a recipe fails at start-up, not half-way through an apply.
 #include <algorithm>
-#include <toml++/toml.h>
 
 #include "amdml/fix.hpp"
+#include "engine/toml.hpp"
 
 namespace amdml::fix {
 

@@ -109,10 +109,17 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
                           const std::vector<Finding>& after) {
   if (!out.ok || out.txn.empty()) return "";
   std::set<std::string> after_ids;
-  for (const auto& f : after) after_ids.insert(f.id);
+  // Findings after the apply that still ask for a recipe: (id, recipe).
+  std::set<std::pair<std::string, std::string>> after_fixable;
+  std::map<std::string, std::string> after_title;
+  for (const auto& f : after) {
+    after_ids.insert(f.id);
+    after_title.emplace(f.id, f.title);
+    if (f.fix) after_fixable.insert({f.id, f.fix->recipe});
+  }
   std::set<std::string> before_ids;
   for (const auto& f : before) before_ids.insert(f.id);
-  std::string gone, waiting, still;
+  std::string gone, waiting, left, still;
   std::set<std::string> reboot_text, login_text;
   for (const auto& rp : plan.recipes) {
     if (std::find(out.recipes_applied.begin(), out.recipes_applied.end(), rp.ref.recipe) == out.recipes_applied.end()) continue;
@@ -124,13 +131,26 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
       if (!after_ids.count(f.id)) gone += "  gone: " + f.id + " (" + f.title + ")\n";
       else if (reboot || relogin)
         waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + f.id + " (" + f.title + ")\n";
+      else if (!after_fixable.count({f.id, rp.ref.recipe}))
+        // The recipe did its part; what remains is not a change amdml makes.
+        left += "  left for you: " + f.id + " (" + after_title[f.id] + ")\n";
       else still += "  still there: " + f.id + " (" + f.title + ")\n";
+    }
+    // Findings that asked this recipe with other parameters: gone with this change, or
+    // waiting for the same follow-up, or the next run's business.
+    for (const auto& f : rp.deferred) {
+      if (!after_ids.count(f.id)) gone += "  gone: " + f.id + " (" + f.title + ")\n";
+      else if (!after_fixable.count({f.id, rp.ref.recipe}) && (reboot || relogin))
+        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + f.id + " (" + after_title[f.id] + ")\n";
+      else if (!after_fixable.count({f.id, rp.ref.recipe}))
+        left += "  left for you: " + f.id + " (" + after_title[f.id] + ")\n";
+      else waiting += "  next run: " + f.id + " (" + after_title[f.id] + "): run `amdml fix` again\n";
     }
   }
   // Findings the change itself brings up (access.relogin after a group edit).
   for (const auto& f : after)
     if (!before_ids.count(f.id)) waiting += "  now: " + f.id + " (" + f.title + ")\n";
-  std::string s = "Re-diagnosis:\n" + gone + waiting + still;
+  std::string s = "Re-diagnosis:\n" + gone + waiting + left + still;
   for (const auto& t : reboot_text) s += "Reboot needed: " + t + "\n";
   for (const auto& t : login_text) s += "Then: " + t + "\n";
   return s;

@@ -108,11 +108,20 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
       fd.notes.push_back("Kernel " + short_version(*kv) + " sizes GTT inside amdgpu; from " + short_version(mk.gtt_follows_ttm) +
                          " GTT follows ttm.pages_limit, which is what `amdml fix` sets.");
     } else {
-      nlohmann::json params{{"module", to_string(m)}, {"pages_limit", rec->value}, {"page_pool_size", rec->value}};
-      fd.fix = FixRef{"ttm-pages-limit", params};
-      fd.commands.push_back("echo 'options " + std::string(to_string(m)) + " pages_limit=" + std::to_string(rec->value) +
-                            " page_pool_size=" + std::to_string(rec->value) + "' | sudo tee /etc/modprobe.d/" + to_string(m) +
-                            ".conf");
+      // Already configured at least as high (by `amdml fix` or by hand) but not yet
+      // loaded: what is left is the initramfs and a reboot, not another change.
+      const auto c = configured(f, to_string(m), "pages_limit");
+      const auto set = c ? parse::u64(c->value) : std::nullopt;
+      if (set && *set >= rec->value && (!tp.pages_limit || tp.pages_limit->value != *set)) {
+        fd.notes.push_back(std::string(to_string(m)) + ".pages_limit=" + c->value + " is configured (" + c->where +
+                           "): it takes effect when " + to_string(m) + " loads again, after the reboot.");
+      } else {
+        nlohmann::json params{{"module", to_string(m)}, {"pages_limit", rec->value}, {"page_pool_size", rec->value}};
+        fd.fix = FixRef{"ttm-pages-limit", params};
+        fd.commands.push_back("echo 'options " + std::string(to_string(m)) + " pages_limit=" + std::to_string(rec->value) +
+                              " page_pool_size=" + std::to_string(rec->value) + "' | sudo tee /etc/modprobe.d/" + to_string(m) +
+                              ".conf");
+      }
       fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P; then reboot");
       if (small_carve && f.os.kernel_release && !mk.rocm_memory_follows_ttm(*f.os.kernel_release))
         fd.notes.push_back("On kernel " + short_version(*kv) + " GTT follows pages_limit, but the memory ROCm reports stays the carve-out "
@@ -171,7 +180,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
                                  " loads, so it needs a reboot, and an initramfs rebuild when " + used + " loads from the initramfs.");
       fd.evidence.push_back({c->where, used + " pages_limit=" + c->value});
       fd.evidence.push_back({live_path, std::to_string(tp.pages_limit->value)});
-      fd.fix = FixRef{"ttm-pages-limit", nlohmann::json{{"module", used}, {"pages_limit", *want}}};
+      // No recipe: the file already says what it should; the initramfs and a reboot are left.
       fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P");
       fd.commands.push_back("sudo reboot");
       fd.gpus = amd_gpu_indices(f);

@@ -193,3 +193,13 @@ TEST(FixRecipes, BadRecipeFilesAreErrorsNamingTheFile) {
   EXPECT_FALSE(load_recipes({{"fixes/z.toml", ok}, {"fixes/z2.toml", ok}}));
   EXPECT_FALSE(load_recipes({{"fixes/w.toml", "id = \"w\"\ntitle = \"t\"\nparams = \"magic\"\n[[steps]]\nkind = \"initramfs\"\n"}}));
 }
+
+TEST(FixRecipes, MalformedArrayTableHeadersAreOneLineErrors) {
+  // toml++ 3.3.0 asserts on these in debug builds (src/engine/toml.hpp).
+  for (const char* text : {"[[[1]]]\n", "id = \"q\"\n[[[steps]]]\n", "[[=\n"}) {
+    auto r = load_recipes({{"fixes/q.toml", text}});
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find("recipes/fixes/q.toml"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+}

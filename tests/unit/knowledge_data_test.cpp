@@ -188,5 +188,18 @@ TEST(KnowledgeLoader, RejectsBadData) {
   EXPECT_NE(bad.error().message.find("recipes/knowledge/x.toml:"), std::string::npos);
 }
 
+// Input that toml++ 3.3.0 mis-handles internally (an assert in debug builds, undefined
+// behaviour in release builds; see src/engine/toml.hpp): a parse error with the file
+// and line, like any other.
+TEST(KnowledgeLoader, InputThatBreaksTomlppIsAParseError) {
+  for (const char* text : {"[[[1]]]\n", "[[[a]]]\n", "[[[]]\n", "x = 1\n[[=\n", "[ [\n", "\xcc\xaa", "x = 1\n[\xcc\xaa]\n",
+                           "[\xef\xac\xb0]\n", "s = \"\"\"\\\n\xc2\xa7\"\"\"\n[\n"}) {
+    auto r = load_knowledge({{"knowledge/h.toml", text}});
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().message.rfind("recipes/knowledge/h.toml:", 0), 0u) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace amdml
