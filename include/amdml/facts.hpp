@@ -27,6 +27,14 @@ struct ProbeError {
   std::string message;  // why it could not
 };
 
+// A relevant variable that /etc/environment, /etc/environment.d or /etc/profile.d sets
+// for new login sessions (the running process may not have it yet).
+struct LoginEnv {
+  std::string name;
+  std::string value;
+  std::string where;  // "/etc/profile.d/amdml-gpu.sh:3"
+};
+
 struct OsFacts {
   std::optional<std::string> id;          // os-release ID ("ubuntu")
   std::optional<std::string> version_id;  // "24.04"
@@ -265,6 +273,7 @@ struct Facts {
   RocmFacts rocm;
   ContainerFacts container;
   std::map<std::string, std::string> env;  // relevant environment variables only
+  std::vector<LoginEnv> login_env;         // relevant variables new login sessions get
   std::vector<Gpu> gpus;                   // the joined view, report order
   RuntimeFacts runtime;                    // HSA + libdrm (facts_runtime.hpp)
   MlFacts ml;                              // ollama, PyTorch, llama.cpp (facts_ml.hpp)

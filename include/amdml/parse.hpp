@@ -42,6 +42,22 @@ KeyValues kfd_properties(std::string_view text);
 // os-release KEY=value with shell quoting.
 std::map<std::string, std::string> os_release(std::string_view text);
 
+// Variables set for new login sessions: /etc/environment, environment.d(5) files and
+// /etc/profile.d/*.sh -- "NAME=value" or "export NAME=value" lines with shell quoting.
+// Lines that do anything else (conditionals, PATH=$PATH:..., commands) are skipped: the
+// result is what such a file plainly sets, with the line it is on.
+struct Assignment {
+  int line = 0;
+  std::string name;
+  std::string value;
+};
+std::vector<Assignment> login_env(std::string_view text);
+// The variables amdml follows through those files: GPU selection and overrides
+// (HSA_*, ROCR_*, HIP_*, ROCM_*, GPU_DEVICE_ORDINAL, OLLAMA_*, GGML_*).
+bool login_env_followed(std::string_view name);
+// Is PATH one of those files (/etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh)?
+bool is_login_env_file(std::string_view path);
+
 // /proc/meminfo: "MemTotal:  32768000 kB" -> bytes.
 std::map<std::string, std::uint64_t> meminfo(std::string_view text);
 

@@ -147,6 +147,46 @@ std::map<std::string, std::string> os_release(std::string_view text) {
   return out;
 }
 
+std::vector<Assignment> login_env(std::string_view text) {
+  std::vector<Assignment> out;
+  int n = 0;
+  for (auto line : split_lines(text)) {
+    ++n;
+    line = trim(line);
+    if (line.rfind("export", 0) == 0 && line.size() > 6 && (line[6] == ' ' || line[6] == '\t')) line = trim(line.substr(7));
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    auto key = line.substr(0, eq);
+    bool ok = !std::isdigit(static_cast<unsigned char>(key[0]));
+    for (char c : key)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) ok = false;
+    if (!ok) continue;
+    auto raw = trim(line.substr(eq + 1));
+    // Only plain values: a quoted string, or a word without expansions or commands.
+    const bool quoted = raw.size() >= 2 && (raw.front() == '"' || raw.front() == '\'') && raw.back() == raw.front();
+    bool plain = true;
+    for (char c : quoted ? raw.substr(1, raw.size() - 2) : raw)
+      if (c == '$' || c == '`' || (!quoted && (c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '"' || c == '\''))) plain = false;
+    if (!plain) continue;
+    out.push_back({n, std::string(key), unquote_shell(raw)});
+  }
+  return out;
+}
+
+bool login_env_followed(std::string_view name) {
+  for (std::string_view p : {"HSA_", "ROCR_", "HIP_", "ROCM_", "GPU_DEVICE_ORDINAL", "OLLAMA_", "GGML_"})
+    if (name.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+bool is_login_env_file(std::string_view path) {
+  auto in_dir = [&](std::string_view dir, std::string_view suffix) {
+    return path.size() > dir.size() + suffix.size() && path.substr(0, dir.size()) == dir &&
+           path.find('/', dir.size()) == std::string_view::npos && path.substr(path.size() - suffix.size()) == suffix;
+  };
+  return path == "/etc/environment" || in_dir("/etc/environment.d/", ".conf") || in_dir("/etc/profile.d/", ".sh");
+}
+
 std::map<std::string, std::uint64_t> meminfo(std::string_view text) {
   std::map<std::string, std::uint64_t> out;
   for (auto line : split_lines(text)) {

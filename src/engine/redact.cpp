@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "amdml/parse.hpp"
 #include "amdml/snapshot.hpp"
 
 namespace amdml {
@@ -168,6 +169,27 @@ std::vector<PasswdLine> passwd_lines(const std::string& text) {
     }
     p.home = f[5];
     out.push_back(p);
+  }
+  return out;
+}
+
+// Login environment files (/etc/environment, profile.d, environment.d) hold whatever a
+// machine's owner exports -- proxies with passwords, API keys under any name. A snapshot
+// keeps only the assignments doctor follows (GPU selection and overrides, never
+// credential-like names); every other line becomes empty, so line numbers still match.
+std::string keep_followed_assignments(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    const bool last = end == std::string::npos;
+    if (last) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    auto a = parse::login_env(line);
+    if (a.size() == 1 && parse::login_env_followed(a[0].name) && !is_secret_env_name(a[0].name)) out += line;
+    if (last) break;
+    out += '\n';
+    start = end + 1;
   }
   return out;
 }
@@ -606,6 +628,7 @@ void Redactor::apply(Recording& r) {
     SnapshotNode n = node;
     if (n.kind == SnapshotNode::Kind::file) {
       if (options_.identities && path == "/etc/passwd") n.content = blank_gecos(n.content, redacted_users_);
+      if (parse::is_login_env_file(path)) n.content = keep_followed_assignments(n.content);
       n.content = text(n.content);
     }
     if (n.kind == SnapshotNode::Kind::symlink) n.target = text(n.target);

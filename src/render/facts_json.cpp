@@ -142,6 +142,9 @@ json facts_json(const Facts& f) {
   json env = json::object();
   for (const auto& [k, v] : f.env) env[k] = v;
   j["env"] = env;
+  json login = json::array();
+  for (const auto& e : f.login_env) login.push_back({{"name", e.name}, {"value", e.value}, {"where", e.where}});
+  j["login_env"] = login;
   j["runtime"] = runtime_facts_json(f.runtime);
   j["ml"] = ml_facts_json(f.ml);
   json errs = json::array();

@@ -38,7 +38,8 @@ struct GpuNeed {
 
 GpuNeed assess(const RuleContext& ctx, const Stack& st, int i) {
   const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(i)];
-  GpuNeed n{i};
+  GpuNeed n;
+  n.index = i;
   if (!g.gfx || !st.release) return n;
   if (st.release->has_kernels(*g.gfx)) {
     n.need = Need::native;
@@ -62,6 +63,14 @@ bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const Gfx
   if (*g.gfx == value) return true;
   const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
   return info && info->override_to == value && st.release->has_kernels(value);
+}
+
+// Where the login configuration sets NAME to VALUE for new sessions, if it does.
+std::optional<std::string> login_sets(const Facts& f, const std::string& name, const std::string& value) {
+  std::optional<std::string> where;
+  for (const auto& e : f.login_env)
+    if (e.name == name) where = e.value == value ? std::optional<std::string>(e.where) : std::nullopt;  // the last one wins
+  return where;
 }
 
 void add_override_commands(Finding& fd, const nlohmann::json& params) {
@@ -135,7 +144,26 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
   std::string native;
   for (const auto& n : needs)
     if (n.need == Need::native) native += (native.empty() ? "" : ",") + rocr_device_name(f, n.index);
-  if (global_ok || per_node_supported(ctx, st)) {
+  // Already set for new logins (by `amdml fix` or by hand) but not in this process:
+  // what is left is a new login, not another change.
+  std::string pending_where;
+  if (global_ok) {
+    if (auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION", params["value"].get<std::string>())) pending_where = *w;
+  } else {
+    for (const auto& [node, v] : params["per_node"].items()) {
+      auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v.get<std::string>());
+      if (!w) {
+        pending_where.clear();
+        break;
+      }
+      pending_where += (pending_where.empty() ? "" : ", ") + *w;
+    }
+  }
+  if (!pending_where.empty()) {
+    add_override_commands(fd, params);
+    fd.notes.push_back("New login sessions already get this setting (" + pending_where +
+                       "): log out and in again, or export it in this shell; restart services that need it.");
+  } else if (global_ok || per_node_supported(ctx, st)) {
     fd.fix = FixRef{"hsa-override", params};
     add_override_commands(fd, params);
     if (!native.empty())

@@ -69,6 +69,22 @@ TEST(Parse, OsRelease) {
   EXPECT_EQ(kv.count("bad line"), 0u);
 }
 
+TEST(Parse, LoginEnvTakesPlainAssignmentsOnly) {
+  auto a = parse::login_env(
+      "# comment\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\nROCR_VISIBLE_DEVICES=\"0,1\"\n"
+      "  export\tHIP_VISIBLE_DEVICES='1'\nPATH=$PATH:/opt/rocm/bin\nif [ -x /x ]; then\n"
+      "X=`id -u`\nY=a b\n1BAD=x\nexported=1\nGGML_X=\"a b\"\n");
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0].name, "HSA_OVERRIDE_GFX_VERSION");
+  EXPECT_EQ(a[0].value, "11.0.0");
+  EXPECT_EQ(a[0].line, 2);
+  EXPECT_EQ(a[1].value, "0,1");
+  EXPECT_EQ(a[2].name, "HIP_VISIBLE_DEVICES");
+  EXPECT_EQ(a[2].value, "1");
+  EXPECT_EQ(a[3].name, "exported");
+  EXPECT_EQ(a[4].value, "a b");
+}
+
 TEST(Parse, Meminfo) {
   auto kv = parse::meminfo("MemTotal:       32614876 kB\nMemAvailable:   20000000 kB\nHugePages_Total:       0\nJunk\n");
   EXPECT_EQ(kv["MemTotal"], 32614876ULL * 1024);

@@ -129,6 +129,27 @@ TEST(GfxOverrideNeeded, SilentWhenTheOverrideIsSetOrNotNeeded) {
   EXPECT_TRUE(run(g).empty()) << ids(run(g));
 }
 
+// Set for new logins (what `amdml fix` writes) but not in this process: no recipe to
+// run again, a note that says where it is set and that a new login is what is left.
+TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
+  Facts f = box("6.5.0-41-generic", "5.7.1");
+  add_gpu(f, "gfx1032", 0x73ff, false);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/profile.d/amdml-gpu.sh:3"});
+  auto hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION=10.3.0");
+  bool noted = false;
+  for (const auto& n : hits[0]->notes) noted |= n.find("/etc/profile.d/amdml-gpu.sh:3") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // A later file setting another value wins: the recipe is asked for again.
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/profile.d/zz-mine.sh:1"});
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
+}
+
 TEST(GfxOverrideNeeded, WithoutRocmJudgesAgainstCurrentBuilds) {
   Facts f = box("6.8.0-45-generic", nullptr);
   add_gpu(f, "gfx1035", 0x1681, true);

@@ -156,6 +156,20 @@ TEST(SnapshotRedact, EnvironmentKeepsRelevantNamesAndNeverSecrets) {
   EXPECT_NE(conf.find("HF_TOKEN=REDACTED"), std::string::npos) << conf;
 }
 
+// Login environment files keep only the GPU assignments doctor follows, on their own
+// line numbers (findings cite them); proxies, keys and everything else become blank.
+TEST(SnapshotRedact, LoginEnvironmentFilesKeepOnlyFollowedAssignments) {
+  Recording r;
+  r.tree["/etc/environment"] = file("PATH=\"/usr/bin\"\nhttp_proxy=http://alice:hunter2@proxy:3128\nHSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n");
+  r.tree["/etc/profile.d/work.sh"] = file("export ACME_TOKEN=abc123\nif true; then\n  export ROCR_VISIBLE_DEVICES=0\nfi\n");
+  r.tree["/etc/profile.d/notes.txt"] = file("hunter2\n");  // not a profile.d script: ordinary redaction
+  Redactor red = Redactor::plan(r, opts(false));
+  red.apply(r);
+  EXPECT_EQ(r.tree.at("/etc/environment").content, "\n\nHSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n");
+  EXPECT_EQ(r.tree.at("/etc/profile.d/work.sh").content, "\n\n  export ROCR_VISIBLE_DEVICES=0\n\n");
+  EXPECT_EQ(r.tree.at("/etc/profile.d/notes.txt").content, "hunter2\n");
+}
+
 TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
   Recording r;
   r.tree["/etc/os-release"] = file("ID=ubuntu\n");
