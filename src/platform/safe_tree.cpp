@@ -263,7 +263,10 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
                        std::vector<std::string>* created_dirs) {
   auto parent = open_parent(path, true, 0755, created_dirs);
   if (!parent) return parent.error();
-  auto [dfd, base] = *parent;
+  // Plain variables, not a structured binding: the lambdas below capture them (clang
+  // before 16 cannot capture structured bindings).
+  const int dfd = parent->first;
+  const std::string base = parent->second;
   auto fail_dir = [&](Error e) {
     ::close(dfd);
     return Status(std::move(e));
