@@ -42,6 +42,10 @@ KeyValues kfd_properties(std::string_view text);
 // os-release KEY=value with shell quoting.
 std::map<std::string, std::string> os_release(std::string_view text);
 
+// An error message that quotes input (a key, a file's text) as one line: control
+// characters, newlines included, become spaces.
+std::string one_line(std::string message);
+
 // Variables set for new login sessions: /etc/environment, environment.d(5) files and
 // /etc/profile.d/*.sh -- "NAME=value" or "export NAME=value" lines with shell quoting.
 // Lines that do anything else (conditionals, PATH=$PATH:..., commands) are skipped: the

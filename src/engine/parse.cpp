@@ -173,6 +173,12 @@ std::vector<Assignment> login_env(std::string_view text) {
   return out;
 }
 
+std::string one_line(std::string message) {
+  for (auto& c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return message;
+}
+
 bool login_env_followed(std::string_view name) {
   for (std::string_view p : {"HSA_", "ROCR_", "HIP_", "ROCM_", "GPU_DEVICE_ORDINAL", "OLLAMA_", "GGML_"})
     if (name.substr(0, p.size()) == p) return true;

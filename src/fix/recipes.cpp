@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "amdml/fix.hpp"
+#include "amdml/parse.hpp"
 #include "engine/toml.hpp"
 
 namespace amdml::fix {
@@ -162,8 +163,7 @@ Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
   // Messages echo the file's text (a step kind, the TOML parser's description): keep
   // them one line even when that text holds a newline or another control character.
   Error e = r.error();
-  for (auto& c : e.message)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  e.message = parse::one_line(std::move(e.message));
   return e;
 }
 

@@ -367,7 +367,8 @@ Result<std::unique_ptr<Host>> make_rooted_host_from_manifest(const std::string& 
   Manifest m;
   if (manifest) {
     auto parsed = parse_manifest(*manifest);
-    if (!parsed) return parsed.error();
+    // Messages name the manifest's keys, which may hold newlines: keep them one line.
+    if (!parsed) return make_error(parse::one_line(parsed.error().message), parsed.error().code);
     m = std::move(*parsed);
   }
   return std::unique_ptr<Host>(std::make_unique<RootedHost>(root, std::move(m)));
