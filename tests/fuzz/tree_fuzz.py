@@ -332,13 +332,16 @@ def mutate_manifest(tree, rng):
     if not os.path.exists(p):
         return None, False
     kind = rng.randrange(10)
+    if kind < 8:
+        try:
+            doc = json.loads(read(p))
+        except ValueError:
+            return None, False  # already damaged by an earlier mutation of this tree
     if kind < 6:
-        doc = json.loads(read(p))
         what = manifest_valid(doc, rng)
         write(p, json.dumps(doc).encode())
         return what, False
     if kind < 8:
-        doc = json.loads(read(p))
         what = manifest_malformed(doc, rng)
         write(p, json.dumps(doc).encode())
         return what, True
