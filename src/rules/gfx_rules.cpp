@@ -65,14 +65,6 @@ bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const Gfx
   return info && info->override_to == value && st.release->has_kernels(value);
 }
 
-// Where the login configuration sets NAME to VALUE for new sessions, if it does.
-std::optional<std::string> login_sets(const Facts& f, const std::string& name, const std::string& value) {
-  std::optional<std::string> where;
-  for (const auto& e : f.login_env)
-    if (e.name == name) where = e.value == value ? std::optional<std::string>(e.where) : std::nullopt;  // the last one wins
-  return where;
-}
-
 void add_override_commands(Finding& fd, const nlohmann::json& params) {
   if (params.contains("value")) {
     fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + params["value"].get<std::string>());

@@ -69,6 +69,23 @@ std::optional<OverrideSetting> override_for(const Facts& f, const Gpu& g) {
   return std::nullopt;
 }
 
+std::optional<std::string> login_sets(const Facts& f, const std::string& name, const std::string& value) {
+  // Every new session gets it when pam_env's /etc/environment sets it, or when both login
+  // shells (profile.d) and the systemd user manager (environment.d) do -- the two files
+  // `amdml fix` writes. One of the two alone is half done: the recipe is still asked for.
+  const LoginEnv *etc = nullptr, *profile = nullptr, *envd = nullptr;
+  for (const auto& e : f.login_env) {
+    if (e.name != name) continue;  // within each mechanism the last setting wins
+    if (e.where.rfind("/etc/environment:", 0) == 0) etc = &e;
+    else if (e.where.rfind("/etc/profile.d/", 0) == 0) profile = &e;
+    else if (e.where.rfind("/etc/environment.d/", 0) == 0) envd = &e;
+  }
+  auto sets = [&](const LoginEnv* e) { return e && e->value == value; };
+  if (sets(etc)) return etc->where;
+  if (sets(profile) && sets(envd)) return profile->where + ", " + envd->where;
+  return std::nullopt;
+}
+
 bool override_compatible(const Knowledge& kb, const GfxTarget& from, const GfxTarget& to) {
   const auto* a = kb.find_gfx(from);
   const auto* b = kb.find_gfx(to);

@@ -197,8 +197,14 @@ void torch_gfx_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Fi
     if (can_override) {
       fd.detail += " " + info->override_to->name() + " code runs on it with HSA_OVERRIDE_GFX_VERSION=" +
                    info->override_to->version_string() + ".";
-      fd.fix = FixRef{"hsa-override", {{"value", info->override_to->version_string()}}};
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + info->override_to->version_string());
+      const std::string value = info->override_to->version_string();
+      // Already set for new logins (`amdml fix` wrote it): a new login is what is left.
+      if (auto where = login_sets(f, "HSA_OVERRIDE_GFX_VERSION", value))
+        fd.notes.push_back("New login sessions already get HSA_OVERRIDE_GFX_VERSION=" + value + " (" + *where +
+                           "): log out and in again, or export it in this shell.");
+      else
+        fd.fix = FixRef{"hsa-override", {{"value", value}}};
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + value);
       if (!info->override_caveat.empty()) fd.notes.push_back(info->override_caveat);
     } else {
       const auto* r = wheel_release(ctx);

@@ -1,6 +1,9 @@
 // Rule functions and the per-area finding catalogs the registry assembles.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "amdml/rules.hpp"
 
 namespace amdml::rules {
@@ -23,5 +26,8 @@ std::vector<int> amd_gpu_indices(const Facts& f);          // every GPU index
 std::string gpu_label(const Facts& f, int index);          // "GPU 0 (AMD Radeon 780M, gfx1103)"
 Finding make_finding(const char* id, std::string title, std::string detail);
 bool in_container(const Facts& f);
+// Where the login configuration sets NAME to VALUE for every new session, if it does:
+// /etc/environment, or both /etc/profile.d and /etc/environment.d.
+std::optional<std::string> login_sets(const Facts& f, const std::string& name, const std::string& value);
 
 }  // namespace amdml::rules

@@ -270,6 +270,15 @@ TEST(MlRules, TorchWheelWithoutTheGfx) {
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fix->recipe, "hsa-override");
   EXPECT_EQ(t->fix->params["value"], "11.0.0");
+  // Set for new logins but not in this session: no recipe, a note saying where.
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/profile.d/amdml-gpu.sh:3"});
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment.d/90-amdml.conf:3"});
+  found = run(f, kb());
+  t = find(found, "torch.gfx");
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->fix);
+  ASSERT_FALSE(t->notes.empty());
+  EXPECT_NE(t->notes.back().find("/etc/profile.d/amdml-gpu.sh:3"), std::string::npos);
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";  // the person already maps it
   EXPECT_FALSE(find(run(f, kb()), "torch.gfx"));
 }

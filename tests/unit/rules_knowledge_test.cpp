@@ -135,7 +135,13 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   Facts f = box("6.5.0-41-generic", "5.7.1");
   add_gpu(f, "gfx1032", 0x73ff, false);
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/profile.d/amdml-gpu.sh:3"});
+  // Login shells only (a fix killed half-way): the systemd user manager lacks it, so the
+  // recipe is still asked for.
   auto hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment.d/90-amdml.conf:3"});
+  hits = with_id(run(f), "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_FALSE(hits[0]->fix);
   EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION=10.3.0");
@@ -144,6 +150,15 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   EXPECT_TRUE(noted);
   // A later file setting another value wins: the recipe is asked for again.
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/profile.d/zz-mine.sh:1"});
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  // /etc/environment alone reaches every session (pam_env).
+  f.login_env = {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment:2"}};
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment:5"});
   hits = with_id(run(f), "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix);
