@@ -1,6 +1,5 @@
 // The pure half of a snapshot: the size policy, the amdml-host.json manifest and errno
 // names. No I/O here; src/platform/snapshot_writer.cpp puts the result on disk.
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 
@@ -120,35 +119,19 @@ std::optional<SnapshotNode::Kind> kind_in_tree(const std::map<std::string, Snaps
 
 // Resolves like the rooted host does; true when the path exists in the written tree.
 bool resolves_in_tree(const std::map<std::string, SnapshotNode>& tree, const std::string& path, bool follow_last) {
-  std::vector<std::string> todo = parse::split_path(path);
-  std::reverse(todo.begin(), todo.end());
-  std::vector<std::string> done;
-  int hops = 0;
-  while (!todo.empty()) {
-    std::string c = std::move(todo.back());
-    todo.pop_back();
-    if (c == ".") continue;
-    if (c == "..") {
-      if (!done.empty()) done.pop_back();
-      continue;
-    }
-    done.push_back(c);
-    const std::string p = parse::join_path(done);
+  auto lookup = [&](const std::string& p, bool) {
+    parse::PathNode n;
     auto kind = kind_in_tree(tree, p);
-    if (!kind) return false;
-    if (*kind != SnapshotNode::Kind::symlink) {
-      if (!todo.empty() && *kind != SnapshotNode::Kind::directory) return false;
-      continue;
+    if (!kind) return n;
+    if (*kind == SnapshotNode::Kind::symlink) {
+      n.kind = parse::PathNode::Kind::symlink;
+      n.target = tree.at(p).target;
+    } else {
+      n.kind = *kind == SnapshotNode::Kind::directory ? parse::PathNode::Kind::directory : parse::PathNode::Kind::other;
     }
-    if (todo.empty() && !follow_last) return true;
-    if (++hops > 40) return false;
-    const std::string& target = tree.at(p).target;
-    done.pop_back();
-    if (!target.empty() && target[0] == '/') done.clear();
-    auto parts = parse::split_path(target);
-    for (auto i = parts.rbegin(); i != parts.rend(); ++i) todo.push_back(*i);
-  }
-  return true;
+    return n;
+  };
+  return parse::resolve_path(path, follow_last, 40, lookup).has_value();
 }
 
 std::string octal(std::uint32_t mode) {

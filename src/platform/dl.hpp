@@ -19,6 +19,11 @@ struct LoadedLibrary {
   std::vector<LibraryAttempt> attempts;
   // The address of symbol, or nullptr (and the name is added to missing).
   void* symbol(const char* name, std::vector<std::string>& missing) const;
+  // Typed: sets slot to the symbol as a function pointer of its own type.
+  template <class F>
+  void bind(F& slot, const char* name, std::vector<std::string>& missing) const {
+    slot = reinterpret_cast<F>(symbol(name, missing));
+  }
 };
 
 // Tries each candidate with RTLD_NOW | RTLD_LOCAL. An absolute path that does not exist

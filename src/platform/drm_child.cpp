@@ -23,11 +23,6 @@ struct DrmApi {
   decltype(&amdgpu_get_marketing_name) marketing_name = nullptr;
 };
 
-template <class F>
-void bind_symbol(const LoadedLibrary& lib, F& slot, const char* name, std::vector<std::string>& missing) {
-  slot = reinterpret_cast<F>(lib.symbol(name, missing));
-}
-
 nlohmann::json query_node(const DrmApi& api, const std::string& node) {
   nlohmann::json d = {{"render_node", node}, {"opened", false}};
   probe_step(("open " + node).c_str());
@@ -80,10 +75,10 @@ nlohmann::json probe_drm_in_child(const std::vector<std::string>& render_nodes) 
   if (!lib.handle) return out;
   DrmApi api;
   std::vector<std::string> missing;
-  bind_symbol(lib, api.initialize, "amdgpu_device_initialize", missing);
-  bind_symbol(lib, api.deinitialize, "amdgpu_device_deinitialize", missing);
-  bind_symbol(lib, api.query_info, "amdgpu_query_info", missing);
-  bind_symbol(lib, api.marketing_name, "amdgpu_get_marketing_name", missing);
+  lib.bind(api.initialize, "amdgpu_device_initialize", missing);
+  lib.bind(api.deinitialize, "amdgpu_device_deinitialize", missing);
+  lib.bind(api.query_info, "amdgpu_query_info", missing);
+  lib.bind(api.marketing_name, "amdgpu_get_marketing_name", missing);
   if (!missing.empty()) {
     out["status"] = "not-installed";
     out["reason"] = lib.path + " lacks " + missing.front();

@@ -45,24 +45,24 @@ Result<std::string> read_real_file(const std::string& real, const std::string& s
     ::close(fd);
     return make_error(shown + ": not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
   }
+  auto out = read_fd(fd, shown, limit);
+  ::close(fd);
+  return out;
+}
+
+Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit) {
   std::string out;
   char buf[8192];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return os_error(shown, err);
+      return os_error(shown, errno);
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > limit) {
-      ::close(fd);
-      return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
-    }
+    if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
   }
-  ::close(fd);
   return out;
 }
 

@@ -10,6 +10,9 @@
 namespace amdml::platform {
 
 Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit);
+// Reads an open descriptor to its end (EINTR retried); more than limit bytes is EFBIG.
+// Errors name `shown`. The caller closes fd.
+Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit);
 Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown);
 Result<std::string> read_real_link(const std::string& real, const std::string& shown);
 Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow);

@@ -2,7 +2,6 @@
 #include "amdml/parse.hpp"
 #include "platform/host_recording.hpp"
 
-#include <algorithm>
 #include <cerrno>
 
 namespace amdml::platform {
@@ -54,41 +53,28 @@ void RecordingHost::note_type(const std::string& p, FileType type, std::uint32_t
 }
 
 std::optional<std::string> RecordingHost::trace(const std::string& path, bool follow_last) const {
-  std::vector<std::string> todo = parse::split_path(path);
-  std::reverse(todo.begin(), todo.end());
-  std::vector<std::string> done;
-  int hops = 0;
-  while (!todo.empty()) {
-    std::string c = std::move(todo.back());
-    todo.pop_back();
-    if (c == ".") continue;
-    if (c == "..") {
-      if (!done.empty()) done.pop_back();
-      continue;
-    }
-    done.push_back(c);
-    const std::string p = parse::join_path(done);
+  // Every component walked is recorded: directories and files by type, links with their
+  // target (a file that is asked for children is not: the walk fails there).
+  auto lookup = [&](const std::string& p, bool more) {
+    parse::PathNode n;
     auto st = lstat_cached(p);
-    if (!st) return std::nullopt;
+    if (!st) return n;
     if (st->type != FileType::symlink) {
-      if (!todo.empty() && st->type != FileType::directory) return std::nullopt;
-      note_type(p, st->type, st->mode);
-      continue;
+      n.kind = st->type == FileType::directory ? parse::PathNode::Kind::directory : parse::PathNode::Kind::other;
+      if (!more || st->type == FileType::directory) note_type(p, st->type, st->mode);
+      return n;
     }
     auto target = inner_.read_link(p);
-    if (!target) return std::nullopt;
+    if (!target) return n;
     SnapshotNode link;
     link.kind = SnapshotNode::Kind::symlink;
     link.target = *target;
     rec_.tree[p] = link;
-    if (todo.empty() && !follow_last) return p;
-    if (++hops > kMaxSymlinkHops) return std::nullopt;
-    done.pop_back();
-    if (!target->empty() && (*target)[0] == '/') done.clear();
-    auto parts = parse::split_path(*target);
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
-  }
-  return parse::join_path(done);
+    n.kind = parse::PathNode::Kind::symlink;
+    n.target = *target;
+    return n;
+  };
+  return parse::resolve_path(path, follow_last, kMaxSymlinkHops, lookup);
 }
 
 void RecordingHost::note_error(const char* op, const std::string& path, const Error& e) const {

@@ -30,11 +30,6 @@ struct Api {
   decltype(&hsa_amd_memory_pool_get_info) pool_get_info = nullptr;
 };
 
-template <class F>
-void bind_symbol(const LoadedLibrary& lib, F& slot, const char* name, std::vector<std::string>& missing) {
-  slot = reinterpret_cast<F>(lib.symbol(name, missing));
-}
-
 const Api* g_api = nullptr;  // for the C callbacks below; the child is single-threaded here
 
 std::string info_string(hsa_agent_t agent, hsa_agent_info_t attr) {
@@ -163,15 +158,15 @@ nlohmann::json probe_hsa_in_child() {
   if (!lib.handle) return out;
   Api api;
   std::vector<std::string> missing;
-  bind_symbol(lib, api.init, "hsa_init", missing);
-  bind_symbol(lib, api.status_string, "hsa_status_string", missing);
-  bind_symbol(lib, api.system_get_info, "hsa_system_get_info", missing);
-  bind_symbol(lib, api.iterate_agents, "hsa_iterate_agents", missing);
-  bind_symbol(lib, api.agent_get_info, "hsa_agent_get_info", missing);
-  bind_symbol(lib, api.iterate_isas, "hsa_agent_iterate_isas", missing);
-  bind_symbol(lib, api.isa_get_info, "hsa_isa_get_info_alt", missing);
-  bind_symbol(lib, api.iterate_pools, "hsa_amd_agent_iterate_memory_pools", missing);
-  bind_symbol(lib, api.pool_get_info, "hsa_amd_memory_pool_get_info", missing);
+  lib.bind(api.init, "hsa_init", missing);
+  lib.bind(api.status_string, "hsa_status_string", missing);
+  lib.bind(api.system_get_info, "hsa_system_get_info", missing);
+  lib.bind(api.iterate_agents, "hsa_iterate_agents", missing);
+  lib.bind(api.agent_get_info, "hsa_agent_get_info", missing);
+  lib.bind(api.iterate_isas, "hsa_agent_iterate_isas", missing);
+  lib.bind(api.isa_get_info, "hsa_isa_get_info_alt", missing);
+  lib.bind(api.iterate_pools, "hsa_amd_agent_iterate_memory_pools", missing);
+  lib.bind(api.pool_get_info, "hsa_amd_memory_pool_get_info", missing);
   if (!missing.empty()) {
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;

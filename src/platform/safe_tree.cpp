@@ -215,23 +215,10 @@ Result<FileState> SafeTree::read(const std::string& path, std::size_t limit) con
   out.mode = st.st_mode & 07777;
   out.uid = st.st_uid;
   out.gid = st.st_gid;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return os_error(path, err);
-    }
-    if (n == 0) break;
-    out.bytes.append(buf, static_cast<std::size_t>(n));
-    if (out.bytes.size() > limit) {
-      ::close(fd);
-      return make_error(path + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
-    }
-  }
+  auto bytes = read_fd(fd, path, limit);
   ::close(fd);
+  if (!bytes) return bytes.error();
+  out.bytes = std::move(*bytes);
   return out;
 }
 

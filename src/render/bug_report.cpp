@@ -5,8 +5,13 @@
 
 #include "amdml/render.hpp"
 #include "render/facts_json.hpp"
+#include "render/format.hpp"
 
 namespace amdml {
+
+using render::bytes_text;
+using render::mode_text;
+using render::yes_no;
 
 using nlohmann::json;
 
@@ -25,16 +30,6 @@ std::string cell(std::string s) {
 
 std::string code(const std::string& s) { return s.empty() ? "" : "`" + cell(s) + "`"; }
 
-std::string opt_bytes(const std::optional<Bytes>& b) { return b ? format_bytes(*b) : "-"; }
-
-std::string mode_text(std::optional<std::uint32_t> m) {
-  if (!m) return "?";
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", *m);
-  return buf;
-}
-
-std::string yes_no(std::optional<bool> b) { return !b ? "?" : (*b ? "yes" : "no"); }
 
 // A JSON fact tree as "a.b.c" -> scalar rows (arrays by index), nulls left out.
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
@@ -85,7 +80,7 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   out += "| OS | " + cell(os) + " |\n";
   out += "| Kernel | " + cell(f.os.kernel_release.value_or("unknown")) +
          (f.os.machine ? " (" + cell(*f.os.machine) + ")" : "") + " |\n";
-  out += "| Memory | " + opt_bytes(f.memory.total) + " |\n";
+  out += "| Memory | " + bytes_text(f.memory.total) + " |\n";
   out += "| Container | " + std::string(f.container.kind ? to_string(*f.container.kind) : "none") + " |\n";
   std::string drv;
   if (!f.driver.amdgpu_loaded) drv = "amdgpu not loaded";
@@ -131,8 +126,8 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     const Gpu& g = f.gpus[i];
     out += "| " + std::to_string(i) + " | " + cell(g.marketing_name.value_or("?")) + " | " + (g.gfx ? g.gfx->name() : "?") +
-           " | " + g.pci_id() + " | " + g.pci_slot.value_or("-") + " | " + opt_bytes(g.vram) + " | " + opt_bytes(g.gtt) +
-           " | " + opt_bytes(g.kfd_memory) + " | " + (!g.apu ? "?" : (*g.apu ? "APU" : "dGPU")) + " | " +
+           " | " + g.pci_id() + " | " + g.pci_slot.value_or("-") + " | " + bytes_text(g.vram) + " | " + bytes_text(g.gtt) +
+           " | " + bytes_text(g.kfd_memory) + " | " + (!g.apu ? "?" : (*g.apu ? "APU" : "dGPU")) + " | " +
            (g.kfd_node ? std::to_string(*g.kfd_node) : "-") + " | " + g.render_node.value_or("-") + " |\n";
   }
   if (f.gpus.empty()) out += "| - | none | | | | | | | | | |\n";

@@ -3,25 +3,20 @@
 
 #include <cstdio>
 
+#include "render/format.hpp"
+
 namespace amdml {
+
+using render::opt;
+using render::opt_bytes;
+using render::mode_json;
 
 using nlohmann::json;
 
-template <class T>
-static json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 static json opt_pages(const std::optional<Pages>& p) { return p ? json(p->value) : json(nullptr); }
-static json opt_bytes(const std::optional<Bytes>& b) { return b ? json(b->value) : json(nullptr); }
 static std::string hex4(std::uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%04x", v);
-  return buf;
-}
-static json mode_json(const std::optional<std::uint32_t>& m) {
-  if (!m) return nullptr;
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", *m);
   return buf;
 }
 

@@ -1,14 +1,12 @@
 // The ML-stack facts as JSON (the "ml" key of the facts document).
 #include "render/facts_json.hpp"
+#include "render/format.hpp"
 
 namespace amdml {
 
-namespace {
+using render::opt;
 
-template <class T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
+namespace {
 
 nlohmann::json opt_version(const std::optional<Version>& v) { return v ? nlohmann::json(v->str()) : nlohmann::json(nullptr); }
 

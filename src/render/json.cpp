@@ -4,16 +4,15 @@
 
 #include "amdml/render.hpp"
 #include "render/facts_json.hpp"
+#include "render/format.hpp"
 
 namespace amdml {
 
+using render::opt;
+using render::opt_bytes;
+
 using nlohmann::json;
 
-template <class T>
-static json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-static json opt_bytes(const std::optional<Bytes>& b) { return b ? json(b->value) : json(nullptr); }
 
 json gpu_json(const Gpu& g) {
   json j;

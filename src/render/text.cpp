@@ -4,9 +4,15 @@
 #include <cstdio>
 
 #include "amdml/render.hpp"
+#include "render/format.hpp"
 #include "render/ml_text.hpp"
 
 namespace amdml {
+
+using render::bytes_text;
+using render::mode_text;
+using render::yes_no;
+
 namespace {
 
 std::string pad(std::string s, std::size_t w) {
@@ -38,16 +44,6 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
   return out;
 }
 
-std::string opt_bytes(const std::optional<Bytes>& b) { return b ? format_bytes(*b) : "-"; }
-
-std::string mode_text(std::optional<std::uint32_t> m) {
-  if (!m) return "?";
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", *m);
-  return buf;
-}
-
-std::string yes_no(std::optional<bool> b) { return !b ? "?" : (*b ? "yes" : "no"); }
 
 std::string system_block(const Report& r) {
   const Facts& f = r.facts;
@@ -56,7 +52,7 @@ std::string system_block(const Report& r) {
   if (f.os.wsl) os += " (WSL)";
   rows.push_back({"OS", os});
   rows.push_back({"Kernel", f.os.kernel_release.value_or("unknown")});
-  rows.push_back({"Memory", opt_bytes(f.memory.total)});
+  rows.push_back({"Memory", bytes_text(f.memory.total)});
   std::string drv;
   if (!f.driver.amdgpu_loaded) drv = "amdgpu not loaded";
   else {
@@ -93,7 +89,7 @@ std::string gpu_block(const Report& r) {
     const Gpu& g = f.gpus[i];
     std::string name = g.marketing_name.value_or(g.pci_id().empty() ? "AMD GPU" : "AMD GPU " + g.pci_id());
     std::string render = g.render_node ? g.render_node->substr(g.render_node->rfind('/') + 1) : "-";
-    rows.push_back({std::to_string(i), name, g.gfx ? g.gfx->name() : "?", opt_bytes(g.vram), opt_bytes(g.gtt),
+    rows.push_back({std::to_string(i), name, g.gfx ? g.gfx->name() : "?", bytes_text(g.vram), bytes_text(g.gtt),
                     !g.apu ? "?" : (*g.apu ? "APU" : "dGPU"), g.pci_slot.value_or("-"), render,
                     g.kfd_node ? "node " + std::to_string(*g.kfd_node) : "-"});
   }
@@ -190,7 +186,7 @@ std::string render_markdown(const Report& r) {
   out += "| | |\n|---|---|\n";
   out += "| OS | " + f.os.pretty_name.value_or(f.os.id.value_or("unknown")) + " |\n";
   out += "| Kernel | " + f.os.kernel_release.value_or("unknown") + " |\n";
-  out += "| Memory | " + opt_bytes(f.memory.total) + " |\n";
+  out += "| Memory | " + bytes_text(f.memory.total) + " |\n";
   out += "| Driver | " + std::string(!f.driver.amdgpu_loaded ? "not loaded" : (f.driver.dkms_version ? "amdgpu DKMS " + *f.driver.dkms_version : "amdgpu in-tree")) + " |\n";
   out += "| ROCm | " + (f.rocm.version ? f.rocm.version->str() : std::string(f.rocm.source == RocmSource::none ? "not found" : "unknown")) + " |\n";
   out += "| amdml | " + f.amdml_version + " |\n\n";
@@ -199,7 +195,7 @@ std::string render_markdown(const Report& r) {
     const Gpu& g = f.gpus[i];
     std::string name = g.marketing_name.value_or(g.pci_id().empty() ? "AMD GPU" : "AMD GPU " + g.pci_id());
     out += "| " + std::to_string(i) + " | " + name + " | " + (g.gfx ? g.gfx->name() : "?") + " | " +
-           g.pci_id() + " | " + opt_bytes(g.vram) + " | " + opt_bytes(g.gtt) + " | " +
+           g.pci_id() + " | " + bytes_text(g.vram) + " | " + bytes_text(g.gtt) + " | " +
            (!g.apu ? "?" : (*g.apu ? "APU" : "dGPU")) + " | " + (g.kfd_node ? std::to_string(*g.kfd_node) : "-") + " |\n";
   }
   if (f.gpus.empty()) out += "| - | none | | | | | | |\n";

@@ -85,6 +85,28 @@ TEST(Parse, LoginEnvTakesPlainAssignmentsOnly) {
   EXPECT_EQ(a[4].value, "a b");
 }
 
+TEST(Parse, ResolvePathWalksLinksLikeTheKernel) {
+  // /a dir, /a/f file, /a/rel -> f, /a/abs -> /a/f, /loop -> /loop, /a/up -> ../a
+  auto lookup = [](const std::string& p, bool) {
+    using K = parse::PathNode::Kind;
+    if (p == "/a") return parse::PathNode{K::directory, ""};
+    if (p == "/a/f") return parse::PathNode{K::other, ""};
+    if (p == "/a/rel") return parse::PathNode{K::symlink, "f"};
+    if (p == "/a/abs") return parse::PathNode{K::symlink, "/a/f"};
+    if (p == "/a/up") return parse::PathNode{K::symlink, "../a"};
+    if (p == "/loop") return parse::PathNode{K::symlink, "/loop"};
+    return parse::PathNode{};
+  };
+  EXPECT_EQ(parse::resolve_path("/a/rel", true, 40, lookup), "/a/f");
+  EXPECT_EQ(parse::resolve_path("/a/abs", true, 40, lookup), "/a/f");
+  EXPECT_EQ(parse::resolve_path("/a/rel", false, 40, lookup), "/a/rel");
+  EXPECT_EQ(parse::resolve_path("/../a/./up/up/f", true, 40, lookup), "/a/f");
+  EXPECT_FALSE(parse::resolve_path("/a/f/x", true, 40, lookup));  // a file has no children
+  EXPECT_FALSE(parse::resolve_path("/a/missing", true, 40, lookup));
+  EXPECT_FALSE(parse::resolve_path("/loop", true, 40, lookup));
+  EXPECT_EQ(parse::resolve_path("/loop", false, 40, lookup), "/loop");
+}
+
 TEST(Parse, Meminfo) {
   auto kv = parse::meminfo("MemTotal:       32614876 kB\nMemAvailable:   20000000 kB\nHugePages_Total:       0\nJunk\n");
   EXPECT_EQ(kv["MemTotal"], 32614876ULL * 1024);
