@@ -1,5 +1,6 @@
 // The probe table: run order matters (gpus joins what pci, drm and kfd found;
 // identity checks the render nodes gpus named; runtime and ml use all of it).
+#include "amdml/secrets.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml {
@@ -32,12 +33,7 @@ bool is_relevant_env(const std::string& n) {
   for (auto* e : exact)
     if (n == e) return true;
   for (auto* p : prefixes)
-    if (n.rfind(p, 0) == 0) {
-      // never keep things that look like credentials
-      for (auto* bad : {"TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"})
-        if (n.find(bad) != std::string::npos) return false;
-      return true;
-    }
+    if (n.rfind(p, 0) == 0) return !is_secret_name(n);  // never keep credentials (amdml/secrets.hpp)
   return false;
 }
 

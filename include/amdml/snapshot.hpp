@@ -20,6 +20,7 @@
 
 #include "amdml/host.hpp"
 #include "amdml/result.hpp"
+#include "amdml/secrets.hpp"
 
 namespace amdml {
 
@@ -82,12 +83,6 @@ bool is_snapshot_relevant_package(const std::string& name);
 
 // ---- Redaction ---------------------------------------------------------------------
 
-// Environment variable names that hold credentials (TOKEN, SECRET, PASSWORD, KEY, ...).
-bool is_secret_env_name(const std::string& name);
-// Values that look like a credential whatever their name (hf_..., ghp_..., sk-...,
-// URLs with a password, long random-looking strings).
-bool looks_like_secret(const std::string& value);
-
 struct RedactOptions {
   // Replace user names, home directories, host names, serial numbers and UUIDs
   // (--no-redact turns this off). Secrets are dropped and scrubbed either way.
@@ -120,7 +115,8 @@ class Redactor {
   static Redactor plan(const Recording& r, const RedactOptions& options);
 
   // Rewrites the recording in place: file contents, paths, symlink targets, identity,
-  // environment, facts, commands and recorded errors.
+  // uname, environment, facts, commands and recorded errors. Secrets (amdml/secrets.hpp)
+  // are cut from all of them whatever the options.
   void apply(Recording& r);
   // The same replacements on any text (the rendered report, a JSON dump).
   std::string text(const std::string& s) const;
@@ -140,7 +136,8 @@ class Redactor {
   std::string scrub_secrets(const std::string& s) const;
   std::string replace_ids(const std::string& s) const;
   std::uint64_t fake_unique_id(std::uint64_t v) const;
-  nlohmann::json json_value(const nlohmann::json& j) const;
+  // A string under a secret JSON key ("api_key": "...") is cut whole.
+  nlohmann::json json_value(const nlohmann::json& j, bool secret_key = false) const;
 };
 
 // ---- Manifest ----------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // amdml report: a Markdown bug report (or the doctor's JSON plus a "report" key) ready
-// to paste into an issue. With redaction on (the default) the report is rendered from
-// a replay of the redacted record, so it shows exactly what the attached snapshot
-// (--snapshot) reproduces and nothing the snapshot would not contain.
+// to paste into an issue. The report is rendered from a replay of the recorded run --
+// redacted by default, its secrets cut always -- so it shows exactly what the attached
+// snapshot (--snapshot) reproduces and nothing the snapshot would not contain.
 #include <ctime>
 
 #include "amdml/render.hpp"
@@ -81,7 +81,8 @@ CommandRunner setup_report(CLI::App& sub, const GlobalOptions& g) {
       BugReportExtras x;
       x.redacted = run.redacted;
       x.redaction = snapshot_summary(run);
-      Report report = run.redacted ? replay(s, run, po) : run.report;
+      // Always the replay: with --no-redact the record still has its secrets cut.
+      Report report = replay(s, run, po);
       if (o->snapshot || !o->snapshot_file.empty()) {
         std::string path = o->snapshot_file.empty() ? default_snapshot_name() : o->snapshot_file;
         auto stats = platform::publish_snapshot(run.recording, run.manifest_text, path, o->force);

@@ -10,41 +10,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "platform/process.hpp"
-#include "platform/snapshot_writer.hpp"
+#include "snapshot_test_util.hpp"
 
 using namespace amdml;
+using namespace amdml::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-struct Out {
-  int code = -1;
-  std::string out, err;
-};
-
-Out amdml_run(std::vector<std::string> args) {
-  args.insert(args.begin(), AMDML_BINARY);
-  platform::RunOptions o;
-  o.timeout = std::chrono::milliseconds(120000);
-  auto r = platform::run_command(args, o);
-  if (!r) return {-1, "", r.error().message};
-  return {r->exit_code, r->out, r->err};
-}
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char buf[] = "/tmp/amdml-snap-test-XXXXXX";
-    path = ::mkdtemp(buf);
-  }
-  ~TempDir() { (void)platform::remove_tree(path.string()); }
-};
 
 std::vector<fs::path> fixtures() {
   std::vector<fs::path> out;
@@ -60,42 +35,11 @@ std::vector<fs::path> fixtures() {
 
 fs::path privacy_fixture() { return fs::path(AMDML_SOURCE_DIR) / "tests/e2e-snapshot/fixtures/privacy-desktop"; }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Every name, link target and byte under dir.
-std::string everything_under(const fs::path& dir) {
-  std::string all;
-  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
-    all += it->path().string() + "\n";
-    if (it->is_symlink()) all += fs::read_symlink(it->path()).string() + "\n";
-    else if (it->is_regular_file()) all += slurp(it->path()) + "\n";
-  }
-  return all;
-}
-
 std::uint64_t bytes_under(const fs::path& dir) {
   std::uint64_t n = 0;
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it)
     if (!it->is_symlink() && it->is_regular_file()) n += it->file_size();
   return n;
-}
-
-Out doctor_json(const fs::path& root) { return amdml_run({"--root", root.string(), "doctor", "--format", "json"}); }
-
-// What redaction must not change: every finding (id, severity, GPUs) and the GPU list
-// apart from the serial-derived unique_id.
-json findings_view(const std::string& doctor) {
-  json j = json::parse(doctor);
-  json f = json::array();
-  for (const auto& x : j["findings"]) f.push_back({x["id"], x["severity"], x["gpus"], x["fix"].is_null() ? json() : x["fix"]["recipe"]});
-  json gpus = j["gpus"];
-  for (auto& g : gpus) g.erase("unique_id");
-  return {{"findings", f}, {"gpus", gpus}, {"summary", j["summary"]}, {"rocm", j["rocm"]}, {"host", j["host"]}};
 }
 
 const char* kSeeded[] = {"alice",  "Alice", "Liddell", "bob-home", "Bob Builder", "carol", "zephyr",
@@ -163,10 +107,10 @@ TEST(SnapshotCli, PrivacyFixtureLeaksNothing) {
   const fs::path tarball = t.path / "privacy.tar.gz";
   auto tar = amdml_run({"--root", a.string(), "snapshot", tarball.string()});
   ASSERT_EQ(tar.code, 0) << tar.err;
+  const std::string raw = tarball_bytes(tarball);
+  ASSERT_FALSE(raw.empty());
+  expect_clean(raw, "the tarball");
   platform::RunOptions o;
-  auto raw = platform::run_command({"gzip", "-dc", tarball.string()}, o);  // headers included
-  ASSERT_TRUE(raw.ok());
-  expect_clean(raw->out, "the tarball");
   ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.path.string()}, o)->exit_code, 0);
   EXPECT_EQ(doctor_json(t.path / "privacy").out, doctor_json(t.path / "dir").out);
 

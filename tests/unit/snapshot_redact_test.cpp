@@ -186,10 +186,10 @@ TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
 }
 
 TEST(SnapshotRedact, SecretDetection) {
-  EXPECT_TRUE(is_secret_env_name("HF_TOKEN"));
-  EXPECT_TRUE(is_secret_env_name("OLLAMA_API_KEY"));
-  EXPECT_TRUE(is_secret_env_name("aws_secret_access_key"));
-  EXPECT_FALSE(is_secret_env_name("HSA_OVERRIDE_GFX_VERSION"));
+  EXPECT_TRUE(is_secret_name("HF_TOKEN"));
+  EXPECT_TRUE(is_secret_name("OLLAMA_API_KEY"));
+  EXPECT_TRUE(is_secret_name("aws_secret_access_key"));
+  EXPECT_FALSE(is_secret_name("HSA_OVERRIDE_GFX_VERSION"));
   EXPECT_TRUE(looks_like_secret("hf_QmVyT9xLk2PwZr8NsDf4GhJ7cVbAe1Uo"));
   EXPECT_TRUE(looks_like_secret("postgres://alice:pw1234@db/x"));
   EXPECT_TRUE(looks_like_secret("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
@@ -197,6 +197,44 @@ TEST(SnapshotRedact, SecretDetection) {
   EXPECT_FALSE(looks_like_secret("11.0.0"));
   EXPECT_FALSE(looks_like_secret("http://127.0.0.1:11434"));
   EXPECT_FALSE(looks_like_secret("3f8e2c1a-9b4d-4e6f-8a7b-1c2d3e4f5a6b"));
+}
+
+// The policy's edges, as pure functions: what doctor needs is never cut, a JSON
+// document stays valid, and scrubbing twice changes nothing.
+TEST(SnapshotRedact, SecretPolicyKeepsWhatDoctorNeeds) {
+  for (const char* name : {"DB_PASS", "MYSQL_PWD", "apiKey", "accessToken", "X-Api-Key", "REGISTRY_AUTH",
+                           "Authorization", "SSH_PASSPHRASE", "HF_TOKENS", "client_secret_id"})
+    EXPECT_TRUE(is_secret_name(name)) << name;
+  for (const char* name : {"HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "OLLAMA_HOST", "OLLAMA_KEEP_ALIVE",
+                           "KEYBOARD", "TOKENIZERS_PARALLELISM", "PWD", "OLDPWD", "GIT_AUTHOR_NAME", "XAUTHORITY",
+                           "PassEnvironment", "NO_PROXY_BYPASS"})
+    EXPECT_FALSE(is_secret_name(name)) << name;
+  for (const char* kept : {"HSA_OVERRIDE_GFX_VERSION=11.0.0", "Environment=\"ROCR_VISIBLE_DEVICES=0,1\"",
+                           "OLLAMA_HOST=0.0.0.0:11434", "OLLAMA_HOST=http://127.0.0.1:11434", "KEYBOARD=us",
+                           "TOKENIZERS_PARALLELISM=false", "rocBLAS: Basic Linear Algebra Subprograms",
+                           "PassEnvironment=HF_HOME", "git@github.com:org/repo.git", "ollama version is 0.32.0",
+                           "options ttm pages_limit=3145728", "a token limit of 4096", "{\"key\": \"index\", \"value\": \"-2\"}",
+                           "ExecStart=/usr/local/bin/ollama serve -p 11434"})
+    EXPECT_EQ(scrub_secrets(kept), kept);
+  EXPECT_EQ(scrub_secrets("OLLAMA_HOST=http://u:pw@h:11434 and socks5h://x:y@p"), "OLLAMA_HOST=http://REDACTED@h:11434 and socks5h://REDACTED@p");
+  EXPECT_EQ(scrub_secrets("ExecStart=/usr/bin/ollama serve --api-key abc --password=def -token ghi --verbose"),
+            "ExecStart=/usr/bin/ollama serve --api-key REDACTED --password=REDACTED -token REDACTED --verbose");
+  EXPECT_EQ(scrub_secrets("Environment=\"DB_PASS=two words\" \"X=1\""), "Environment=\"DB_PASS=REDACTED\" \"X=1\"");
+  EXPECT_EQ(scrub_secrets("-H 'Authorization: Bearer abc.def-123'"), "-H 'Authorization: Bearer REDACTED'");
+  int n = 0;
+  const std::string doc = nlohmann::json{{"token", "a\"b"}, {"unknown_keys", {"x"}}, {"token_count", 5},
+                                         {"argv", {"--api-key", "k1"}}, {"env", {{"SMTP_PASSWORD", "p w"}}}}
+                              .dump(2);
+  const std::string cut = scrub_secrets(doc, &n);
+  const auto j = nlohmann::json::parse(cut);  // still JSON
+  EXPECT_EQ(j["token"], "REDACTED");
+  EXPECT_EQ(j["argv"][1], "REDACTED");
+  EXPECT_EQ(j["env"]["SMTP_PASSWORD"], "REDACTED");
+  EXPECT_EQ(j["token_count"], 5);
+  EXPECT_EQ(j["unknown_keys"][0], "x");
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(scrub_secrets(cut, &n), cut);
+  EXPECT_EQ(n, 3);  // nothing cut twice
 }
 
 TEST(SnapshotTrim, DpkgStatusKeepsGpuAndMlPackagesOnly) {
