@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amdml/json_parse.hpp"
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 
@@ -91,8 +92,9 @@ ChildOutcome run_child(const ProbeContext& ctx, std::vector<std::string> args) {
     return out;
   }
   out.exit_code = r->exit_code;
-  auto doc = nlohmann::json::parse(r->out, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  auto parsed = parse_json(r->out);
+  nlohmann::json doc = parsed ? std::move(*parsed) : nlohmann::json();
+  if (!doc.is_object()) {
     out.outcome = r->exit_code != 0 ? HsaOutcome::crashed : HsaOutcome::bad_output;
     std::string head = r->out.substr(0, 80);
     for (auto& c : head)

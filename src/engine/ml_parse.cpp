@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amdml/json_parse.hpp"
 #include "amdml/parse.hpp"
 
 namespace amdml {
@@ -137,8 +138,9 @@ TorchRuntime torch_runtime(const CommandResult& r) {
   for (auto line : parse::split_lines(r.out)) {
     auto p = line.find(marker);
     if (p == std::string_view::npos) continue;
-    auto j = nlohmann::json::parse(line.substr(p + marker.size()), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
+    auto doc = parse_json(line.substr(p + marker.size()));
+    if (!doc || !doc->is_object()) continue;
+    nlohmann::json j = std::move(*doc);
     parsed = true;
     if (j.contains("available") && j["available"].is_boolean()) t.available = j["available"].get<bool>();
     if (j.contains("count") && j["count"].is_number_integer()) t.device_count = j["count"].get<int>();

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "amdml/json_parse.hpp"
 #include "amdml/parse.hpp"
 #include "amdml/snapshot.hpp"
 #include "platform/fs.hpp"
@@ -51,8 +52,9 @@ struct Manifest {
 
 Result<Manifest> parse_manifest(const std::string& text) {
   Manifest m;
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return make_error(std::string(kManifest) + ": not valid JSON");
+  auto parsed = parse_json(text);
+  if (!parsed) return make_error(std::string(kManifest) + ": " + parsed.error().message);
+  nlohmann::json doc = std::move(*parsed);
   if (!doc.is_object()) return make_error(std::string(kManifest) + ": must be a JSON object");
   if (doc.contains("format") && !(doc["format"].is_number_integer() && doc["format"].get<long long>() == 1))
     return make_error(std::string(kManifest) + ": unsupported format (amdml reads format 1)");

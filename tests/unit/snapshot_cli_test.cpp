@@ -9,6 +9,7 @@
 // - size: the largest fixture's snapshot stays under 1 MB.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -187,4 +188,28 @@ TEST(SnapshotCli, RefusesToOverwriteAndReportsBadInput) {
   EXPECT_EQ(bad.code, 2);
   auto missing = amdml_run({"snapshot"});
   EXPECT_EQ(missing.code, 2);
+}
+
+// A manifest nested 20,000 or 300,000 arrays deep (40 KB / 600 KB) is refused with the
+// manifest's one-line error by every command that reads it, instead of overflowing the
+// stack in the parser's callers.
+TEST(SnapshotCli, DeeplyNestedManifestIsAOneLineError) {
+  for (int depth : {20000, 300000}) {
+    SCOPED_TRACE(depth);
+    TempDir t;
+    const fs::path root = t.path / "machine";
+    fs::create_directories(root);
+    std::ofstream(root / "amdml-host.json") << "{\"format\": 1, \"hsa\": " << std::string(depth, '[')
+                                            << std::string(depth, ']') << "}";
+    for (std::vector<std::string> cmd : {std::vector<std::string>{"doctor"}, {"snapshot", (t.path / "s").string()},
+                                         {"report"}, {"report", "--format", "json"}}) {
+      SCOPED_TRACE(cmd[0]);
+      cmd.insert(cmd.begin(), {"--root", root.string()});
+      auto r = amdml_run(cmd);
+      EXPECT_EQ(r.code, 2) << r.err;
+      EXPECT_NE(r.err.find("amdml-host.json: nested deeper than 64 levels"), std::string::npos) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_FALSE(fs::exists(t.path / "s"));
+    }
+  }
 }

@@ -1,0 +1,22 @@
+// The one way amdml parses JSON it reads: the host manifest (amdml-host.json), a runtime
+// child's record, the torch probe's line and the fix journal. A document nested deeper
+// than kMaxJsonDepth is refused before it is parsed: nothing amdml writes comes near it,
+// and every later walk of a parsed document (redaction, dump, comparison) recurses once
+// per level, so 300,000 nested arrays in 600 KB would otherwise overflow the stack.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "amdml/result.hpp"
+
+namespace amdml {
+
+inline constexpr int kMaxJsonDepth = 64;
+
+// The parsed document, or one line: "not valid JSON" or "nested deeper than 64 levels".
+Result<nlohmann::json> parse_json(std::string_view text, int max_depth = kMaxJsonDepth);
+
+}  // namespace amdml
