@@ -142,6 +142,10 @@ class Redactor {
 
 // ---- Manifest ----------------------------------------------------------------------
 
+// The largest amdml-host.json the rooted host reads, and so the largest a snapshot
+// writes: what amdml records it must be able to read back.
+inline constexpr std::size_t kMaxManifestBytes = 8 << 20;
+
 struct SnapshotMeta {
   std::string amdml_version;
   bool redacted = true;

@@ -52,7 +52,15 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
                   {"runtime_timeout_ms", po.runtime_timeout.count()},
                   {"python", po.python ? nlohmann::json(run.redactor.text(*po.python)) : nlohmann::json(nullptr)},
                   {"deep", po.deep}};
-  run.manifest_text = snapshot_manifest(run.recording, meta).dump(2) + "\n";
+  const nlohmann::json manifest = snapshot_manifest(run.recording, meta);
+  run.manifest_text = manifest.dump(2) + "\n";
+  // Indentation more than doubles a manifest of many small values (a 6.9 MB hsa agent
+  // list re-recorded as 12 MB): rather than write what amdml cannot read back, write
+  // it without indentation, and refuse what is too big even so.
+  if (run.manifest_text.size() > kMaxManifestBytes) run.manifest_text = manifest.dump() + "\n";
+  if (run.manifest_text.size() > kMaxManifestBytes)
+    throw UsageError("amdml-host.json would be " + std::to_string(run.manifest_text.size()) +
+                     " bytes, more than the " + std::to_string(kMaxManifestBytes) + " amdml reads back");
   return run;
 }
 

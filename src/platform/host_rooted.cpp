@@ -355,7 +355,7 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
   std::optional<std::string> manifest;
   std::string mpath = root + "/" + kManifest;
   if (::lstat(mpath.c_str(), &st) == 0) {
-    auto text = read_real_file(mpath, mpath, 8 << 20);
+    auto text = read_real_file(mpath, mpath, kMaxManifestBytes);
     if (!text) return text.error();
     manifest = std::move(*text);
   }

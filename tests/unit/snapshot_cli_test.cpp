@@ -213,3 +213,36 @@ TEST(SnapshotCli, DeeplyNestedManifestIsAOneLineError) {
     }
   }
 }
+
+// A 6.9 MB manifest (a huge HSA agent list) re-recorded with indentation came out at
+// 12 MB, more than the 8 MiB the rooted host reads: `report` (which replays its own
+// recording) failed and the snapshot did not load. What amdml writes it reads back.
+TEST(SnapshotCli, ReRecordingAHugeManifestReadsBack) {
+  TempDir t;
+  const fs::path a = t.path / "machine", b = t.path / "snap";
+  fs::copy(fs::path(AMDML_FIXTURES_DIR) / "container-ok", a, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  json m = json::parse(slurp(a / "amdml-host.json"));
+  const json gpu = m["hsa"]["agents"][1];
+  const std::size_t base = m.dump().size();
+  for (int i = 0; i == 0 || base + i * (gpu.dump().size() + 1) < 6900000; ++i) {
+    json g = gpu;
+    g["node"] = i + 2;
+    m["hsa"]["agents"].push_back(g);
+  }
+  ASSERT_GE(m.dump().size(), 6900000u);
+  std::ofstream(a / "amdml-host.json", std::ios::trunc) << m.dump();
+  ASSERT_LT(fs::file_size(a / "amdml-host.json"), 8u << 20);
+  constexpr std::size_t kBig = 256u << 20;
+  auto snap = amdml_run({"--root", a.string(), "snapshot", b.string()});
+  ASSERT_EQ(snap.code, 0) << snap.err;
+  EXPECT_LE(fs::file_size(b / "amdml-host.json"), 8u << 20);
+  auto want = amdml_run({"--root", a.string(), "doctor", "--format", "json"}, kBig);
+  auto got = amdml_run({"--root", b.string(), "doctor", "--format", "json"}, kBig);
+  ASSERT_EQ(got.code, want.code) << got.err;
+  EXPECT_EQ(findings_view(got.out), findings_view(want.out));
+  for (const char* format : {"markdown", "json"}) {
+    auto rep = amdml_run({"--root", a.string(), "report", "--format", format}, kBig);
+    EXPECT_EQ(rep.code, 0) << format << ": " << rep.err;
+    EXPECT_EQ(rep.err, "") << format;
+  }
+}

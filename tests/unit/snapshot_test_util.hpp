@@ -21,10 +21,11 @@ struct Out {
   std::string out, err;
 };
 
-inline Out amdml_run(std::vector<std::string> args) {
+inline Out amdml_run(std::vector<std::string> args, std::size_t output_limit = 4 << 20) {
   args.insert(args.begin(), AMDML_BINARY);
   platform::RunOptions o;
   o.timeout = std::chrono::milliseconds(120000);
+  o.output_limit = output_limit;
   auto r = platform::run_command(args, o);
   if (!r) return {-1, "", r.error().message};
   return {r->exit_code, r->out, r->err};
