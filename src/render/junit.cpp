@@ -80,7 +80,7 @@ std::string render_junit(const Report& report, const CheckReport& check) {
   Counts all{static_cast<int>(check.cases.size()), check.count(CheckStatus::failed), check.count(CheckStatus::skipped)};
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites " + attrs("amdml check", all) + ">\n";
-  for (const char* suite : {"doctor", "expect"}) {
+  for (const char* suite : {"doctor", "expect", "image"}) {
     Counts c = counts(check, suite);
     if (c.tests == 0) continue;
     std::string classname = std::string("amdml.") + suite;
