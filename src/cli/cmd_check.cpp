@@ -4,6 +4,7 @@
 // one is one line (in the text report, or on stderr when stdout carries JSON or JUnit).
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "amdml/image_check.hpp"
 #include "amdml/knowledge_search.hpp"
@@ -77,6 +78,32 @@ std::string failure_lines(const CheckReport& check) {
   return out;
 }
 
+// Writes the gate's document (JSON, JUnit, --quiet lines, or the text `text` renders)
+// and returns the exit code. The one-line reasons also go to stderr when stdout is a
+// document or the report goes to a file.
+int emit_gate(const GlobalOptions& g, const GateOptions& o, const Report& r, const CheckReport& check,
+              const std::function<std::string(const TextStyle&)>& text) {
+  bool to_stdout = o.output.empty() || o.output == "-";
+  if (o.format == "json") {
+    auto j = report_json(r);
+    j["check"] = check_json(check);
+    emit(o.output, json_text(j) + "\n");
+  } else if (o.format == "junit") {
+    emit(o.output, render_junit(r, check));
+  } else if (o.quiet) {
+    emit(o.output, failure_lines(check));
+  } else {
+    TextStyle style;
+    style.color = !o.no_color && to_stdout && platform::want_color(g.color);
+    emit(o.output, text(style));
+  }
+  if ((o.format != "text" && !o.quiet) || !to_stdout)
+    for (const auto& c : check.cases)
+      if (c.status == CheckStatus::failed)
+        std::fprintf(stderr, "amdml: check failed: %s: %s\n", c.name.c_str(), c.message.c_str());
+  return check.passed() ? kExitOk : kExitFindings;
+}
+
 std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckReport& check, const TextStyle& s) {
   std::string list;
   for (const auto& t : targets) list += (list.empty() ? "" : ", ") + t.name();
@@ -98,14 +125,14 @@ std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckR
 
 // `check --target`: the image itself, not the hardware (amdml/image_check.hpp).
 int run_image_gate(const GlobalOptions& g, const CheckFlags& c) {
+  GateOptions o;
+  o.format = c.format;
+  o.output = c.output;
+  o.quiet = c.quiet;
   Session s;
-  Report r;
   try {
     s = open_session(g);
   } catch (const UsageError& e) {
-    GateOptions o;
-    o.format = c.format;
-    o.output = c.output;
     emit_start_failure(o, e.what());
     throw;
   }
@@ -125,28 +152,10 @@ int run_image_gate(const GlobalOptions& g, const CheckFlags& c) {
   ProbeOptions po;
   po.runtime = false;  // no GPU in an image build; the runtime has nothing to enumerate
   po.deep = c.deep;
-  r = run_doctor(s, po);
+  Report r = run_doctor(s, po);
   ImageFacts image = probes::image(*s.host, r.facts);
   CheckReport check = evaluate_image(r.facts, image, s.kb, targets);
-  bool to_stdout = c.output.empty() || c.output == "-";
-  if (c.format == "json") {
-    auto j = report_json(r);
-    j["check"] = check_json(check);
-    emit(c.output, json_text(j) + "\n");
-  } else if (c.format == "junit") {
-    emit(c.output, render_junit(r, check));
-  } else if (c.quiet) {
-    emit(c.output, failure_lines(check));
-  } else {
-    TextStyle style;
-    style.color = to_stdout && platform::want_color(g.color);
-    emit(c.output, image_check_text(targets, check, style));
-  }
-  if ((c.format != "text" && !c.quiet) || !to_stdout)
-    for (const auto& k : check.cases)
-      if (k.status == CheckStatus::failed)
-        std::fprintf(stderr, "amdml: check failed: %s: %s\n", k.name.c_str(), k.message.c_str());
-  return check.passed() ? kExitOk : kExitFindings;
+  return emit_gate(g, o, r, check, [&](const TextStyle& style) { return image_check_text(targets, check, style); });
 }
 
 }  // namespace
@@ -161,26 +170,8 @@ int run_gate(const GlobalOptions& g, const GateOptions& o) {
     throw;
   }
   CheckReport check = evaluate_checks(r, o.expect);
-  bool to_stdout = o.output.empty() || o.output == "-";
-  if (o.format == "json") {
-    auto j = report_json(r);
-    j["check"] = check_json(check);
-    emit(o.output, j.dump(2) + "\n");
-  } else if (o.format == "junit") {
-    emit(o.output, render_junit(r, check));
-  } else if (o.quiet) {
-    emit(o.output, failure_lines(check));
-  } else {
-    TextStyle style;
-    style.color = !o.no_color && to_stdout && platform::want_color(g.color);
-    emit(o.output, render_text(r, style) + render_check_text(check, style));
-  }
-  // The one-line reasons go where a CI log shows them when stdout is a document or a file.
-  if ((o.format != "text" && !o.quiet) || !to_stdout)
-    for (const auto& c : check.cases)
-      if (c.status == CheckStatus::failed)
-        std::fprintf(stderr, "amdml: check failed: %s: %s\n", c.name.c_str(), c.message.c_str());
-  return check.passed() ? kExitOk : kExitFindings;
+  return emit_gate(g, o, r, check,
+                   [&](const TextStyle& style) { return render_text(r, style) + render_check_text(check, style); });
 }
 
 CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g) {
