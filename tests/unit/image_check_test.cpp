@@ -102,5 +102,25 @@ TEST(ImageCheck, NoRocmAtAll) {
   EXPECT_TRUE(o.passed());
 }
 
+TEST(ImageCheck, PyTorchArchListPrefersTheImportedOne) {
+  Facts f = image_facts();
+  PythonEnv env;
+  env.prefix = "/opt/venv";
+  env.torch_path = "/opt/venv/lib/python3.12/site-packages/torch";
+  env.torch_version = "2.6.0+rocm6.4.1";
+  env.torch_build = TorchBuild::rocm;
+  env.torch_rocblas_targets = {k1030};
+  f.ml.python.push_back(env);
+  EXPECT_EQ(status(evaluate_image(f, ImageFacts{}, kb(), {k1100}), "gfx1100 PyTorch /opt/venv"), CheckStatus::failed);
+  TorchRuntime rt;  // --deep: torch.cuda.get_arch_list() is what the build was compiled for
+  rt.ran = true;
+  rt.arch_list = {"gfx1030", "gfx1100"};
+  f.ml.python[0].runtime = rt;
+  EXPECT_EQ(status(evaluate_image(f, ImageFacts{}, kb(), {k1100}), "gfx1100 PyTorch /opt/venv"), CheckStatus::passed);
+  f.ml.python[0].runtime.reset();
+  f.ml.python[0].torch_rocblas_targets.clear();  // nothing to read: no verdict
+  EXPECT_EQ(status(evaluate_image(f, ImageFacts{}, kb(), {k1100}), "gfx1100 PyTorch /opt/venv"), CheckStatus::skipped);
+}
+
 }  // namespace
 }  // namespace amdml
