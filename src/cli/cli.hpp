@@ -79,6 +79,7 @@ struct GateOptions {
   std::string format = "text";  // text | json | junit
   std::string output;           // --output FILE ("" or "-": stdout)
   bool no_color = false;        // doctor --ci
+  bool quiet = false;           // check --quiet: text is only the failed checks' lines
   ProbeOptions probe;
   Expectations expect;
 };

@@ -2,8 +2,12 @@
 // anything is probed, so a bad value is a usage error (exit 2) and never a half report.
 // Exit 0 only when every doctor check and every expectation holds, else 1; each failed
 // one is one line (in the text report, or on stderr when stdout carries JSON or JUnit).
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 
+#include "amdml/image_check.hpp"
+#include "amdml/knowledge_search.hpp"
 #include "amdml/render.hpp"
 #include "cli/cli.hpp"
 #include "platform/terminal.hpp"
@@ -24,6 +28,9 @@ struct CheckFlags {
   std::string min_gtt;
   std::vector<std::string> require;
   std::string rocm;
+  std::vector<std::string> targets;  // --target: the image gate
+  bool quiet = false;
+  bool deep = false;
 };
 
 Bytes size_flag(const char* flag, const std::string& text) {
@@ -62,6 +69,95 @@ void emit_start_failure(const GateOptions& o, const std::string& message) {
   else if (o.format == "junit") emit(o.output, render_junit_error(message));
 }
 
+// --quiet: one line per failed case and nothing else (an image's ENTRYPOINT prints
+// nothing when all is well).
+std::string failure_lines(const CheckReport& check) {
+  std::string out;
+  for (const auto& c : check.cases)
+    if (c.status == CheckStatus::failed) out += "amdml: check failed: " + c.name + ": " + c.message + "\n";
+  return out;
+}
+
+// Writes the gate's document (JSON, JUnit, --quiet lines, or the text `text` renders)
+// and returns the exit code. The one-line reasons also go to stderr when stdout is a
+// document or the report goes to a file.
+int emit_gate(const GlobalOptions& g, const GateOptions& o, const Report& r, const CheckReport& check,
+              const std::function<std::string(const TextStyle&)>& text) {
+  bool to_stdout = o.output.empty() || o.output == "-";
+  if (o.format == "json") {
+    auto j = report_json(r);
+    j["check"] = check_json(check);
+    emit(o.output, json_text(j) + "\n");
+  } else if (o.format == "junit") {
+    emit(o.output, render_junit(r, check));
+  } else if (o.quiet) {
+    emit(o.output, failure_lines(check));
+  } else {
+    TextStyle style;
+    style.color = !o.no_color && to_stdout && platform::want_color(g.color);
+    emit(o.output, text(style));
+  }
+  if ((o.format != "text" && !o.quiet) || !to_stdout)
+    for (const auto& c : check.cases)
+      if (c.status == CheckStatus::failed)
+        std::fprintf(stderr, "amdml: check failed: %s: %s\n", c.name.c_str(), c.message.c_str());
+  return check.passed() ? kExitOk : kExitFindings;
+}
+
+std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckReport& check, const TextStyle& s) {
+  std::string list;
+  for (const auto& t : targets) list += (list.empty() ? "" : ", ") + t.name();
+  std::string out = paint(s, Color::bold, "Image checks for " + list) + " (no GPU needed)\n";
+  std::string ok = paint(s, Color::green, s.unicode ? "✓" : "ok");
+  std::string bad = paint(s, Color::red, s.unicode ? "✗" : "x");
+  for (const auto& c : check.cases) {
+    if (c.status == CheckStatus::failed) out += "  " + bad + " " + c.name + ": " + c.message + "\n";
+    else if (c.status == CheckStatus::skipped) out += "  - " + c.name + ": skipped, " + c.message + "\n";
+    else out += "  " + ok + " " + c.name + "\n";
+  }
+  int failed = check.count(CheckStatus::failed);
+  out += "\n" + (failed ? paint(s, Color::red, "check: FAILED") + " (" + std::to_string(failed) + " failed, "
+                         : paint(s, Color::green, "check: passed") + " (") +
+         std::to_string(check.count(CheckStatus::passed)) + " passed";
+  if (int sk = check.count(CheckStatus::skipped)) out += ", " + std::to_string(sk) + " skipped";
+  return out + ")\n";
+}
+
+// `check --target`: the image itself, not the hardware (amdml/image_check.hpp).
+int run_image_gate(const GlobalOptions& g, const CheckFlags& c) {
+  GateOptions o;
+  o.format = c.format;
+  o.output = c.output;
+  o.quiet = c.quiet;
+  Session s;
+  try {
+    s = open_session(g);
+  } catch (const UsageError& e) {
+    emit_start_failure(o, e.what());
+    throw;
+  }
+  std::vector<GfxTarget> targets;
+  for (const auto& name : c.targets) {
+    auto t = GfxTarget::parse_name(name);
+    if (!t || !s.kb.find_gfx(*t)) {
+      std::vector<std::string> known;
+      for (const auto& gi : s.kb.gfx) known.push_back(gi.target.name());
+      auto near = nearest(name, known);
+      std::string msg = "--target " + name + ": not a gfx target amdml knows";
+      if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
+      throw UsageError(msg);
+    }
+    if (std::find(targets.begin(), targets.end(), *t) == targets.end()) targets.push_back(*t);
+  }
+  ProbeOptions po;
+  po.runtime = false;  // no GPU in an image build; the runtime has nothing to enumerate
+  po.deep = c.deep;
+  Report r = run_doctor(s, po);
+  ImageFacts image = probes::image(*s.host, r.facts);
+  CheckReport check = evaluate_image(r.facts, image, s.kb, targets);
+  return emit_gate(g, o, r, check, [&](const TextStyle& style) { return image_check_text(targets, check, style); });
+}
+
 }  // namespace
 
 int run_gate(const GlobalOptions& g, const GateOptions& o) {
@@ -74,24 +170,8 @@ int run_gate(const GlobalOptions& g, const GateOptions& o) {
     throw;
   }
   CheckReport check = evaluate_checks(r, o.expect);
-  bool to_stdout = o.output.empty() || o.output == "-";
-  if (o.format == "json") {
-    auto j = report_json(r);
-    j["check"] = check_json(check);
-    emit(o.output, j.dump(2) + "\n");
-  } else if (o.format == "junit") {
-    emit(o.output, render_junit(r, check));
-  } else {
-    TextStyle style;
-    style.color = !o.no_color && to_stdout && platform::want_color(g.color);
-    emit(o.output, render_text(r, style) + render_check_text(check, style));
-  }
-  // The one-line reasons go where a CI log shows them when stdout is a document or a file.
-  if (o.format != "text" || !to_stdout)
-    for (const auto& c : check.cases)
-      if (c.status == CheckStatus::failed)
-        std::fprintf(stderr, "amdml: check failed: %s: %s\n", c.name.c_str(), c.message.c_str());
-  return check.passed() ? kExitOk : kExitFindings;
+  return emit_gate(g, o, r, check,
+                   [&](const TextStyle& style) { return render_text(r, style) + render_check_text(check, style); });
 }
 
 CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g) {
@@ -111,13 +191,27 @@ CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g) {
   sub.add_flag("--no-runtime", c->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
   sub.add_option("--runtime-timeout", c->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
       ->check(CLI::Range(0.1, 600.0));
+  sub.add_option("--target", c->targets,
+                 "Check the image, not the hardware (no GPU needed, e.g. in docker build): ROCm, rocBLAS/hipBLASLt/MIOpen "
+                 "kernels, PyTorch and ollama have this gfx target, and HSA_OVERRIDE_GFX_VERSION fits it (repeatable)");
+  sub.add_flag("--quiet,-q", c->quiet, "Print only the failed checks, one line each (nothing when all pass)");
+  sub.add_flag("--deep", c->deep, "Import torch in a child process for its arch list (--target) and what it sees");
   return [c, &g]() -> int {
+    if (!c->targets.empty()) {
+      if (c->expect_gpus || !c->expect_gfx.empty() || !c->min_vram.empty() || !c->min_gtt.empty() ||
+          !c->require.empty() || !c->rocm.empty())
+        throw UsageError(
+            "--target checks an image without a GPU: it does not combine with --expect-*, --min-*, --require or --rocm");
+      return run_image_gate(g, *c);
+    }
     GateOptions o;
     o.expect = expectations(*c);
     o.format = c->format;
     o.output = c->output;
     o.probe.runtime = !c->no_runtime;
     o.probe.runtime_timeout = std::chrono::milliseconds(static_cast<long>(c->runtime_timeout * 1000));
+    o.probe.deep = c->deep;
+    o.quiet = c->quiet;
     return run_gate(g, o);
   };
 }

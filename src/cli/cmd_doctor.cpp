@@ -1,9 +1,12 @@
 // amdml doctor: collect facts, diagnose, render; exit 0/1 by findings (--strict:
 // warnings count too).
+#include <ctime>
+
 #include "amdml/render.hpp"
 #include "amdml/rules.hpp"
 #include "cli/cli.hpp"
 #include "platform/terminal.hpp"
+#include "render/fleet.hpp"
 
 namespace amdml::cli {
 
@@ -33,6 +36,15 @@ std::string list_text() {
   return out;
 }
 
+ProbeOptions probe_options(const DoctorOptions& o) {
+  ProbeOptions po;
+  po.runtime = !o.no_runtime;
+  po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o.runtime_timeout * 1000));
+  if (!o.python.empty()) po.python = o.python;
+  po.deep = o.deep;
+  return po;
+}
+
 }  // namespace
 
 int doctor_exit_code(const Summary& s, bool strict) {
@@ -43,8 +55,10 @@ int doctor_exit_code(const Summary& s, bool strict) {
 
 CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
   auto o = std::make_shared<DoctorOptions>();
-  sub.add_option("--format,-f", o->format, "Output format: text (default), json (schema amdml.doctor/1), markdown or junit")
-      ->check(CLI::IsMember({"text", "json", "markdown", "junit"}));
+  sub.add_option("--format,-f", o->format,
+                 "Output format: text (default), json (schema amdml.doctor/1), markdown, junit, prometheus "
+                 "(node_exporter textfile) or nfd (Kubernetes node labels, features.d)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "junit", "prometheus", "nfd"}));
   sub.add_flag("--strict", o->strict, "Exit 1 on warnings too, not only on errors");
   sub.add_flag("--no-runtime", o->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
   sub.add_option("--runtime-timeout", o->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
@@ -92,15 +106,26 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
         throw;
       }
     }
+    if (o->format == "prometheus") {
+      // The collector shows a run that could not start, with the reason, instead of
+      // keeping the last good file.
+      std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+      try {
+        Session s = open_session(g);
+        Report r = run_doctor(s, probe_options(*o));
+        emit(o->output, render::prometheus_text(r, now));
+        return doctor_exit_code(r.summary, o->strict);
+      } catch (const UsageError& e) {
+        emit(o->output, render::prometheus_error_text(e.what(), now));
+        throw;
+      }
+    }
     Session s = open_session(g);
-    ProbeOptions po;
-    po.runtime = !o->no_runtime;
-    po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
-    if (!o->python.empty()) po.python = o->python;
-    po.deep = o->deep;
-    Report r = run_doctor(s, po);
+    Report r = run_doctor(s, probe_options(*o));
     if (o->format == "markdown") {
       emit(o->output, render_markdown(r));
+    } else if (o->format == "nfd") {
+      emit(o->output, render::nfd_text(r, s.kb));
     } else {
       TextStyle style;
       style.color = o->output.empty() && platform::want_color(g.color);

@@ -1,11 +1,13 @@
 // amdml explain <subject>: what the knowledge base knows about a gfx target (gfx1103,
-// or its override spelling 11.0.3), a PCI device (1002:15bf, 15bf) or a finding id --
+// or its override spelling 11.0.3), a PCI device (1002:15bf, 15bf), a product name
+// ("7900 XTX", "780M") or a finding id --
 // family, products, support per ROCm release, override and caveats, the PyTorch index,
 // or the finding's documentation page. Reads no machine state.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 
+#include "amdml/knowledge_search.hpp"
 #include "amdml/render.hpp"
 #include "amdml/rules.hpp"
 #include "cli/cli.hpp"
@@ -149,6 +151,58 @@ const EmbeddedFile* finding_doc(const std::string& id) {
   return nullptr;
 }
 
+// The products of a PCI id or a product-name search, and every gfx target among them.
+void add_products(const Knowledge& kb, const std::vector<const PciProduct*>& products, nlohmann::json& j,
+                  std::string& text) {
+  nlohmann::json variants = nlohmann::json::array();
+  std::vector<GfxTarget> targets;
+  for (const auto* p : products) {
+    variants.push_back({{"pci_id", "1002:" + hex4(p->device)},
+                        {"revision", p->revision ? nlohmann::json("0x" + hex2(*p->revision)) : nlohmann::json(nullptr)},
+                        {"name", p->name},
+                        {"gfx_target", p->gfx.name()}});
+    text += "  " + std::string(p->revision ? "rev " + hex2(*p->revision) : "default") + std::string(p->revision ? 2 : 1, ' ') +
+            "  " + p->name + " (" + p->gfx.name() + ", 1002:" + hex4(p->device) + ")\n";
+    if (std::find(targets.begin(), targets.end(), p->gfx) == targets.end()) targets.push_back(p->gfx);
+  }
+  j["products"] = variants;
+  j["gfx"] = nlohmann::json::array();
+  for (const auto& t : targets)
+    if (const auto* info = kb.find_gfx(t)) {
+      j["gfx"].push_back(gfx_json(kb, *info));
+      text += "\n" + gfx_text(kb, *info);
+    }
+}
+
+// The nearest finding ids, gfx targets and product names to a subject amdml does not
+// know. Product names are also compared without "AMD Radeon (RX)", as people type them.
+std::vector<std::string> suggest(const Knowledge& kb, const std::string& subject) {
+  std::vector<std::string> forms, shown;
+  auto add = [&](std::string form, const std::string& show) {
+    forms.push_back(std::move(form));
+    shown.push_back(show);
+  };
+  for (const auto& f : finding_catalog()) add(f.id, f.id);
+  for (const auto& g : kb.gfx) add(g.target.name(), g.target.name());
+  for (const auto& p : kb.pci) {
+    std::string n = p.name;
+    add(n, p.name);
+    for (const char* prefix : {"AMD ", "Radeon ", "RX ", "Instinct ", "PRO "})
+      if (n.rfind(prefix, 0) == 0) {
+        n = n.substr(std::string(prefix).size());
+        add(n, p.name);
+      }
+  }
+  std::vector<std::string> out;
+  for (const auto& form : nearest(subject, forms, forms.size())) {
+    for (std::size_t i = 0; i < forms.size(); ++i)
+      if (forms[i] == form && std::find(out.begin(), out.end(), shown[i]) == out.end()) out.push_back(shown[i]);
+    if (out.size() >= 3) break;
+  }
+  if (out.size() > 3) out.resize(3);
+  return out;
+}
+
 struct ExplainOptions {
   std::string subject;
   std::string format = "text";
@@ -184,28 +238,27 @@ int explain(const ExplainOptions& o, const GlobalOptions& g) {
   } else if (auto dev = pci_subject(o.subject); dev && kb.find_pci(*dev, std::nullopt)) {
     j["kind"] = "pci";
     j["pci_id"] = "1002:" + hex4(*dev);
-    nlohmann::json variants = nlohmann::json::array();
-    std::vector<GfxTarget> targets;
     text = "1002:" + hex4(*dev) + "\n";
-    for (const auto& p : kb.pci) {
-      if (p.device != *dev) continue;
-      variants.push_back({{"revision", p.revision ? nlohmann::json("0x" + hex2(*p.revision)) : nlohmann::json(nullptr)},
-                          {"name", p.name},
-                          {"gfx_target", p.gfx.name()}});
-      text += "  " + std::string(p.revision ? "rev " + hex2(*p.revision) : "default") + std::string(p.revision ? 2 : 1, ' ') +
-              "  " + p.name + " (" + p.gfx.name() + ")\n";
-      if (std::find(targets.begin(), targets.end(), p.gfx) == targets.end()) targets.push_back(p.gfx);
-    }
-    j["products"] = variants;
-    j["gfx"] = nlohmann::json::array();
-    for (const auto& t2 : targets)
-      if (const auto* info = kb.find_gfx(t2)) {
-        j["gfx"].push_back(gfx_json(kb, *info));
-        text += "\n" + gfx_text(kb, *info);
-      }
+    std::vector<const PciProduct*> products;
+    for (const auto& p : kb.pci)
+      if (p.device == *dev) products.push_back(&p);
+    add_products(kb, products, j, text);
+  } else if (auto named = products_named(kb, o.subject); !named.empty()) {
+    j["kind"] = "product";
+    text = "Products matching '" + o.subject + "':\n";
+    add_products(kb, named, j, text);
   } else {
-    std::string msg = "explain: unknown subject '" + o.subject + "' (expected a gfx target like gfx1103, a PCI id like 1002:15bf, or a finding id)";
-    if (json) write_stdout(error_json(msg).dump(2) + "\n");
+    auto suggestions = suggest(kb, o.subject);
+    std::string msg = "explain: unknown subject '" + o.subject +
+                      "' (expected a gfx target like gfx1103, a PCI id like 1002:15bf, a product name like \"7900 XTX\", "
+                      "or a finding id)";
+    if (!suggestions.empty()) msg += "; did you mean " + join(suggestions, " or ") + "?";
+    if (json) {
+      j["kind"] = "error";
+      j["error"] = msg;
+      j["suggestions"] = suggestions;
+      write_stdout(j.dump(2) + "\n");
+    }
     throw UsageError(msg);
   }
   write_stdout(json ? j.dump(2) + "\n" : text);
@@ -216,7 +269,7 @@ int explain(const ExplainOptions& o, const GlobalOptions& g) {
 
 CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g) {
   auto o = std::make_shared<ExplainOptions>();
-  sub.add_option("subject", o->subject, "A gfx target (gfx1103, 11.0.3), a PCI id (1002:15bf, 15bf) or a finding id")->required();
+  sub.add_option("subject", o->subject, "A gfx target (gfx1103, 11.0.3), a PCI id (1002:15bf, 15bf), a product name (\"7900 XTX\", 780M) or a finding id")->required();
   sub.add_option("--format,-f", o->format, "Output format: text (default) or json (schema amdml.explain/1)")
       ->check(CLI::IsMember({"text", "json"}));
   return [o, &g]() -> int { return explain(*o, g); };

@@ -6,29 +6,13 @@
 #include <cstdint>
 
 #include "amdml/render.hpp"
+#include "render/format.hpp"
 
 namespace amdml {
 
 namespace {
 
 constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one (overlong forms,
-// surrogates and code points past U+10FFFF are invalid).
-std::size_t utf8_sequence(std::string_view s, std::size_t i, std::uint32_t& cp) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  unsigned char c = b(0);
-  std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(k) & 0x3F);
-  }
-  static const std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
 
 struct Counts {
   int tests = 0, failures = 0, skipped = 0;
@@ -72,7 +56,7 @@ std::string xml_escape(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
     std::uint32_t cp = 0;
-    std::size_t n = utf8_sequence(text, i, cp);
+    std::size_t n = render::utf8_sequence(text, i, cp);
     if (n == 0) {
       out += kReplacement;
       ++i;
@@ -96,7 +80,7 @@ std::string render_junit(const Report& report, const CheckReport& check) {
   Counts all{static_cast<int>(check.cases.size()), check.count(CheckStatus::failed), check.count(CheckStatus::skipped)};
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites " + attrs("amdml check", all) + ">\n";
-  for (const char* suite : {"doctor", "expect"}) {
+  for (const char* suite : {"doctor", "expect", "image"}) {
     Counts c = counts(check, suite);
     if (c.tests == 0) continue;
     std::string classname = std::string("amdml.") + suite;

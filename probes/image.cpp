@@ -1,0 +1,30 @@
+// The image gate's file listings (amdml/image_check.hpp): the kernel directories of
+// rocBLAS, hipBLASLt and MIOpen under the ROCm path the rocm probe found. Read-only;
+// a directory that cannot be listed is absent.
+#include <algorithm>
+
+#include "amdml/image_check.hpp"
+#include "probes/ml_probes.hpp"
+
+namespace amdml::probes {
+
+ImageFacts image(const Host& host, const Facts& facts) {
+  ImageFacts out;
+  if (!facts.rocm.path) return out;
+  static const std::pair<const char*, const char*> kDirs[] = {
+      {"rocBLAS", "lib/rocblas/library"}, {"hipBLASLt", "lib/hipblaslt/library"}, {"MIOpen", "share/miopen/db"}};
+  for (const auto& [library, sub] : kDirs) {
+    KernelDir d;
+    d.library = library;
+    d.path = mlpath::join(*facts.rocm.path, sub);
+    if (auto entries = host.list_dir(d.path)) {
+      d.present = true;
+      for (const auto& e : *entries) d.files.push_back(e.name);
+      std::sort(d.files.begin(), d.files.end());
+    }
+    out.kernel_dirs.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace amdml::probes

@@ -1,0 +1,53 @@
+// Product-name lookup and "did you mean" for `amdml explain`.
+#include <gtest/gtest.h>
+
+#include "amdml/knowledge_search.hpp"
+
+namespace amdml {
+namespace {
+
+Knowledge small_kb() {
+  Knowledge kb;
+  kb.pci.push_back({0x744c, std::nullopt, GfxTarget{11, 0, 0}, "AMD Radeon RX 7900 XTX"});
+  kb.pci.push_back({0x744c, 0xcc, GfxTarget{11, 0, 0}, "AMD Radeon RX 7900 XT"});
+  kb.pci.push_back({0x15bf, std::nullopt, GfxTarget{11, 0, 3}, "AMD Radeon 780M"});
+  return kb;
+}
+
+TEST(KnowledgeSearch, ProductNamesMatchWholeWords) {
+  Knowledge kb = small_kb();
+  auto xtx = products_named(kb, "7900 XTX");
+  ASSERT_EQ(xtx.size(), 1u);
+  EXPECT_EQ(xtx[0]->name, "AMD Radeon RX 7900 XTX");
+  auto xt = products_named(kb, "rx 7900 xt");  // case-insensitive; "xt" is not "xtx"
+  ASSERT_EQ(xt.size(), 1u);
+  EXPECT_EQ(xt[0]->name, "AMD Radeon RX 7900 XT");
+  EXPECT_EQ(products_named(kb, "7900").size(), 2u);
+  ASSERT_EQ(products_named(kb, "Radeon 780M").size(), 1u);
+  EXPECT_EQ(products_named(kb, "780M")[0]->gfx, (GfxTarget{11, 0, 3}));
+  EXPECT_TRUE(products_named(kb, "AMD Radeon").empty());  // says nothing about which GPU
+  EXPECT_TRUE(products_named(kb, "  ").empty());
+  EXPECT_TRUE(products_named(kb, "790").empty());
+}
+
+TEST(KnowledgeSearch, EditDistance) {
+  EXPECT_EQ(edit_distance("access.kfd", "acess.kfd"), 1u);
+  EXPECT_EQ(edit_distance("gfx1100", "GFX1100"), 0u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(KnowledgeSearch, NearestAreTyposNotStrangers) {
+  std::vector<std::string> ids = {"access.kfd", "access.relogin", "kfd.missing", "gfx1100", "gfx1103"};
+  auto n = nearest("acess.kfd", ids);
+  ASSERT_FALSE(n.empty());
+  EXPECT_EQ(n[0], "access.kfd");
+  auto g = nearest("gfx1101", ids);
+  ASSERT_EQ(g.size(), 2u);  // both at distance 1, in the candidates' order
+  EXPECT_EQ(g[0], "gfx1100");
+  EXPECT_TRUE(nearest("zzzz", ids).empty());
+  EXPECT_EQ(nearest("gfx110", ids, 1).size(), 1u);
+}
+
+}  // namespace
+}  // namespace amdml
