@@ -42,6 +42,8 @@ Knowledge kb() {
   r72.kernel_min = Version{6, 8, 0};
   r72.pytorch_index = "https://download.pytorch.org/whl/rocm7.2";
   k.rocm.push_back(r72);
+  k.pytorch.push_back({"https://download.pytorch.org/whl/rocm6.2", {6, 2, 0}, "2.5.1"});
+  k.pytorch.push_back({"https://download.pytorch.org/whl/rocm7.2", {7, 2, 0}, "2.11.0"});
   return k;
 }
 
