@@ -545,6 +545,7 @@ Status load_ollama(const std::string& file, const toml::table& root, Knowledge& 
   }
   auto* arr = root["ollama"].as_array();
   if (!arr) return {};
+  std::vector<OllamaBuild> builds;
   for (const auto& node : *arr) {
     auto* t = node.as_table();
     if (!t) return make_error(file + ": [[ollama]] entries must be tables");
@@ -565,8 +566,17 @@ Status load_ollama(const std::string& file, const toml::table& root, Knowledge& 
     if (!targets) return targets.error();
     if (targets->empty()) return make_error(where(file, *t) + ": 'targets' must list gfx names");
     b.targets = *targets;
-    kb.ollama.push_back(std::move(b));
+    builds.push_back(std::move(b));
   }
+  // The ranges join end to end and the newest is open: every release falls in one.
+  std::sort(builds.begin(), builds.end(), [](const OllamaBuild& a, const OllamaBuild& b) { return a.from < b.from; });
+  for (std::size_t i = 0; i + 1 < builds.size(); ++i)
+    if (builds[i].until != builds[i + 1].from)
+      return make_error(file + ": the ollama range from v" + builds[i].from.str() + " must end where the next begins (v" +
+                        builds[i + 1].from.str() + ")");
+  if (!builds.empty() && builds.back().until) return make_error(file + ": the newest ollama range must have no 'until'");
+  if (!builds.empty() && !kb.ollama.empty()) return make_error(file + ": the ollama ranges must all be in one file");
+  kb.ollama = std::move(builds);
   return {};
 }
 
@@ -666,12 +676,6 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
   std::sort(kb.pytorch.begin(), kb.pytorch.end(),
             [](const PytorchWheel& a, const PytorchWheel& b) { return a.rocm < b.rocm; });
   std::sort(kb.ollama.begin(), kb.ollama.end(), [](const OllamaBuild& a, const OllamaBuild& b) { return a.from < b.from; });
-  for (std::size_t i = 0; i + 1 < kb.ollama.size(); ++i)
-    if (kb.ollama[i].until != kb.ollama[i + 1].from)
-      return make_error("recipes/knowledge/ollama.toml: the range from v" + kb.ollama[i].from.str() +
-                        " must end where the next begins (v" + kb.ollama[i + 1].from.str() + ")");
-  if (!kb.ollama.empty() && kb.ollama.back().until)
-    return make_error("recipes/knowledge/ollama.toml: the newest range must have no 'until'");
   // Each release's wheel, from the one [[pytorch]] table.
   for (const auto& w : kb.pytorch)
     for (auto& r : kb.rocm)
