@@ -99,6 +99,19 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
       continue;
     }
 
+    // On every installed ROCm, a gfx.unsupported that names a wheel names this one.
+    for (const auto& rel : kb.rocm) {
+      auto f = box(g.target, torch_env(TorchBuild::cpu));
+      f.rocm.source = RocmSource::opt_rocm;
+      f.rocm.path = "/opt/rocm";
+      f.rocm.version = rel.version;
+      for (const auto& fd : diagnose(f, kb))
+        if (fd.id == "gfx.unsupported")
+          for (const auto& c : fd.commands)
+            if (c.find("--index-url") != std::string::npos)
+              EXPECT_NE(c.find(index + " "), std::string::npos) << "ROCm " << rel.version.str() << ": " << c;
+    }
+
     // With that wheel installed, the doctor asks for the override exactly when explain says so.
     const PytorchWheel* w = nullptr;
     for (const auto& x : kb.pytorch) w = x.index == index ? &x : w;
