@@ -2,9 +2,11 @@
 // the report shows: KFD nodes in order, then GPUs KFD does not have, in PCI slot order.
 // Join keys, most reliable first: render minor, PCI slot, then device id.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <set>
 
+#include "amdml/amdgpu_ids.hpp"
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 
@@ -33,14 +35,28 @@ static void fill_from_pci(Gpu& g, const PciGpu& p) {
   if (!g.driver) g.driver = p.driver;
 }
 
-static void fill_from_knowledge(Gpu& g, const Knowledge& kb) {
+// The marketing name by (device, revision), most specific first: the system's
+// amdgpu.ids for exactly this revision, the built-in table for it, then -- the revision
+// unknown to both -- the one name amdgpu.ids gives every revision of the device, else
+// the built-in default, which names the family rather than guess a model.
+static std::optional<std::string> pci_name(const Knowledge& kb, const AmdgpuIds& ids, std::uint16_t device,
+                                           std::optional<std::uint8_t> revision) {
+  if (revision)
+    if (const auto* n = ids.find(device, *revision)) return *n;
+  const auto* prod = kb.find_pci(device, revision);
+  if (prod && prod->revision && revision && *prod->revision == *revision) return prod->name;
+  if (const auto* n = ids.only_name(device)) return *n;
+  if (prod && !prod->revision) return prod->name;
+  return std::nullopt;
+}
+
+static void fill_from_knowledge(Gpu& g, const Knowledge& kb, const AmdgpuIds& ids) {
   if (g.device_id) {
-    if (const auto* prod = kb.find_pci(*g.device_id, g.revision)) {
+    if (const auto* prod = kb.find_pci(*g.device_id, g.revision))
       if (!g.gfx) g.gfx = prod->gfx;
-      // A product name from the PCI table beats KFD's asic name; an FRU product name
-      // (Instinct) was set from the card already and is kept.
-      if (!g.marketing_name) g.marketing_name = prod->name;
-    }
+    // A product name by PCI id beats KFD's asic name; an FRU product name (Instinct)
+    // was set from the card already and is kept.
+    if (!g.marketing_name) g.marketing_name = pci_name(kb, ids, *g.device_id, g.revision);
   }
   if (g.gfx) {
     if (!g.gfx_target_version) g.gfx_target_version = g.gfx->kfd_version();
@@ -51,7 +67,23 @@ static void fill_from_knowledge(Gpu& g, const Knowledge& kb) {
   }
 }
 
+// libdrm's amdgpu.ids from the first place it is installed; empty when none is.
+static AmdgpuIds read_amdgpu_ids(const Host& h, Facts& f) {
+  for (const char* path : kAmdgpuIdsPaths) {
+    auto text = h.read_file(path, 1 << 20);
+    if (text) {
+      auto ids = parse_amdgpu_ids(*text);
+      if (ids.entries.empty()) f.error("gpus", path, "no device entries (not libdrm's amdgpu.ids format)");
+      return ids;
+    }
+    if (text.error().code != ENOENT && text.error().code != ENOTDIR) f.error("gpus", path, text.error().message);
+  }
+  return {};
+}
+
 void gpus(const ProbeContext& ctx, Facts& f) {
+  const bool none = f.pci.empty() && f.drm.cards.empty() && f.kfd.nodes.empty();
+  const AmdgpuIds ids = none ? AmdgpuIds{} : read_amdgpu_ids(ctx.host, f);
   std::set<std::size_t> used_cards, used_pci;
   auto card_by = [&](auto pred) -> std::optional<std::size_t> {
     for (std::size_t i = 0; i < f.drm.cards.size(); ++i)
@@ -110,7 +142,7 @@ void gpus(const ProbeContext& ctx, Facts& f) {
         used_pci.insert(i);
         fill_from_pci(g, f.pci[i]);
       }
-    fill_from_knowledge(g, ctx.kb);
+    fill_from_knowledge(g, ctx.kb, ids);
     f.gpus.push_back(std::move(g));
   }
   // GPUs without a KFD node: DRM cards not joined, then PCI devices with no card.
@@ -124,14 +156,14 @@ void gpus(const ProbeContext& ctx, Facts& f) {
         used_pci.insert(j);
         fill_from_pci(g, f.pci[j]);
       }
-    fill_from_knowledge(g, ctx.kb);
+    fill_from_knowledge(g, ctx.kb, ids);
     extra.push_back(std::move(g));
   }
   for (std::size_t j = 0; j < f.pci.size(); ++j) {
     if (used_pci.count(j)) continue;
     Gpu g;
     fill_from_pci(g, f.pci[j]);
-    fill_from_knowledge(g, ctx.kb);
+    fill_from_knowledge(g, ctx.kb, ids);
     extra.push_back(std::move(g));
   }
   std::stable_sort(extra.begin(), extra.end(),

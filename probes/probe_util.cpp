@@ -10,7 +10,17 @@ std::optional<std::string> read_value(const Host& host, Facts& facts, const char
     if (r.error().code != ENOENT && r.error().code != ENOTDIR) facts.error(probe, path, r.error().message);
     return std::nullopt;
   }
-  return std::string(parse::trim(*r));
+  // Some sysfs dumps (copied with a fixed block size) pad values with NUL bytes; the
+  // value ends at the first one.
+  std::string_view v = *r;
+  if (auto nul = v.find('\0'); nul != std::string_view::npos) {
+    if (v.find_first_not_of('\0', nul) != std::string_view::npos) {
+      facts.error(probe, path, "NUL bytes inside the value");
+      return std::nullopt;
+    }
+    v = v.substr(0, nul);
+  }
+  return std::string(parse::trim(v));
 }
 
 std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path) {

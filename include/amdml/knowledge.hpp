@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ struct GfxInfo {
   std::optional<Version> kernel_min;        // oldest in-tree kernel whose KFD knows it
   std::string kernel_note;
   std::string notes;
+  // No ROCm release ever runs it (KFD lacks it, or no release ships its kernels and
+  // none will): whatever driver is bound, the way forward is Vulkan, not amdgpu.
+  bool rocm_never = false;
 };
 
 struct PciProduct {
@@ -62,6 +66,7 @@ struct RocmRelease {
   std::vector<std::string> distros;  // "ubuntu 24.04"
   std::optional<Version> kernel_min;
   std::optional<Version> kernel_max;
+  // Filled from the [[pytorch]] table: the pytorch.org wheel built against this release.
   std::string pytorch_index;         // "https://download.pytorch.org/whl/rocm6.2" or ""
   std::string pytorch_versions;      // "2.5.0, 2.5.1"
   std::string notes;
@@ -122,6 +127,36 @@ OverrideParse parse_hsa_override(std::string_view value);
 // One line saying what is wrong with value ("" when valid).
 std::string describe_override_error(const OverrideParse& p, std::string_view value);
 
+// A pytorch.org ROCm wheel index. Its kernels are those of the newest [[rocm]] entry of
+// the same major.minor (rocm6.4 -> 6.4.1): the wheel bundles that ROCm's libraries.
+struct PytorchWheel {
+  std::string index;   // "https://download.pytorch.org/whl/rocm7.1"
+  Version rocm;        // 7.1
+  std::string torch;   // "2.10.0"
+};
+
+// The wheel for a set of GPUs, and whether some GPU needs HSA_OVERRIDE_GFX_VERSION on it.
+struct PytorchChoice {
+  const PytorchWheel* wheel = nullptr;
+  bool needs_override = false;
+};
+
+// One ollama release range: the ROCm it bundles and the gfx targets it ships kernels for.
+struct OllamaBuild {
+  Version from;                   // first release of the range
+  std::optional<Version> until;   // first release after it (nullopt: still current)
+  Version rocm;                   // bundled ROCm
+  std::vector<GfxTarget> targets;
+};
+
+// ollama's GPU policy by release.
+struct OllamaPolicy {
+  Version igpu_drop_from{0, 30, 0};      // integrated GPUs dropped unless OLLAMA_IGPU_ENABLE
+  Version vulkan_default_from{0, 30, 0};
+  Version vulkan_opt_in_from{0, 12, 11};  // OLLAMA_VULKAN=1 works from here
+  std::map<GfxTarget, Version> igpu_allow;  // iGPUs kept by default, from that release on
+};
+
 struct Knowledge {
   std::vector<GfxInfo> gfx;
   std::vector<PciProduct> pci;
@@ -129,9 +164,13 @@ struct Knowledge {
   std::vector<KernelReq> kernel_reqs;
   MemoryKnowledge memory;
   Version per_node_override_since{6, 3, 0};  // HSA_OVERRIDE_GFX_VERSION_<node> in ROCr
+  std::vector<PytorchWheel> pytorch;         // sorted by version
+  std::vector<OllamaBuild> ollama;           // sorted by `from`
+  OllamaPolicy ollama_policy;
 
   const GfxInfo* find_gfx(const GfxTarget& t) const;
-  // Exact (device, revision) first, then the device with no revision.
+  // Exact (device, revision) first, then the device's default entry (no revision). The
+  // default names the family when the revisions name different models.
   const PciProduct* find_pci(std::uint16_t device, std::optional<std::uint8_t> revision) const;
   // The newest release whose version is <= v in major.minor (6.2.4 -> the 6.2 entry).
   const RocmRelease* find_rocm(const Version& v) const;
@@ -143,6 +182,18 @@ struct Knowledge {
   // Every PCI entry naming t (explain's product list).
   std::vector<const PciProduct*> pci_for(const GfxTarget& t) const;
   const KernelReq* kernel_req_for(const GfxTarget& t) const;
+  // The PyTorch wheel for GPUs of these targets, the one `explain` and the doctor both
+  // recommend: the newest wheel with native kernels for all of them, else the newest
+  // that runs them through their known overrides; `usable` may rule releases out (a
+  // kernel driver too old). No wheel when none fits.
+  PytorchChoice pytorch_for(const std::vector<GfxTarget>& targets,
+                            const std::function<bool(const RocmRelease&)>& usable = {}) const;
+  // The [[rocm]] entry whose kernels a wheel carries (nullptr if the data has none).
+  const RocmRelease* wheel_release(const PytorchWheel& w) const;
+  // The ollama range holding release v, or nullptr.
+  const OllamaBuild* find_ollama(const Version& v) const;
+  // Whether ollama v keeps iGPU t by default (its allowlist).
+  bool ollama_igpu_allowlisted(const GfxTarget& t, const Version& v) const;
 };
 
 struct RecipeFile {

@@ -49,20 +49,6 @@ ReleaseSupport support_in(const Knowledge& kb, const GfxInfo& g, const RocmRelea
   return {"none", "no kernels, no override"};
 }
 
-// The PyTorch index to use: the newest release that runs the target natively, else
-// the newest that runs it with its override.
-const RocmRelease* pytorch_release(const Knowledge& kb, const GfxInfo& g, bool& needs_override) {
-  needs_override = false;
-  for (auto it = kb.rocm.rbegin(); it != kb.rocm.rend(); ++it)
-    if (it->has_kernels(g.target) && !it->pytorch_index.empty()) return &*it;
-  for (auto it = kb.rocm.rbegin(); it != kb.rocm.rend(); ++it)
-    if (g.override_to && it->has_kernels(*g.override_to) && !it->pytorch_index.empty()) {
-      needs_override = true;
-      return &*it;
-    }
-  return nullptr;
-}
-
 nlohmann::json gfx_json(const Knowledge& kb, const GfxInfo& g) {
   nlohmann::json j;
   j["gfx_target"] = g.target.name();
@@ -84,16 +70,17 @@ nlohmann::json gfx_json(const Knowledge& kb, const GfxInfo& g) {
   j["kernel_min"] = g.kernel_min ? nlohmann::json(g.kernel_min->str()) : nlohmann::json(nullptr);
   if (const auto* req = kb.kernel_req_for(g.target)) j["kernel_min"] = req->kernel_min.str();
   j["notes"] = g.notes;
+  j["rocm_never"] = g.rocm_never;
   nlohmann::json rel = nlohmann::json::array();
   for (const auto& r : kb.rocm) {
     auto s = support_in(kb, g, r);
     rel.push_back({{"rocm", short_version(r.version)}, {"status", s.status}, {"detail", s.detail}});
   }
   j["rocm"] = rel;
-  bool ov = false;
-  const RocmRelease* pr = pytorch_release(kb, g, ov);
-  j["pytorch_index"] = pr ? nlohmann::json(pr->pytorch_index) : nlohmann::json(nullptr);
-  j["pytorch_needs_override"] = ov;
+  // The same choice the doctor makes (Knowledge::pytorch_for).
+  auto pc = kb.pytorch_for({g.target});
+  j["pytorch_index"] = pc.wheel ? nlohmann::json(pc.wheel->index) : nlohmann::json(nullptr);
+  j["pytorch_needs_override"] = pc.needs_override;
   return j;
 }
 
@@ -121,15 +108,15 @@ std::string gfx_text(const Knowledge& kb, const GfxInfo& g) {
   else if (g.kernel_min)
     row("Kernel", ">= " + g.kernel_min->str() + ": " + g.kernel_note);
   row("Notes", g.notes);
+  if (g.rocm_never) row("ROCm", "never supported by any release; use Vulkan");
   out += "\nROCm releases\n";
   for (const auto& r : kb.rocm) {
     std::string v = short_version(r.version);
     out += "  " + v + std::string(v.size() < 8 ? 8 - v.size() : 1, ' ') + support_in(kb, g, r).detail + "\n";
   }
-  bool ov = false;
-  if (const RocmRelease* pr = pytorch_release(kb, g, ov)) {
-    out += "\nPyTorch\n  pip install torch --index-url " + pr->pytorch_index + "\n";
-    if (ov) out += "  with HSA_OVERRIDE_GFX_VERSION=" + g.override_to->version_string() + "\n";
+  if (auto pc = kb.pytorch_for({g.target}); pc.wheel) {
+    out += "\nPyTorch\n  pip install torch --index-url " + pc.wheel->index + "\n";
+    if (pc.needs_override) out += "  with HSA_OVERRIDE_GFX_VERSION=" + g.override_to->version_string() + "\n";
   }
   return out;
 }

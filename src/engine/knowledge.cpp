@@ -215,15 +215,16 @@ const GfxInfo* Knowledge::find_gfx(const GfxTarget& t) const {
 
 const PciProduct* Knowledge::find_pci(std::uint16_t device, std::optional<std::uint8_t> revision) const {
   const PciProduct* fallback = nullptr;
+  const PciProduct* any = nullptr;
   for (const auto& p : pci) {
     if (p.device != device) continue;
     if (p.revision && revision && *p.revision == *revision) return &p;
     if (!p.revision && !fallback) fallback = &p;
+    if (!any) any = &p;
   }
-  if (!fallback)
-    for (const auto& p : pci)
-      if (p.device == device) return &p;
-  return fallback;
+  // The data test requires a default for every device; without one, a revision entry
+  // still gives the gfx target (its name is a guess the caller must not show as fact).
+  return fallback ? fallback : any;
 }
 
 const RocmRelease* Knowledge::find_rocm(const Version& v) const {
@@ -266,6 +267,50 @@ const KernelReq* Knowledge::kernel_req_for(const GfxTarget& t) const {
   for (const auto& k : kernel_reqs)
     if (std::find(k.gfx.begin(), k.gfx.end(), t) != k.gfx.end()) return &k;
   return nullptr;
+}
+
+const RocmRelease* Knowledge::wheel_release(const PytorchWheel& w) const {
+  const RocmRelease* best = nullptr;
+  for (const auto& r : rocm)
+    if (r.version.major == w.rocm.major && r.version.minor == w.rocm.minor && (!best || best->version < r.version))
+      best = &r;
+  return best;
+}
+
+PytorchChoice Knowledge::pytorch_for(const std::vector<GfxTarget>& targets,
+                                     const std::function<bool(const RocmRelease&)>& usable) const {
+  PytorchChoice out;
+  if (targets.empty()) return out;
+  // Pass 0: every target native. Pass 1: each native or through its known override.
+  for (int pass = 0; pass < 2; ++pass)
+    for (auto it = pytorch.rbegin(); it != pytorch.rend(); ++it) {
+      const RocmRelease* r = wheel_release(*it);
+      if (!r || (usable && !usable(*r))) continue;
+      bool all = true, override_used = false;
+      for (const auto& t : targets) {
+        if (r->has_kernels(t)) continue;
+        const GfxInfo* info = find_gfx(t);
+        if (pass == 1 && info && info->override_to && r->has_kernels(*info->override_to)) {
+          override_used = true;
+          continue;
+        }
+        all = false;
+        break;
+      }
+      if (all) return {&*it, override_used};
+    }
+  return out;
+}
+
+const OllamaBuild* Knowledge::find_ollama(const Version& v) const {
+  for (const auto& b : ollama)
+    if (v >= b.from && (!b.until || v < *b.until)) return &b;
+  return nullptr;
+}
+
+bool Knowledge::ollama_igpu_allowlisted(const GfxTarget& t, const Version& v) const {
+  auto it = ollama_policy.igpu_allow.find(t);
+  return it != ollama_policy.igpu_allow.end() && v >= it->second;
 }
 
 Result<std::vector<RecipeFile>> recipe_files(const std::string& dir) {
@@ -346,14 +391,51 @@ Status load_gfx(const std::string& file, const toml::table& root, Knowledge& kb)
     }
     g.override_caveat = (*t)["caveat"].value_or(std::string());
     g.notes = (*t)["notes"].value_or(std::string());
+    g.rocm_never = (*t)["rocm_never"].value_or(false);
+    if (g.rocm_never && g.override_to)
+      return make_error(where(file, *t) + ": a 'rocm_never' target cannot have an 'override'");
     kb.gfx.push_back(std::move(g));
+  }
+  return {};
+}
+
+// [[chip]]: every PCI id of one chip. Each device gets the chip's gfx target and, unless
+// [[pci]] has a default entry for it, the chip's family name as its default.
+Status load_chips(const std::string& file, const toml::table& root, Knowledge& kb) {
+  auto* arr = root["chip"].as_array();
+  if (!arr) return {};
+  std::vector<std::uint16_t> seen;
+  for (const auto& node : *arr) {
+    auto* t = node.as_table();
+    if (!t) return make_error(file + ": [[chip]] entries must be tables");
+    auto g = gfx_field(file, *t, "gfx");
+    if (!g) return g.error();
+    auto name = (*t)["name"].value<std::string>();
+    auto* devs = (*t)["devices"].as_array();
+    if (!name || !devs || devs->empty()) return make_error(where(file, *t) + ": a [[chip]] needs 'name' and 'devices'");
+    for (const auto& e : *devs) {
+      auto s = e.value<std::string>();
+      auto d = s ? parse::hex(*s) : std::nullopt;
+      if (!d || *d > 0xffff) return make_error(where(file, *t) + ": 'devices' must hold hex PCI ids like \"0x6818\"");
+      auto dev = static_cast<std::uint16_t>(*d);
+      if (std::find(seen.begin(), seen.end(), dev) != seen.end())
+        return make_error(where(file, *t) + ": device " + *s + " is in two chips");
+      seen.push_back(dev);
+      bool has_default = false;
+      for (const auto& p : kb.pci)
+        if (p.device == dev && !p.revision) {
+          if (p.gfx != *g) return make_error(where(file, *t) + ": device " + *s + " is " + p.gfx.name() + " in [[pci]]");
+          has_default = true;
+        }
+      if (!has_default) kb.pci.push_back(PciProduct{dev, std::nullopt, *g, *name});
+    }
   }
   return {};
 }
 
 Status load_pci(const std::string& file, const toml::table& root, Knowledge& kb) {
   auto* arr = root["pci"].as_array();
-  if (!arr) return {};
+  if (!arr) return load_chips(file, root, kb);
   for (const auto& node : *arr) {
     auto* t = node.as_table();
     if (!t) return make_error(file + ": [[pci]] entries must be tables");
@@ -373,9 +455,12 @@ Status load_pci(const std::string& file, const toml::table& root, Knowledge& kb)
     auto name = (*t)["name"].value<std::string>();
     if (!name) return make_error(where(file, *t) + ": missing 'name'");
     p.name = *name;
+    for (const auto& o : kb.pci)
+      if (o.device == p.device && o.revision == p.revision)
+        return make_error(where(file, *t) + ": device " + *dev + " with this revision is listed twice");
     kb.pci.push_back(std::move(p));
   }
-  return {};
+  return load_chips(file, root, kb);
 }
 
 Status load_rocm(const std::string& file, const toml::table& root, Knowledge& kb) {
@@ -403,11 +488,95 @@ Status load_rocm(const std::string& file, const toml::table& root, Knowledge& kb
         *field = Version::parse(*k);
         if (!*field) return make_error(where(file, *t) + ": '" + key + "' must be a version like \"6.8\"");
       }
-    r.pytorch_index = (*t)["pytorch_index"].value_or(std::string());
-    r.pytorch_versions = (*t)["pytorch_versions"].value_or(std::string());
+    if (t->contains("pytorch_index"))
+      return make_error(where(file, *t) + ": PyTorch wheels belong in the [[pytorch]] table, not in [[rocm]]");
     r.notes = (*t)["notes"].value_or(std::string());
     kb.rocm.push_back(std::move(r));
   }
+  return {};
+}
+
+Result<Version> version_field(const std::string& file, const toml::table& t, const char* key) {
+  auto s = t[key].value<std::string>();
+  auto v = s ? Version::parse(*s) : std::nullopt;
+  if (!v) return make_error(where(file, t) + ": '" + key + "' must be a version like \"7.1\"");
+  return *v;
+}
+
+Status load_pytorch(const std::string& file, const toml::table& root, Knowledge& kb) {
+  auto* arr = root["pytorch"].as_array();
+  if (!arr) return {};
+  for (const auto& node : *arr) {
+    auto* t = node.as_table();
+    if (!t) return make_error(file + ": [[pytorch]] entries must be tables");
+    PytorchWheel w;
+    auto v = version_field(file, *t, "rocm");
+    if (!v) return v.error();
+    w.rocm = *v;
+    w.index = (*t)["index"].value_or(std::string());
+    if (w.index.rfind("https://", 0) != 0) return make_error(where(file, *t) + ": 'index' must be an https:// URL");
+    w.torch = (*t)["torch"].value_or(std::string());
+    for (const auto& o : kb.pytorch)
+      if (o.rocm.major == w.rocm.major && o.rocm.minor == w.rocm.minor)
+        return make_error(where(file, *t) + ": a second wheel for ROCm " + short_version(w.rocm));
+    kb.pytorch.push_back(std::move(w));
+  }
+  return {};
+}
+
+Status load_ollama(const std::string& file, const toml::table& root, Knowledge& kb) {
+  if (auto* p = root["ollama_policy"].as_table()) {
+    auto& pol = kb.ollama_policy;
+    for (auto [key, field] : {std::pair{"igpu_drop_from", &pol.igpu_drop_from},
+                              std::pair{"vulkan_default_from", &pol.vulkan_default_from},
+                              std::pair{"vulkan_opt_in_from", &pol.vulkan_opt_in_from}}) {
+      auto v = version_field(file, *p, key);
+      if (!v) return v.error();
+      *field = *v;
+    }
+    if (auto* allow = (*p)["igpu_allow"].as_table())
+      for (const auto& [k, v] : *allow) {
+        auto g = GfxTarget::parse_name(k.str());
+        auto s = v.value<std::string>();
+        auto from = s ? Version::parse(*s) : std::nullopt;
+        if (!g || !from) return make_error(where(file, *p) + ": 'igpu_allow' maps gfx names to ollama versions");
+        pol.igpu_allow[*g] = *from;
+      }
+  }
+  auto* arr = root["ollama"].as_array();
+  if (!arr) return {};
+  std::vector<OllamaBuild> builds;
+  for (const auto& node : *arr) {
+    auto* t = node.as_table();
+    if (!t) return make_error(file + ": [[ollama]] entries must be tables");
+    OllamaBuild b;
+    auto from = version_field(file, *t, "from");
+    if (!from) return from.error();
+    b.from = *from;
+    if (t->contains("until")) {
+      auto until = version_field(file, *t, "until");
+      if (!until) return until.error();
+      if (!(*until > b.from)) return make_error(where(file, *t) + ": 'until' must come after 'from'");
+      b.until = *until;
+    }
+    auto rocm = version_field(file, *t, "rocm");
+    if (!rocm) return rocm.error();
+    b.rocm = *rocm;
+    auto targets = gfx_list(file, *t, "targets");
+    if (!targets) return targets.error();
+    if (targets->empty()) return make_error(where(file, *t) + ": 'targets' must list gfx names");
+    b.targets = *targets;
+    builds.push_back(std::move(b));
+  }
+  // The ranges join end to end and the newest is open: every release falls in one.
+  std::sort(builds.begin(), builds.end(), [](const OllamaBuild& a, const OllamaBuild& b) { return a.from < b.from; });
+  for (std::size_t i = 0; i + 1 < builds.size(); ++i)
+    if (builds[i].until != builds[i + 1].from)
+      return make_error(file + ": the ollama range from v" + builds[i].from.str() + " must end where the next begins (v" +
+                        builds[i + 1].from.str() + ")");
+  if (!builds.empty() && builds.back().until) return make_error(file + ": the newest ollama range must have no 'until'");
+  if (!builds.empty() && !kb.ollama.empty()) return make_error(file + ": the ollama ranges must all be in one file");
+  kb.ollama = std::move(builds);
   return {};
 }
 
@@ -500,10 +669,20 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
       return make_error("recipes/" + f.path + ":" + std::to_string(err.source().begin.line) + ": " +
                         std::string(err.description()));
     }
-    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime})
+    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
   }
   std::sort(kb.rocm.begin(), kb.rocm.end(), [](const RocmRelease& a, const RocmRelease& b) { return a.version < b.version; });
+  std::sort(kb.pytorch.begin(), kb.pytorch.end(),
+            [](const PytorchWheel& a, const PytorchWheel& b) { return a.rocm < b.rocm; });
+  std::sort(kb.ollama.begin(), kb.ollama.end(), [](const OllamaBuild& a, const OllamaBuild& b) { return a.from < b.from; });
+  // Each release's wheel, from the one [[pytorch]] table.
+  for (const auto& w : kb.pytorch)
+    for (auto& r : kb.rocm)
+      if (r.version.major == w.rocm.major && r.version.minor == w.rocm.minor) {
+        r.pytorch_index = w.index;
+        r.pytorch_versions = w.torch;
+      }
   return kb;
 }
 

@@ -178,6 +178,36 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
   out.push_back(std::move(fd));
 }
 
+std::string vulkan_note(const Knowledge& kb) {
+  return "For LLMs, use a Vulkan backend instead: llama.cpp built with -DGGML_VULKAN=ON, or ollama's Vulkan path "
+         "(OLLAMA_VULKAN=1 before ollama " + short_version(kb.ollama_policy.vulkan_default_from) + ", on by default since).";
+}
+
+// A GPU no ROCm release runs (GCN 1/2, old APUs, anything on radeon): say so and point to
+// Vulkan, rather than to amdgpu or a ROCm upgrade that cannot help.
+Finding never_supported(const RuleContext& ctx, const Gpu& g, int index) {
+  const Facts& f = ctx.facts;
+  const GfxInfo* info = g.gfx ? ctx.kb.find_gfx(*g.gfx) : nullptr;
+  const bool radeon = g.driver.value_or("") == "radeon";
+  std::string what = g.gfx ? g.gfx->name() + (info ? " (" + info->family + ")" : "") : "this GPU";
+  std::string releases = ctx.kb.rocm.empty() ? std::string("no ROCm release amdml knows")
+                                               : "no ROCm release from " + short_version(ctx.kb.rocm.front().version) +
+                                                     " to " + short_version(ctx.kb.rocm.back().version);
+  auto fd = make_finding("gfx.unsupported", gpu_name(g) + ": no ROCm release supports " + (g.gfx ? g.gfx->name() : "it"),
+                         "ROCm does not run on " + what + ": " + releases + " lists it or ships its kernels, and no "
+                         "override fits its ISA, so binding it to amdgpu or installing another ROCm does not help.");
+  if (radeon)
+    fd.detail += " It is driven by the old radeon driver, which drives nothing newer than GCN 2.";
+  fd.gpus.push_back(index);
+  fd.evidence.push_back(gfx_evidence(g));
+  if (!g.kfd_node)
+    fd.evidence.push_back({"/sys/bus/pci/devices/" + g.pci_slot.value_or("?") + "/driver", g.driver.value_or("no driver")});
+  fd.evidence.push_back(rocm_evidence(f));
+  fd.notes.push_back(vulkan_note(ctx.kb));
+  if (info && !info->notes.empty()) fd.notes.push_back(info->notes);
+  return fd;
+}
+
 void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   for (const auto& n : needs) {
@@ -188,6 +218,10 @@ void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuN
                                        override_compatible(ctx.kb, *g.gfx, *set->parse.target))
       continue;
     const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
+    if (rocm_never(ctx.kb, g)) {
+      out.push_back(never_supported(ctx, g, n.index));
+      continue;
+    }
     auto fd = make_finding("gfx.unsupported", gpu_name(g) + ": no ROCm kernels in " + st.label + " and no safe override",
                            st.label + " ships no " + g.gfx->name() + " kernels, and no other target's code runs on its ISA (" +
                                to_string(info->isa) + ", wave" + std::to_string(info->wave_size) + ").");
@@ -203,9 +237,10 @@ void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuN
     }
     if (later) {
       fd.detail += " ROCm " + short_version(later->version) + " and newer have them: upgrade ROCm.";
-      if (!later->pytorch_index.empty())
-        fd.commands.push_back("pip install torch --index-url " + later->pytorch_index + "   # PyTorch with its own ROCm " +
-                              short_version(later->version) + " runtime");
+      // The wheel `explain` recommends too (Knowledge::pytorch_for).
+      if (auto pc = ctx.kb.pytorch_for({*g.gfx}); pc.wheel && !pc.needs_override)
+        fd.commands.push_back("pip install torch --index-url " + pc.wheel->index + "   # PyTorch with its own ROCm " +
+                              short_version(pc.wheel->rocm) + " runtime");
     } else if (last) {
       fd.detail += " ROCm " + short_version(last->version) + " was the last release with them.";
       if (!last->pytorch_index.empty())
@@ -213,8 +248,7 @@ void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuN
     } else {
       fd.detail += " No ROCm release amdml knows ships them.";
     }
-    fd.notes.push_back("For LLMs, use a Vulkan backend instead: llama.cpp built with -DGGML_VULKAN=ON, or ollama's Vulkan "
-                       "path (OLLAMA_VULKAN=1 before ollama 0.30, on by default since).");
+    fd.notes.push_back(vulkan_note(ctx.kb));
     if (info && !info->notes.empty()) fd.notes.push_back(info->notes);
     out.push_back(std::move(fd));
   }
@@ -412,8 +446,12 @@ void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   Stack st = ml_stack(ctx);
   if (!st.release) return;
   std::vector<GpuNeed> needs;
-  for (std::size_t i = 0; i < f.gpus.size(); ++i)
-    if (f.gpus[i].kfd_node && f.gpus[i].gfx) needs.push_back(assess(ctx, st, static_cast<int>(i)));
+  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
+    const Gpu& g = f.gpus[i];
+    // A GPU no ROCm runs is assessed even without a KFD node (radeon, or KFD lacks it).
+    if (g.gfx && (g.kfd_node || rocm_never(ctx.kb, g))) needs.push_back(assess(ctx, st, static_cast<int>(i)));
+    else if (rocm_never(ctx.kb, g)) out.push_back(never_supported(ctx, g, static_cast<int>(i)));
+  }
   override_invalid(ctx, st, needs, out);
   override_needed(ctx, st, needs, out);
   unsupported(ctx, st, needs, out);

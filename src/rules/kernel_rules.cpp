@@ -81,6 +81,7 @@ void gpu_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     const Gpu& g = f.gpus[i];
     if (g.kfd_node || g.driver.value_or("") != "amdgpu") continue;
+    if (rocm_never(ctx.kb, g)) continue;  // gfx.unsupported: no KFD node would bring ROCm
     const GfxInfo* info = g.gfx ? ctx.kb.find_gfx(*g.gfx) : nullptr;
     std::string cause;
     if (!info) {

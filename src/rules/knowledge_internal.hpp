@@ -35,6 +35,11 @@ std::optional<OverrideSetting> override_for(const Facts& f, const Gpu& g);
 // wave size (the knowledge base must know both targets).
 bool override_compatible(const Knowledge& kb, const GfxTarget& from, const GfxTarget& to);
 
+// A GPU no ROCm release runs: its gfx target is marked rocm_never (GCN 1/2, old APUs), or
+// the old radeon driver holds it (radeon drives nothing newer than GCN 2). Binding it to
+// amdgpu would not bring ROCm; gfx.unsupported points it to Vulkan instead.
+bool rocm_never(const Knowledge& kb, const Gpu& g);
+
 // "/sys/class/kfd/kfd/topology/nodes/1/properties" evidence for a GPU's gfx.
 Evidence gfx_evidence(const Gpu& g);
 // The ROCm version evidence ("/opt/rocm/.info/version" -> "6.2.4", or "absent").

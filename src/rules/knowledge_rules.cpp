@@ -92,6 +92,12 @@ bool override_compatible(const Knowledge& kb, const GfxTarget& from, const GfxTa
   return a && b && isa_compatible(a->isa, b->isa) && a->wave_size == b->wave_size;
 }
 
+bool rocm_never(const Knowledge& kb, const Gpu& g) {
+  if (g.driver.value_or("") == "radeon") return true;
+  const GfxInfo* info = g.gfx ? kb.find_gfx(*g.gfx) : nullptr;
+  return info && info->rocm_never;
+}
+
 Evidence gfx_evidence(const Gpu& g) {
   if (g.kfd_node && g.gfx_target_version)
     return {"/sys/class/kfd/kfd/topology/nodes/" + std::to_string(*g.kfd_node) + "/properties",

@@ -108,29 +108,24 @@ namespace {
 bool has_amd_gpu(const Facts& f) { return !f.gpus.empty(); }
 
 // The pytorch.org ROCm index for this host: the knowledge base's release matching the
-// installed ROCm when it covers the GPUs, else the newest release that covers them
-// (directly or through their override target) and the running kernel.
+// installed ROCm when it covers the GPUs, else Knowledge::pytorch_for (what `explain`
+// recommends) over the GPUs' targets, skipping releases the running driver is too old for.
 const RocmRelease* wheel_release(const RuleContext& ctx) {
   const Facts& f = ctx.facts;
-  auto covers = [&](const RocmRelease& r) {
-    if (r.pytorch_index.empty()) return false;
-    if (ml::driver_too_old_for(f, r)) return false;
-    for (int i : ml::gpus_with_gfx(f)) {
-      const auto& g = *f.gpus[i].gfx;
-      bool direct = std::find(r.kernels.begin(), r.kernels.end(), g) != r.kernels.end();
-      const auto* info = ctx.kb.find_gfx(g);
-      bool via = info && info->override_to &&
-                 std::find(r.kernels.begin(), r.kernels.end(), *info->override_to) != r.kernels.end();
-      if (!direct && !via) return false;
-    }
-    return true;
-  };
+  std::vector<GfxTarget> targets;
+  for (int i : ml::gpus_with_gfx(f)) targets.push_back(*f.gpus[i].gfx);
+  auto usable = [&](const RocmRelease& r) { return !ml::driver_too_old_for(f, r); };
   if (f.rocm.version)
-    if (const auto* r = ctx.kb.find_rocm(*f.rocm.version); r && covers(*r)) return r;
-  const RocmRelease* best = nullptr;
-  for (const auto& r : ctx.kb.rocm)
-    if (covers(r) && (!best || r.version > best->version)) best = &r;
-  return best;
+    if (const auto* r = ctx.kb.find_rocm(*f.rocm.version); r && !r->pytorch_index.empty() && usable(*r)) {
+      bool covers = true;
+      for (const auto& g : targets) {
+        const auto* info = ctx.kb.find_gfx(g);
+        covers &= r->has_kernels(g) || (info && info->override_to && r->has_kernels(*info->override_to));
+      }
+      if (covers) return r;
+    }
+  auto pc = ctx.kb.pytorch_for(targets, usable);
+  return pc.wheel ? ctx.kb.wheel_release(*pc.wheel) : nullptr;
 }
 
 std::string pip_line(const PythonEnv& env, const RocmRelease* r) {

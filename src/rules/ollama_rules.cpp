@@ -24,25 +24,24 @@ struct Shipped {
   std::string source;
 };
 
-std::optional<Shipped> shipped_targets(const OllamaFacts& o) {
+std::optional<Shipped> shipped_targets(const Knowledge& kb, const OllamaFacts& o) {
   if (!o.rocblas_targets.empty())
     return Shipped{o.rocblas_targets, *o.rocm_dir + "/rocblas/library"};
   if (!o.version) return std::nullopt;
-  const auto* b = ollama_builds::find(*o.version);
+  const auto* b = kb.find_ollama(*o.version);
   if (!b) return std::nullopt;
   Shipped s;
-  for (const char* t : b->targets)
-    if (auto g = GfxTarget::parse_name(t)) s.targets.push_back(*g);
+  s.targets = b->targets;
   s.source = "ollama v" + o.version->str() + " release targets";
   return s;
 }
 
 bool contains(const std::vector<GfxTarget>& v, const GfxTarget& g) { return std::find(v.begin(), v.end(), g) != v.end(); }
 
-std::optional<Version> bundled_rocm(const OllamaFacts& o) {
+std::optional<Version> bundled_rocm(const Knowledge& kb, const OllamaFacts& o) {
   if (o.bundled_rocm) return o.bundled_rocm;
   if (!o.version) return std::nullopt;
-  if (const auto* b = ollama_builds::find(*o.version)) return b->rocm;
+  if (const auto* b = kb.find_ollama(*o.version)) return b->rocm;
   return std::nullopt;
 }
 
@@ -163,7 +162,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   // 4. The iGPU switch (v0.30+ drops integrated GPUs unless told otherwise).
   bool all_apu = !gpus.empty() &&
                  std::all_of(gpus.begin(), gpus.end(), [&](int i) { return ml::integrated(f.gpus[i]) == true; });
-  const bool igpu_relevant = all_apu && o.version && *o.version >= ollama_builds::kIgpuDropFrom;
+  const bool igpu_relevant = all_apu && o.version && *o.version >= ctx.kb.ollama_policy.igpu_drop_from;
   if (igpu_relevant) {
     const auto& own = *f.gpus[gpus.front()].gfx;
     GfxTarget seen = effective_override.value_or(own);
@@ -174,7 +173,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       sw = &it->second;
       enabled = ml::go_bool(it->second.value);
     }
-    bool allowlisted = ollama_builds::igpu_allowlisted(seen, *o.version);
+    bool allowlisted = ctx.kb.ollama_igpu_allowlisted(seen, *o.version);
     if (usable && !allowlisted && enabled != true) {
       if (sw)
         plan.problem("OLLAMA_IGPU_ENABLE=" + sw->value + " does not enable the iGPU; ollama v" + o.version->str() +
@@ -353,21 +352,22 @@ void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Sh
                                "so ollama's ROCm backend will not use it.");
     fd.evidence.push_back({shipped.source, ml::gfx_names(shipped.targets)});
     fd.gpus = {i};
-    if (o.version && *o.version >= ollama_builds::kVulkanDefaultFrom)
-      fd.notes.push_back("ollama's Vulkan backend (on by default since v0.30) can run it: check that a Vulkan driver "
-                         "(Mesa RADV) is installed.");
-    else if (o.version && *o.version >= ollama_builds::kVulkanOptInFrom)
+    const auto& pol = ctx.kb.ollama_policy;
+    if (o.version && *o.version >= pol.vulkan_default_from)
+      fd.notes.push_back("ollama's Vulkan backend (on by default since v" + short_version(pol.vulkan_default_from) +
+                         ") can run it: check that a Vulkan driver (Mesa RADV) is installed.");
+    else if (o.version && *o.version >= pol.vulkan_opt_in_from)
       fd.notes.push_back("ollama's Vulkan backend can run it: add Environment=\"OLLAMA_VULKAN=1\" to the service.");
     else
       fd.notes.push_back("A newer ollama with the Vulkan backend can run it.");
-    if (auto r = ollama_builds::last_range_with(g))
+    if (auto r = ollama_builds::last_range_with(ctx.kb, g))
       fd.notes.push_back("ollama releases " + *r + " shipped ROCm kernels for " + g.name() + ".");
     out.push_back(std::move(fd));
   }
 }
 
 void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Finding>& out) {
-  auto rocm = bundled_rocm(o);
+  auto rocm = bundled_rocm(ctx.kb, o);
   if (!rocm || ctx.facts.gpus.empty()) return;
   const auto* rel = ctx.kb.find_rocm(*rocm);
   if (!rel) return;
@@ -390,7 +390,7 @@ void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Fi
 void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const auto& o = ctx.facts.ml.ollama;
   if (!o.installed || ctx.facts.gpus.empty()) return;
-  auto shipped = shipped_targets(o);
+  auto shipped = shipped_targets(ctx.kb, o);
   if (o.service && !o.service->masked) {
     env_finding(ctx, o, shipped, out);
     access_finding(ctx.facts, *o.service, out);

@@ -1,12 +1,16 @@
 // rocm.missing: no ROCm user space on the host. A warning, not an error: PyTorch's
 // ROCm wheels and ollama bring their own runtime.
-#include "rules/rules_internal.hpp"
+#include <algorithm>
+
+#include "rules/knowledge_internal.hpp"
 
 namespace amdml::rules {
 
 void rocm_presence(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (f.gpus.empty() || f.rocm.source != RocmSource::none) return;
+  // No ROCm runs on any of these GPUs (gfx.unsupported says so): installing it cannot help.
+  if (std::all_of(f.gpus.begin(), f.gpus.end(), [&](const Gpu& g) { return rocm_never(ctx.kb, g); })) return;
   auto fd = make_finding("rocm.missing", "No ROCm runtime installed",
                          "Neither ROCM_PATH, /opt/rocm nor a distribution libhsa-runtime64 was found. PyTorch ROCm "
                          "wheels and ollama bundle their own runtime, so this only matters for programs built "

@@ -17,8 +17,12 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                            "ollama or llama.cpp build targets them.");
     fd.evidence.push_back(rev);
     fd.gpus = amd_gpu_indices(f);
-    if (const auto* nr = ctx.kb.newest_rocm(); nr && !nr->pytorch_index.empty())
-      fd.commands.push_back("pip install torch --index-url " + nr->pytorch_index + "   # PyTorch bundles its own ROCm runtime");
+    std::vector<GfxTarget> targets;
+    for (const auto& g : f.gpus)
+      if (g.gfx) targets.push_back(*g.gfx);
+    const PytorchWheel* w = targets.empty() ? (ctx.kb.pytorch.empty() ? nullptr : &ctx.kb.pytorch.back())
+                                            : ctx.kb.pytorch_for(targets).wheel;
+    if (w) fd.commands.push_back("pip install torch --index-url " + w->index + "   # PyTorch bundles its own ROCm runtime");
     fd.notes.push_back("Distribution ROCm packages (Debian 12: 5.2, Ubuntu 22.04: 5.0) lag; AMD's packages come from repo.radeon.com.");
     out.push_back(std::move(fd));
     return;

@@ -42,7 +42,8 @@ TEST(KnowledgeData, EveryGfxHasConsistentKfdVersionFamilyAndWaveSize) {
     bool rdna = g.isa != IsaFamily::gcn && g.isa != IsaFamily::cdna;
     EXPECT_EQ(g.wave_size, rdna ? 32 : 64);
     // The generation in the name matches the ISA family.
-    if (g.isa == IsaFamily::gcn || g.isa == IsaFamily::cdna) EXPECT_TRUE(g.target.major == 8 || g.target.major == 9);
+    if (g.isa == IsaFamily::gcn) EXPECT_TRUE(g.target.major >= 6 && g.target.major <= 9);
+    if (g.isa == IsaFamily::cdna) EXPECT_EQ(g.target.major, 9u);
     if (g.isa == IsaFamily::rdna1 || g.isa == IsaFamily::rdna2) EXPECT_EQ(g.target.major, 10u);
     if (g.isa == IsaFamily::rdna3 || g.isa == IsaFamily::rdna3_5) EXPECT_EQ(g.target.major, 11u);
     if (g.isa == IsaFamily::rdna4) EXPECT_EQ(g.target.major, 12u);
@@ -112,7 +113,17 @@ TEST(KnowledgeData, LookupsFollowTheRevisionAndReleaseRules) {
   EXPECT_EQ(kb.find_pci(0x73ff, 0xdf)->gfx.name(), "gfx1031");
   EXPECT_EQ(kb.find_pci(0x73ff, 0xc1)->gfx.name(), "gfx1032");
   EXPECT_EQ(kb.find_pci(0x73ff, 0x42)->gfx.name(), "gfx1032");  // unknown revision: the default
-  EXPECT_EQ(kb.find_pci(0x15bf, std::nullopt)->name, "AMD Radeon 780M");
+  // An unknown revision names the family, never one of its models.
+  EXPECT_EQ(kb.find_pci(0x15bf, std::nullopt)->name, "AMD Radeon 740M/760M/780M (Phoenix)");
+  EXPECT_EQ(kb.find_pci(0x15bf, 0xc1)->name, "AMD Radeon 780M");
+  EXPECT_EQ(kb.find_pci(0x150e, 0xc4)->name, "AMD Radeon 880M");
+  EXPECT_EQ(kb.find_pci(0x7480, std::nullopt)->name, "AMD Radeon RX 7600 series (Navi 33)");
+  EXPECT_EQ(kb.find_pci(0x7550, 0x42)->name, "AMD Radeon RX 9070 series (Navi 48)");
+  // GCN 1 and 2 by the kernel's id list.
+  EXPECT_EQ(kb.find_pci(0x6818, std::nullopt)->gfx.name(), "gfx601");  // HD 7870
+  EXPECT_EQ(kb.find_pci(0x679a, std::nullopt)->gfx.name(), "gfx600");  // R9 280
+  EXPECT_EQ(kb.find_pci(0x6617, std::nullopt)->gfx.name(), "gfx602");  // R7 240
+  EXPECT_EQ(kb.find_pci(0x67b1, std::nullopt)->gfx.name(), "gfx701");  // R9 290
   EXPECT_EQ(kb.find_pci(0x1234, std::nullopt), nullptr);
   // 6.4.0 lacks RDNA 4, 6.4.1 and later have it.
   auto g1201 = *GfxTarget::parse_name("gfx1201");
@@ -121,6 +132,85 @@ TEST(KnowledgeData, LookupsFollowTheRevisionAndReleaseRules) {
   EXPECT_FALSE(kb.find_rocm({6, 3, 2})->has_kernels(g1201));
   EXPECT_EQ(kb.first_official(g1201)->version, (Version{6, 4, 1}));
   EXPECT_EQ(kb.find_rocm({5, 6, 0}), nullptr);
+}
+
+// Every PCI id resolves to exactly one gfx target, and an unknown revision to a name that
+// is not one model among several.
+TEST(KnowledgeWide, EveryPciIdResolvesToOneTargetAndAFamilyDefault) {
+  const auto& kb = shipped();
+  std::set<std::uint16_t> devices;
+  for (const auto& p : kb.pci) devices.insert(p.device);
+  EXPECT_GE(devices.size(), 250u);
+  for (auto d : devices) {
+    SCOPED_TRACE(testing::Message() << std::hex << d);
+    const PciProduct* def = kb.find_pci(d, std::nullopt);
+    ASSERT_NE(def, nullptr);
+    ASSERT_FALSE(def->revision.has_value()) << "no default entry";
+    std::set<std::string> models;
+    for (const auto& p : kb.pci) {
+      if (p.device != d || !p.revision) continue;
+      EXPECT_EQ(kb.find_pci(d, p.revision), &p);
+      // The revision picks the name; the target differs only for a different die (73FF rev DF).
+      if (p.gfx != def->gfx) EXPECT_TRUE(d == 0x73ff && *p.revision == 0xdf) << p.name;
+      models.insert(p.name);
+    }
+    if (models.size() >= 2) EXPECT_EQ(models.count(def->name), 0u) << def->name << " is one model of several";
+  }
+}
+
+// Every override names a target of the same ISA family (and wave size) that some ROCm
+// release ships kernels for; targets no ROCm runs have none.
+TEST(KnowledgeWide, OverridesNameShippedTargetsOfTheSameFamily) {
+  const auto& kb = shipped();
+  for (const auto& g : kb.gfx) {
+    SCOPED_TRACE(g.target.name());
+    bool shipped_somewhere = false;
+    for (const auto& r : kb.rocm) shipped_somewhere |= r.has_kernels(g.target);
+    if (g.rocm_never) {
+      EXPECT_FALSE(shipped_somewhere);
+      EXPECT_FALSE(g.override_to);
+      continue;
+    }
+    if (!g.override_to) continue;
+    const GfxInfo* to = kb.find_gfx(*g.override_to);
+    ASSERT_NE(to, nullptr);
+    EXPECT_TRUE(isa_compatible(g.isa, to->isa));
+    EXPECT_EQ(g.wave_size, to->wave_size);
+    bool ships = false;
+    for (const auto& r : kb.rocm) ships |= r.has_kernels(*g.override_to);
+    EXPECT_TRUE(ships) << g.override_to->name() << " is in no release";
+  }
+}
+
+TEST(KnowledgeWide, EveryGcnGenerationIsKnown) {
+  const auto& kb = shipped();
+  for (const char* name : {"gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705",
+                           "gfx801", "gfx802", "gfx803", "gfx810", "gfx900", "gfx902", "gfx904", "gfx906", "gfx909",
+                           "gfx90c", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1011", "gfx1012", "gfx1030",
+                           "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx1100", "gfx1101",
+                           "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153", "gfx1200", "gfx1201"}) {
+    const GfxInfo* g = kb.find_gfx(*GfxTarget::parse_name(name));
+    ASSERT_NE(g, nullptr) << name;
+    // GCN 1 and 2 never ran ROCm; the doctor sends them to Vulkan.
+    if (g->target.major <= 7) EXPECT_TRUE(g->rocm_never) << name;
+  }
+}
+
+TEST(KnowledgeWide, OllamaReleasesAreData) {
+  const auto& kb = shipped();
+  ASSERT_GE(kb.ollama.size(), 5u);
+  for (std::size_t i = 0; i + 1 < kb.ollama.size(); ++i) EXPECT_EQ(kb.ollama[i].until, kb.ollama[i + 1].from);
+  EXPECT_FALSE(kb.ollama.back().until);
+  for (const auto& b : kb.ollama)
+    for (const auto& t : b.targets) EXPECT_NE(kb.find_gfx(t), nullptr) << t.name();
+  const auto* b = kb.find_ollama({0, 20, 7});
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->rocm, (Version{7, 2, 1}));
+  EXPECT_EQ(kb.find_ollama({0, 5, 7}), nullptr);
+  auto g1151 = *GfxTarget::parse_name("gfx1151");
+  EXPECT_FALSE(kb.ollama_igpu_allowlisted(g1151, {0, 30, 0}));
+  EXPECT_TRUE(kb.ollama_igpu_allowlisted(g1151, {0, 30, 1}));
+  EXPECT_FALSE(kb.ollama_igpu_allowlisted(*GfxTarget::parse_name("gfx1103"), {0, 40, 0}));
 }
 
 TEST(OverrideParse, FollowsLibhsakmtGrammar) {
@@ -182,6 +272,22 @@ TEST(KnowledgeLoader, RejectsBadData) {
   EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1031\"\nkfd_version = 100301\nisa = \"rdna2\"\noverride = \"gfx1030\"\n").ok());
   EXPECT_FALSE(load("[[pci]]\ndevice = \"zz\"\ngfx = \"gfx1030\"\nname = \"x\"\n").ok());
   EXPECT_FALSE(load("[[rocm]]\nversion = \"x\"\n").ok());
+  // PyTorch wheels live in one table only.
+  EXPECT_FALSE(load("[[rocm]]\nversion = \"7.2\"\npytorch_index = \"https://download.pytorch.org/whl/rocm7.1\"\n").ok());
+  EXPECT_FALSE(load("[[pytorch]]\nrocm = \"7.1\"\nindex = \"https://a\"\n[[pytorch]]\nrocm = \"7.1\"\nindex = \"https://b\"\n").ok());
+  // A chip's device cannot carry another target than its [[pci]] default, nor be in two chips.
+  EXPECT_FALSE(load("[[pci]]\ndevice = \"0x6818\"\ngfx = \"gfx601\"\nname = \"x\"\n"
+                    "[[chip]]\ngfx = \"gfx600\"\nname = \"y\"\ndevices = [\"0x6818\"]\n").ok());
+  EXPECT_FALSE(load("[[chip]]\ngfx = \"gfx600\"\nname = \"y\"\ndevices = [\"0x6818\"]\n"
+                    "[[chip]]\ngfx = \"gfx601\"\nname = \"z\"\ndevices = [\"0x6818\"]\n").ok());
+  EXPECT_FALSE(load("[[pci]]\ndevice = \"0x6818\"\ngfx = \"gfx601\"\nname = \"x\"\n"
+                    "[[pci]]\ndevice = \"0x6818\"\ngfx = \"gfx601\"\nname = \"y\"\n").ok());
+  // ollama ranges join end to end; the newest is open.
+  EXPECT_FALSE(load("[[ollama]]\nfrom = \"0.5.0\"\nuntil = \"0.6.0\"\nrocm = \"6.1\"\ntargets = [\"gfx1030\"]\n"
+                    "[[ollama]]\nfrom = \"0.7.0\"\nrocm = \"6.1\"\ntargets = [\"gfx1030\"]\n").ok());
+  EXPECT_FALSE(load("[[ollama]]\nfrom = \"0.5.0\"\nuntil = \"0.6.0\"\nrocm = \"6.1\"\ntargets = [\"gfx1030\"]\n").ok());
+  EXPECT_FALSE(load("[[ollama]]\nfrom = \"0.5.0\"\nrocm = \"6.1\"\ntargets = []\n").ok());
+  EXPECT_FALSE(load("[ollama_policy]\nigpu_drop_from = \"0.30.0\"\n").ok());  // the other versions missing
   EXPECT_FALSE(load("[[kernel_req]]\ngfx = [\"gfx1151\"]\nkernel_min = \"6.18.4\"\n[kernel_req.rocm_old_kernel]\n\"7.2\" = \"maybe\"\n").ok());
   auto bad = load("[[gfx]\n");
   ASSERT_FALSE(bad.ok());

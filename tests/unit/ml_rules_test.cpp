@@ -42,6 +42,13 @@ Knowledge kb() {
   r72.kernel_min = Version{6, 8, 0};
   r72.pytorch_index = "https://download.pytorch.org/whl/rocm7.2";
   k.rocm.push_back(r72);
+  k.pytorch.push_back({"https://download.pytorch.org/whl/rocm6.2", {6, 2, 0}, "2.5.1"});
+  k.pytorch.push_back({"https://download.pytorch.org/whl/rocm7.2", {7, 2, 0}, "2.11.0"});
+  k.ollama_policy.igpu_allow[gfx("gfx1151")] = Version{0, 30, 1};  // as recipes/knowledge/ollama.toml has it
+  // ollama releases, shaped like recipes/knowledge/ollama.toml
+  k.ollama.push_back({{0, 5, 8}, Version{0, 18, 0}, {6, 3, 3}, {gfx("gfx906"), gfx("gfx1030"), gfx("gfx1100")}});
+  k.ollama.push_back({{0, 18, 0}, Version{0, 31, 2}, {7, 2, 1}, {gfx("gfx1030"), gfx("gfx1100"), gfx("gfx1103")}});
+  k.ollama.push_back({{0, 31, 2}, std::nullopt, {7, 2, 1}, {gfx("gfx1030"), gfx("gfx1100")}});
   return k;
 }
 

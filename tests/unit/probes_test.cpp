@@ -287,6 +287,52 @@ TEST(ProbesSmall, GpuOnPciWithoutDriverIsStillAGpu) {
   EXPECT_EQ(f.gpus[0].pci_id(), "1002:66af");
 }
 
+// One AMD GPU on PCI (no driver) with the given device, revision and vendor text.
+static void pci_gpu(TestTree& t, const std::string& device, const std::string& revision,
+                    const std::string& vendor = "0x1002\n") {
+  const std::string dev = "sys/bus/pci/devices/0000:03:00.0";
+  t.write(dev + "/vendor", vendor);
+  t.write(dev + "/device", device);
+  t.write(dev + "/class", "0x030000\n");
+  if (!revision.empty()) t.write(dev + "/revision", revision);
+  t.manifest(R"({"format": 1})");
+}
+
+TEST(ProbesSmall, NamesComeFromTheSystemsAmdgpuIdsByRevision) {
+  const std::string ids = "1.0.0\n150E,\tC1,\tAMD Radeon 890M Graphics\n150E,\tC4,\tAMD Radeon 880M Graphics\n"
+                          "6818,\t00,\tAMD Radeon HD 7800 Series\n";
+  auto named = [&](const std::string& device, const std::string& rev, bool with_ids) {
+    TestTree t;
+    pci_gpu(t, device, rev);
+    if (with_ids) t.write("usr/share/libdrm/amdgpu.ids", ids);
+    Facts f = probe_root(t.root());
+    EXPECT_EQ(f.gpus.size(), 1u);
+    return f.gpus.empty() ? std::string("?") : f.gpus[0].marketing_name.value_or("(none)");
+  };
+  EXPECT_EQ(named("0x150e\n", "0xc4\n", true), "AMD Radeon 880M Graphics");   // the file, exact revision
+  EXPECT_EQ(named("0x150e\n", "0xc4\n", false), "AMD Radeon 880M");           // built-in, exact revision
+  EXPECT_EQ(named("0x150e\n", "0xd7\n", true), "AMD Radeon 880M/890M (Strix Point)");  // neither knows it: family
+  EXPECT_EQ(named("0x150e\n", "", false), "AMD Radeon 880M/890M (Strix Point)");
+  EXPECT_EQ(named("0x6818\n", "0x55\n", true), "AMD Radeon HD 7800 Series");  // the file's one name for the device
+  EXPECT_EQ(named("0x7480\n", "", false), "AMD Radeon RX 7600 series (Navi 33)");
+  EXPECT_EQ(named("0x7480\n", "0xc3\n", false), "AMD Radeon RX 7600S");
+}
+
+TEST(ProbesSmall, NulPaddedSysfsValuesAreReadUpToTheNul) {
+  TestTree padded;
+  pci_gpu(padded, "0x6818\n", "0x00\n", std::string("0x1002\n\0\0\0\0", 11));
+  Facts f = probe_root(padded.root());
+  ASSERT_EQ(f.gpus.size(), 1u) << errors_text(f);
+  EXPECT_EQ(f.gpus[0].pci_id(), "1002:6818");
+  EXPECT_EQ(f.gpus[0].gfx, GfxTarget::parse_name("gfx601"));
+  // NUL bytes in the middle are not a value: an error naming the file, and no guess.
+  TestTree inner;
+  pci_gpu(inner, "0x6818\n", "0x00\n", std::string("0x10\0\x02", 6));
+  f = probe_root(inner.root());
+  EXPECT_TRUE(f.gpus.empty());
+  EXPECT_TRUE(has_error(f, "0000:03:00.0/vendor", "NUL")) << errors_text(f);
+}
+
 TEST(ProbesSmall, NonGpuAmdDevicesAreNotGpus) {
   TestTree t;
   // The HD audio function of a Radeon card: vendor 0x1002, class 0x0403.

@@ -122,6 +122,48 @@ TEST(RulesBasic, GpuNoneOnWslSaysSo) {
   EXPECT_NE(fd->detail.find("WSL"), std::string::npos);
 }
 
+// A PCI value amdml could not read may be the GPU: the finding says what it could not
+// read instead of claiming there is no device with vendor 0x1002.
+TEST(RulesBasic, GpuNoneNamesUnreadablePciValues) {
+  Facts f = good_box();
+  f.gpus.clear();
+  f.pci.clear();
+  f.kfd.present = false;
+  f.error("pci", "/sys/bus/pci/devices/0000:03:00.0/vendor", "NUL bytes inside the value");
+  const Finding* fd = nullptr;
+  auto fs = run(f);
+  fd = find(fs, "gpu.none");
+  ASSERT_TRUE(fd) << ids(fs);
+  EXPECT_NE(fd->title.find("could read"), std::string::npos) << fd->title;
+  bool named = false, claims_none = false;
+  for (const auto& e : fd->evidence) {
+    named |= e.source == "/sys/bus/pci/devices/0000:03:00.0/vendor" && e.value.find("unreadable") != std::string::npos;
+    claims_none |= e.value.find("no device with vendor 0x1002") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  EXPECT_FALSE(claims_none);
+}
+
+// A card on the old radeon driver gets no "modprobe amdgpu" advice: amdgpu would not
+// bring ROCm to it (gfx.unsupported, from the knowledge rules, points it to Vulkan).
+TEST(RulesBasic, RadeonBoundGpuIsNotDriverNotLoaded) {
+  Facts f = good_box();
+  f.driver = DriverFacts{};  // amdgpu absent
+  f.kfd = KfdFacts{};
+  Gpu g;
+  g.vendor_id = 0x1002;
+  g.device_id = 0x6818;
+  g.pci_slot = "0000:01:00.0";
+  g.driver = "radeon";
+  f.gpus = {g};
+  f.identity.devices[0].exists = false;
+  f.rocm.source = RocmSource::none;
+  auto fs = run(f);
+  EXPECT_FALSE(find(fs, "driver.not-loaded")) << ids(fs);
+  EXPECT_FALSE(find(fs, "kfd.missing")) << ids(fs);
+  EXPECT_FALSE(find(fs, "rocm.missing")) << ids(fs);
+}
+
 TEST(RulesBasic, GpuNoneAbsentWhenAGpuExists) { EXPECT_FALSE(find(run(good_box()), "gpu.none")); }
 
 TEST(RulesBasic, DriverNotLoadedWhenGpuIsOnPciOnly) {
