@@ -47,7 +47,8 @@ Session open_session(const GlobalOptions& g);
 // Collects facts and diagnoses them.
 Report run_doctor(const Session& s, const ProbeOptions& options);
 
-// Writes text to --output FILE (atomically) or stdout.
+// Writes text to --output FILE or stdout: a regular file is replaced atomically, a device
+// or FIFO written through, anything else refused (platform/output_file.hpp).
 void emit(const std::string& output_path, const std::string& text);
 
 using CommandRunner = std::function<int()>;

@@ -58,7 +58,7 @@ Expectations expectations(const CheckFlags& c) {
 // The run could not start (bad --root, broken manifest): the document CI expects still
 // appears, saying so, and the usage error propagates to exit 2.
 void emit_start_failure(const GateOptions& o, const std::string& message) {
-  if (o.format == "json") emit(o.output, error_json(message).dump(2) + "\n");
+  if (o.format == "json") emit(o.output, json_text(error_json(message)) + "\n");
   else if (o.format == "junit") emit(o.output, render_junit_error(message));
 }
 
@@ -78,7 +78,7 @@ int run_gate(const GlobalOptions& g, const GateOptions& o) {
   if (o.format == "json") {
     auto j = report_json(r);
     j["check"] = check_json(check);
-    emit(o.output, j.dump(2) + "\n");
+    emit(o.output, json_text(j) + "\n");
   } else if (o.format == "junit") {
     emit(o.output, render_junit(r, check));
   } else {

@@ -205,10 +205,10 @@ int explain(const ExplainOptions& o, const GlobalOptions& g) {
       }
   } else {
     std::string msg = "explain: unknown subject '" + o.subject + "' (expected a gfx target like gfx1103, a PCI id like 1002:15bf, or a finding id)";
-    if (json) write_stdout(error_json(msg).dump(2) + "\n");
+    if (json) write_stdout(json_text(error_json(msg)) + "\n");
     throw UsageError(msg);
   }
-  write_stdout(json ? j.dump(2) + "\n" : text);
+  write_stdout(json ? json_text(j) + "\n" : text);
   return kExitOk;
 }
 

@@ -55,10 +55,10 @@ CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g) {
     if (o->format == "json") {
       try {
         Report r = run();
-        emit(o->output, info_json(r).dump(2) + "\n");
+        emit(o->output, json_text(info_json(r)) + "\n");
         return usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings;
       } catch (const UsageError& e) {
-        emit(o->output, error_json(e.what()).dump(2) + "\n");
+        emit(o->output, json_text(error_json(e.what())) + "\n");
         throw;
       }
     }

@@ -2,7 +2,7 @@
 #include "cli/cli.hpp"
 #include "amdml/render.hpp"
 #include "amdml/rules.hpp"
-#include "platform/atomic_file.hpp"
+#include "platform/output_file.hpp"
 #include "platform/terminal.hpp"
 
 namespace amdml::cli {
@@ -37,7 +37,7 @@ void emit(const std::string& output_path, const std::string& text) {
     write_stdout(text);
     return;
   }
-  if (auto st = platform::write_file_atomic(output_path, text); !st)
+  if (auto st = platform::write_output_file(output_path, text); !st)
     throw UsageError("--output " + output_path + ": " + st.error().message);
 }
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "amdml/render.hpp"
 #include "amdml/rules.hpp"
 #include "platform/host_recording.hpp"
 
@@ -52,7 +53,7 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
                   {"runtime_timeout_ms", po.runtime_timeout.count()},
                   {"python", po.python ? nlohmann::json(run.redactor.text(*po.python)) : nlohmann::json(nullptr)},
                   {"deep", po.deep}};
-  run.manifest_text = snapshot_manifest(run.recording, meta).dump(2) + "\n";
+  run.manifest_text = json_text(snapshot_manifest(run.recording, meta)) + "\n";
   return run;
 }
 
