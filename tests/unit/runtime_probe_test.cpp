@@ -231,6 +231,19 @@ TEST(RuntimeProbe, RuntimeChatterOnStdoutDoesNotCorruptTheAnswer) {
   EXPECT_NE(h.stderr_tail.find("would corrupt"), std::string::npos);
 }
 
+// A runtime answering a string that is not UTF-8 (a Latin-1 product name) is a normal
+// answer, not a "runtime crashed": the child writes its record through the one JSON
+// writer, which makes the byte U+FFFD.
+TEST(RuntimeProbe, NonUtf8StringFromTheRuntimeIsAnAnswer) {
+  auto r = run_fake("latin1");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  EXPECT_EQ(find(r.findings, "runtime.crashed"), nullptr);
+  ASSERT_EQ(h.agents.size(), 2u);
+  EXPECT_EQ(h.agents[1].marketing_name, std::optional<std::string>("Radeon RX 7900 XTX \xEF\xBF\xBD" "dition"));
+  EXPECT_EQ(h.agents[1].vendor, std::optional<std::string>("AMD\xEF\xBF\xBD"));
+}
+
 TEST(RuntimeProbe, MissingLibraryIsAFactNotAFailure) {
   ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string("/nonexistent/libhsa-runtime64.so.1")}});
   auto r = run_live();
