@@ -4,7 +4,11 @@
 // "ok" (enumerate "agents"), "error" (return "init_status"), "crash" (SIGSEGV), "hang"
 // (sleep until killed). "stderr"/"stdout" are printed from hsa_init, as a real runtime's
 // debug output would be. "strings": "latin1" answers strings in Latin-1 (see
-// as_answered). Handles are indices, so nothing here allocates per call.
+// as_answered). "grandchild": "group" or "session" first forks a process that sleeps
+// forever holding the child's pipes, in the child's process group or (setsid) out of
+// it. AMDML_FAKE_HSA_PIDFILE, when set, gets a line "child PID" and "grandchild PID",
+// so tests can check that nothing outlives amdml. Handles are indices, so nothing here
+// allocates per call.
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <signal.h>
@@ -71,6 +75,24 @@ hsa_status_t copy_number(const nlohmann::json& obj, const char* key, void* out) 
   return HSA_STATUS_SUCCESS;
 }
 
+void note_pid(const char* what, pid_t pid) {
+  const char* path = std::getenv("AMDML_FAKE_HSA_PIDFILE");
+  if (!path || !*path) return;
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %d\n", what, static_cast<int>(pid));
+    std::fclose(f);
+  }
+}
+
+void start_grandchild(const std::string& how) {
+  pid_t g = ::fork();
+  if (g == 0) {
+    if (how == "session") ::setsid();
+    for (;;) ::pause();
+  }
+  if (g > 0) note_pid("grandchild", g);
+}
+
 }  // namespace
 
 extern "C" {
@@ -88,6 +110,8 @@ hsa_status_t hsa_init() {
     std::printf("%s\n", g_desc["stdout"].get<std::string>().c_str());
     std::fflush(stdout);
   }
+  note_pid("child", ::getpid());
+  if (g_desc.contains("grandchild")) start_grandchild(g_desc["grandchild"].get<std::string>());
   std::string init = g_desc.value("init", "ok");
   if (init == "crash") ::raise(SIGSEGV);
   if (init == "hang")
