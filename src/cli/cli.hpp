@@ -47,9 +47,16 @@ Session open_session(const GlobalOptions& g);
 // Collects facts and diagnoses them.
 Report run_doctor(const Session& s, const ProbeOptions& options);
 
-// Writes text to --output FILE or stdout: a regular file is replaced atomically, a device
-// or FIFO written through, anything else refused (platform/output_file.hpp).
+// Writes a document (JSON, JUnit) to --output FILE ("" or "-": stdout) exactly: a regular
+// file is replaced atomically, a device or FIFO written through, anything else refused
+// (platform/output_file.hpp); throws UsageError.
 void emit(const std::string& output_path, const std::string& text);
+// Writes text for people (text, Markdown) the same way, through terminal_text: nothing
+// from the machine reaches the terminal as a control character; paint()'s colour codes
+// survive only when colour is on.
+void emit_text(const std::string& output_path, const std::string& text, bool colour = false);
+// "amdml: error: MESSAGE" (or another prefix) on stderr, the message made terminal-safe.
+void error_line(const std::string& message, const char* prefix = "amdml: error: ");
 
 using CommandRunner = std::function<int()>;
 

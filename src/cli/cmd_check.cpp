@@ -84,13 +84,13 @@ int run_gate(const GlobalOptions& g, const GateOptions& o) {
   } else {
     TextStyle style;
     style.color = !o.no_color && to_stdout && platform::want_color(g.color);
-    emit(o.output, render_text(r, style) + render_check_text(check, style));
+    emit_text(o.output, render_text(r, style) + render_check_text(check, style), style.color);
   }
   // The one-line reasons go where a CI log shows them when stdout is a document or a file.
   if (o.format != "text" || !to_stdout)
     for (const auto& c : check.cases)
       if (c.status == CheckStatus::failed)
-        std::fprintf(stderr, "amdml: check failed: %s: %s\n", c.name.c_str(), c.message.c_str());
+        error_line(c.name + ": " + c.message, "amdml: check failed: ");
   return check.passed() ? kExitOk : kExitFindings;
 }
 

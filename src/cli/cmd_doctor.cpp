@@ -56,7 +56,7 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
   sub.add_flag("--ci", o->ci, "The check gate without expectations: no colour, a Checks section, junit allowed");
   return [o, &g]() -> int {
     if (o->list) {
-      emit(o->output, list_text());
+      emit_text(o->output, list_text());
       return kExitOk;
     }
     if (o->ci || o->format == "junit") {
@@ -100,11 +100,11 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
     po.deep = o->deep;
     Report r = run_doctor(s, po);
     if (o->format == "markdown") {
-      emit(o->output, render_markdown(r));
+      emit_text(o->output, render_markdown(r));
     } else {
       TextStyle style;
       style.color = o->output.empty() && platform::want_color(g.color);
-      emit(o->output, render_text(r, style));
+      emit_text(o->output, render_text(r, style), style.color);
     }
     return doctor_exit_code(r.summary, o->strict);
   };

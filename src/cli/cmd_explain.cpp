@@ -208,7 +208,8 @@ int explain(const ExplainOptions& o, const GlobalOptions& g) {
     if (json) write_stdout(json_text(error_json(msg)) + "\n");
     throw UsageError(msg);
   }
-  write_stdout(json ? json_text(j) + "\n" : text);
+  if (json) write_stdout(json_text(j) + "\n");
+  else emit_text("", text);
   return kExitOk;
 }
 

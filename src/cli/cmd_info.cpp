@@ -65,7 +65,7 @@ CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g) {
     Report r = run();
     TextStyle style;
     style.color = o->output.empty() && platform::want_color(g.color);
-    emit(o->output, render_info_text(r, style));
+    emit_text(o->output, render_info_text(r, style), style.color);
     return usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings;
   };
 }

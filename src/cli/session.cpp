@@ -41,4 +41,13 @@ void emit(const std::string& output_path, const std::string& text) {
     throw UsageError("--output " + output_path + ": " + st.error().message);
 }
 
+void emit_text(const std::string& output_path, const std::string& text, bool colour) {
+  emit(output_path, terminal_text(text, colour));
+}
+
+void error_line(const std::string& message, const char* prefix) {
+  std::string line = prefix + terminal_text(message, false) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 }  // namespace amdml::cli
