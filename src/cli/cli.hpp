@@ -58,6 +58,11 @@ void emit_text(const std::string& output_path, const std::string& text, bool col
 // "amdml: error: MESSAGE" (or another prefix) on stderr, the message made terminal-safe.
 void error_line(const std::string& message, const char* prefix = "amdml: error: ");
 
+// --runtime-timeout SECONDS, the same for every command that probes: a finite number
+// from 0.1 to 600 (nan, inf, 0 and negatives are one-line usage errors, exit 2).
+void add_runtime_timeout(CLI::App& sub, double& seconds);
+std::chrono::milliseconds runtime_timeout_ms(double seconds);
+
 using CommandRunner = std::function<int()>;
 
 struct CommandSpec {

@@ -109,15 +109,14 @@ CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g) {
       ->check(CLI::IsMember({"text", "json", "junit"}));
   sub.add_option("--output,-o", c->output, "Write the report to FILE instead of stdout");
   sub.add_flag("--no-runtime", c->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  sub.add_option("--runtime-timeout", c->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, c->runtime_timeout);
   return [c, &g]() -> int {
     GateOptions o;
     o.expect = expectations(*c);
     o.format = c->format;
     o.output = c->output;
     o.probe.runtime = !c->no_runtime;
-    o.probe.runtime_timeout = std::chrono::milliseconds(static_cast<long>(c->runtime_timeout * 1000));
+    o.probe.runtime_timeout = runtime_timeout_ms(c->runtime_timeout);
     return run_gate(g, o);
   };
 }

@@ -41,15 +41,14 @@ CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g) {
   sub.add_option("--format,-f", o->format, "Output format: text (default) or json (schema amdml.info/1)")
       ->check(CLI::IsMember({"text", "json"}));
   sub.add_flag("--no-runtime", o->no_runtime, "Do not ask the HSA runtime or libdrm; list what KFD sysfs shows");
-  sub.add_option("--runtime-timeout", o->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, o->runtime_timeout);
   sub.add_option("--output,-o", o->output, "Write to FILE instead of stdout");
   return [o, &g]() -> int {
     auto run = [&]() {
       Session s = open_session(g);
       ProbeOptions po;
       po.runtime = !o->no_runtime;
-      po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
+      po.runtime_timeout = runtime_timeout_ms(o->runtime_timeout);
       return collect_info(s, po);
     };
     if (o->format == "json") {

@@ -1,4 +1,8 @@
 // Opening a session: the host for --root / AMDML_ROOT and the knowledge base.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include "cli/cli.hpp"
 #include "amdml/render.hpp"
 #include "amdml/rules.hpp"
@@ -22,6 +26,23 @@ Session open_session(const GlobalOptions& g) {
   if (!kb) throw UsageError(kb.error().message);
   s.kb = std::move(*kb);
   return s;
+}
+
+void add_runtime_timeout(CLI::App& sub, double& seconds) {
+  // CLI::Range alone lets nan through: every comparison with it is false.
+  auto seconds_in_range = [](std::string& text) -> std::string {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0.1 || v > 600.0)
+      return "must be a number of seconds from 0.1 to 600, got '" + text + "'";
+    return {};
+  };
+  sub.add_option("--runtime-timeout", seconds, "Seconds the runtime probe may take before it is killed (default 10)")
+      ->check(CLI::Validator(seconds_in_range, "SECONDS"));
+}
+
+std::chrono::milliseconds runtime_timeout_ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
 }
 
 Report run_doctor(const Session& s, const ProbeOptions& options) {

@@ -12,8 +12,7 @@ namespace amdml::cli {
 
 void ProbeFlags::add_to(CLI::App& sub) {
   sub.add_flag("--no-runtime", no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  sub.add_option("--runtime-timeout", runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, runtime_timeout);
   sub.add_option("--python", python, "A Python interpreter or environment to inspect for PyTorch");
   sub.add_flag("--deep", deep, "Import torch in a child process and record what it sees (slower)");
 }
@@ -21,7 +20,7 @@ void ProbeFlags::add_to(CLI::App& sub) {
 ProbeOptions ProbeFlags::options() const {
   ProbeOptions po;
   po.runtime = !no_runtime;
-  po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(runtime_timeout * 1000));
+  po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
   if (!python.empty()) po.python = python;
   po.deep = deep;
   return po;
