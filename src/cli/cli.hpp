@@ -34,6 +34,11 @@ struct GlobalOptions {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// --output FILE refused or failed: a usage error that a JSON error document cannot
+// follow, since it would go to the same place.
+struct OutputError : UsageError {
+  using UsageError::UsageError;
+};
 
 struct Session {
   std::unique_ptr<Host> host;

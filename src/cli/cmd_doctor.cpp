@@ -95,6 +95,8 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
         Report r = run_doctor(s, probe_options(*o));
         emit(o->output, json_text(report_json(r)) + "\n");
         return doctor_exit_code(r.summary, o->strict);
+      } catch (const OutputError&) {
+        throw;
       } catch (const UsageError& e) {
         emit(o->output, json_text(error_json(e.what())) + "\n");
         throw;

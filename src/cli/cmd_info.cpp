@@ -56,6 +56,8 @@ CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g) {
         Report r = run();
         emit(o->output, json_text(info_json(r)) + "\n");
         return usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings;
+      } catch (const OutputError&) {
+        throw;
       } catch (const UsageError& e) {
         emit(o->output, json_text(error_json(e.what())) + "\n");
         throw;

@@ -96,6 +96,8 @@ CommandRunner setup_report(CLI::App& sub, const GlobalOptions& g) {
       if (o->format == "json") emit(o->output, text);
       else emit_text(o->output, text);
       return kExitOk;
+    } catch (const OutputError&) {
+      throw;
     } catch (const UsageError& e) {
       if (o->format == "json") emit(o->output, json_text(error_json(e.what())) + "\n");
       throw;

@@ -59,7 +59,7 @@ void emit(const std::string& output_path, const std::string& text) {
     return;
   }
   if (auto st = platform::write_output_file(output_path, text); !st)
-    throw UsageError("--output " + output_path + ": " + st.error().message);
+    throw OutputError("--output " + output_path + ": " + st.error().message);
 }
 
 void emit_text(const std::string& output_path, const std::string& text, bool colour) {
