@@ -8,6 +8,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -164,4 +165,24 @@ TEST(AnyByte, TerminalTextRules) {
   std::string five_replacements;
   for (int i = 0; i < 5; ++i) five_replacements += kReplacement;
   EXPECT_EQ(amdml::terminal_text("\xc0\xaf\xed\xa0\x80", false), five_replacements);  // overlong, surrogate
+}
+
+// One writer for JSON: no `.dump(` outside render/json.cpp, where the invalid-UTF-8
+// policy lives, so a new document cannot bring back json type_error 316. src/fix is the
+// fix layer's own (its journal keeps bytes, not text: issue 17 part B).
+TEST(AnyByte, EveryJsonDocumentGoesThroughOneWriter) {
+  std::vector<std::string> found;
+  for (const char* dir : {"src", "probes", "include"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(AMDML_SOURCE_DIR) + "/" + dir)) {
+      std::string rel = e.path().string().substr(std::string(AMDML_SOURCE_DIR).size() + 1);
+      if (!e.is_regular_file() || rel == "src/render/json.cpp" || rel.rfind("src/fix/", 0) == 0) continue;
+      std::istringstream lines(slurp(e.path().string()));
+      std::string line;
+      for (int n = 1; std::getline(lines, line); ++n)
+        if (line.find(".dump(") != std::string::npos) found.push_back(rel + ":" + std::to_string(n) + ": " + line);
+    }
+  }
+  std::string all;
+  for (const auto& f : found) all += f + "\n";
+  EXPECT_TRUE(found.empty()) << "use json_text() instead:\n" << all;
 }
