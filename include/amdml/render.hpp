@@ -42,6 +42,12 @@ std::string xml_escape(std::string_view text);
 
 // The one writer for stdout (and --output FILE through the platform layer).
 void write_stdout(std::string_view text);
+// Text for people (text, Markdown) on its way out: what came from the machine cannot
+// drive the terminal. Control characters other than newline and tab become visible
+// escapes (ESC is \x1b, a C1 control \u009b), bytes that are not UTF-8 become U+FFFD;
+// with keep_colour the exact sequences paint() writes pass unchanged. JSON and JUnit
+// do not go through here: their own escaping keeps every value exact.
+std::string terminal_text(std::string_view text, bool keep_colour);
 
 // Colour helpers for renderers.
 enum class Color { red, yellow, blue, green, bold, dim };

@@ -34,6 +34,11 @@ struct GlobalOptions {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// --output FILE refused or failed: a usage error that a JSON error document cannot
+// follow, since it would go to the same place.
+struct OutputError : UsageError {
+  using UsageError::UsageError;
+};
 
 struct Session {
   std::unique_ptr<Host> host;
@@ -47,8 +52,21 @@ Session open_session(const GlobalOptions& g);
 // Collects facts and diagnoses them.
 Report run_doctor(const Session& s, const ProbeOptions& options);
 
-// Writes text to --output FILE (atomically) or stdout.
+// Writes a document (JSON, JUnit) to --output FILE ("" or "-": stdout) exactly: a regular
+// file is replaced atomically, a device or FIFO written through, anything else refused
+// (platform/output_file.hpp); throws UsageError.
 void emit(const std::string& output_path, const std::string& text);
+// Writes text for people (text, Markdown) the same way, through terminal_text: nothing
+// from the machine reaches the terminal as a control character; paint()'s colour codes
+// survive only when colour is on.
+void emit_text(const std::string& output_path, const std::string& text, bool colour = false);
+// "amdml: error: MESSAGE" (or another prefix) on stderr, the message made terminal-safe.
+void error_line(const std::string& message, const char* prefix = "amdml: error: ");
+
+// --runtime-timeout SECONDS, the same for every command that probes: a finite number
+// from 0.1 to 600 (nan, inf, 0 and negatives are one-line usage errors, exit 2).
+void add_runtime_timeout(CLI::App& sub, double& seconds);
+std::chrono::milliseconds runtime_timeout_ms(double seconds);
 
 using CommandRunner = std::function<int()>;
 

@@ -65,7 +65,7 @@ Expectations expectations(const CheckFlags& c) {
 // The run could not start (bad --root, broken manifest): the document CI expects still
 // appears, saying so, and the usage error propagates to exit 2.
 void emit_start_failure(const GateOptions& o, const std::string& message) {
-  if (o.format == "json") emit(o.output, error_json(message).dump(2) + "\n");
+  if (o.format == "json") emit(o.output, json_text(error_json(message)) + "\n");
   else if (o.format == "junit") emit(o.output, render_junit_error(message));
 }
 
@@ -91,16 +91,16 @@ int emit_gate(const GlobalOptions& g, const GateOptions& o, const Report& r, con
   } else if (o.format == "junit") {
     emit(o.output, render_junit(r, check));
   } else if (o.quiet) {
-    emit(o.output, failure_lines(check));
+    emit_text(o.output, failure_lines(check));
   } else {
     TextStyle style;
     style.color = !o.no_color && to_stdout && platform::want_color(g.color);
-    emit(o.output, text(style));
+    emit_text(o.output, text(style), style.color);
   }
   if ((o.format != "text" && !o.quiet) || !to_stdout)
     for (const auto& c : check.cases)
       if (c.status == CheckStatus::failed)
-        std::fprintf(stderr, "amdml: check failed: %s: %s\n", c.name.c_str(), c.message.c_str());
+        error_line(c.name + ": " + c.message, "amdml: check failed: ");
   return check.passed() ? kExitOk : kExitFindings;
 }
 
@@ -189,8 +189,7 @@ CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g) {
       ->check(CLI::IsMember({"text", "json", "junit"}));
   sub.add_option("--output,-o", c->output, "Write the report to FILE instead of stdout");
   sub.add_flag("--no-runtime", c->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  sub.add_option("--runtime-timeout", c->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, c->runtime_timeout);
   sub.add_option("--target", c->targets,
                  "Check the image, not the hardware (no GPU needed, e.g. in docker build): ROCm, rocBLAS/hipBLASLt/MIOpen "
                  "kernels, PyTorch and ollama have this gfx target, and HSA_OVERRIDE_GFX_VERSION fits it (repeatable)");
@@ -209,7 +208,7 @@ CommandRunner setup_check(CLI::App& sub, const GlobalOptions& g) {
     o.format = c->format;
     o.output = c->output;
     o.probe.runtime = !c->no_runtime;
-    o.probe.runtime_timeout = std::chrono::milliseconds(static_cast<long>(c->runtime_timeout * 1000));
+    o.probe.runtime_timeout = runtime_timeout_ms(c->runtime_timeout);
     o.probe.deep = c->deep;
     o.quiet = c->quiet;
     return run_gate(g, o);

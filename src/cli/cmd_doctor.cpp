@@ -36,10 +36,20 @@ std::string list_text() {
   return out;
 }
 
+// `--list --format json`: the same two tables as a document.
+nlohmann::json list_json() {
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& p : probe_table()) probes.push_back({{"name", p.name}, {"what", p.what}});
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : finding_catalog())
+    findings.push_back({{"id", f.id}, {"severity", std::string(to_string(f.severity))}, {"summary", f.summary}});
+  return {{"schema", "amdml.list/1"}, {"probes", probes}, {"findings", findings}};
+}
+
 ProbeOptions probe_options(const DoctorOptions& o) {
   ProbeOptions po;
   po.runtime = !o.no_runtime;
-  po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o.runtime_timeout * 1000));
+  po.runtime_timeout = runtime_timeout_ms(o.runtime_timeout);
   if (!o.python.empty()) po.python = o.python;
   po.deep = o.deep;
   return po;
@@ -61,16 +71,16 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
       ->check(CLI::IsMember({"text", "json", "markdown", "junit", "prometheus", "nfd"}));
   sub.add_flag("--strict", o->strict, "Exit 1 on warnings too, not only on errors");
   sub.add_flag("--no-runtime", o->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  sub.add_option("--runtime-timeout", o->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, o->runtime_timeout);
   sub.add_option("--output,-o", o->output, "Write the report to FILE instead of stdout");
   sub.add_option("--python", o->python, "A Python interpreter or environment to inspect for PyTorch");
   sub.add_flag("--deep", o->deep, "Import torch in a child process and report what it sees (slower)");
-  sub.add_flag("--list", o->list, "List the probes and every finding id, then exit");
+  sub.add_flag("--list", o->list, "List the probes and every finding id, then exit (--format json: a document)");
   sub.add_flag("--ci", o->ci, "The check gate without expectations: no colour, a Checks section, junit allowed");
   return [o, &g]() -> int {
     if (o->list) {
-      emit(o->output, list_text());
+      if (o->format == "json") emit(o->output, json_text(list_json()) + "\n");
+      else emit_text(o->output, list_text());
       return kExitOk;
     }
     if (o->ci || o->format == "junit") {
@@ -80,24 +90,18 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
       go.output = o->output;
       go.no_color = true;
       go.expect.strict = o->strict;
-      go.probe.runtime = !o->no_runtime;
-      go.probe.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
-      if (!o->python.empty()) go.probe.python = o->python;
-      go.probe.deep = o->deep;
+      go.probe = probe_options(*o);
       return run_gate(g, go);
     }
     if (o->format == "json") {
       // One JSON document on stdout even when amdml cannot start.
       try {
         Session s = open_session(g);
-        ProbeOptions po;
-        po.runtime = !o->no_runtime;
-        po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
-        if (!o->python.empty()) po.python = o->python;
-        po.deep = o->deep;
-        Report r = run_doctor(s, po);
+        Report r = run_doctor(s, probe_options(*o));
         emit(o->output, json_text(report_json(r)) + "\n");
         return doctor_exit_code(r.summary, o->strict);
+      } catch (const OutputError&) {
+        throw;
       } catch (const UsageError& e) {
         emit(o->output, json_text(error_json(e.what())) + "\n");
         throw;
@@ -123,13 +127,13 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
     Session s = open_session(g);
     Report r = run_doctor(s, probe_options(*o));
     if (o->format == "markdown") {
-      emit(o->output, render_markdown(r));
+      emit_text(o->output, render_markdown(r));
     } else if (o->format == "nfd") {
       emit(o->output, render::nfd_text(r, s.kb));
     } else {
       TextStyle style;
       style.color = o->output.empty() && platform::want_color(g.color);
-      emit(o->output, render_text(r, style));
+      emit_text(o->output, render_text(r, style), style.color);
     }
     return doctor_exit_code(r.summary, o->strict);
   };

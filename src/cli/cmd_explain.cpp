@@ -244,11 +244,12 @@ int explain(const ExplainOptions& o, const GlobalOptions& g) {
       j["kind"] = "error";
       j["error"] = msg;
       j["suggestions"] = suggestions;
-      write_stdout(j.dump(2) + "\n");
+      write_stdout(json_text(j) + "\n");
     }
     throw UsageError(msg);
   }
-  write_stdout(json ? j.dump(2) + "\n" : text);
+  if (json) write_stdout(json_text(j) + "\n");
+  else emit_text("", text);
   return kExitOk;
 }
 

@@ -58,7 +58,7 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
     auto recipes = fix::load_recipes(s.recipes);
     if (!recipes) throw UsageError(recipes.error().message);
     if (o->list) {
-      write_stdout(fix::format_recipe_list(*recipes));
+      emit_text("", fix::format_recipe_list(*recipes));
       return kExitOk;
     }
     if (!o->only.empty() && !fix::find_recipe(*recipes, o->only))
@@ -78,10 +78,10 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
       if (!o->undo_txn.empty()) txn = o->undo_txn;
       auto r = fix::undo_transaction(txn, *s.host, tree, tree, ao);
       if (!r) {
-        std::fprintf(stderr, "amdml: error: %s\n", r.error().message.c_str());
+        error_line(r.error().message);
         return kExitFindings;
       }
-      write_stdout(fix::format_undo(*r));
+      emit_text("", fix::format_undo(*r));
       return kExitOk;
     }
 
@@ -98,24 +98,24 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
     std::string apply_cmd = sudo_command(g, s, "--apply" + (o->only.empty() ? std::string() : " --only " + o->only));
 
     if (!o->apply) {
-      write_stdout(fix::format_plan(plan, !s.host->live(), apply_cmd));
+      emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));
       return plan.refused() ? kExitFindings : kExitOk;
     }
     if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd);
     if (!plan.pending()) {
-      write_stdout(fix::format_plan(plan, !s.host->live(), apply_cmd));
+      emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));
       return plan.refused() ? kExitFindings : kExitOk;
     }
     if (!o->yes && platform::stdin_is_tty()) {
-      write_stdout(fix::format_plan(plan, !s.host->live(), apply_cmd));
+      emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));
       if (!platform::ask_yes_no("Apply these changes?")) {
-        write_stdout("Nothing was changed.\n");
+        emit_text("", "Nothing was changed.\n");
         return kExitOk;
       }
     }
     auto applied = fix::apply_plan(plan, *s.host, tree, tree, ao);
     if (!applied) {
-      std::fprintf(stderr, "amdml: error: nothing was changed: %s\n", applied.error().message.c_str());
+      error_line("nothing was changed: " + applied.error().message);
       return kExitFindings;
     }
     std::string text = fix::format_apply(*applied, plan);
@@ -125,7 +125,7 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
     }
     for (const auto& rp : plan.recipes)
       if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
-    write_stdout(text);
+    emit_text("", text);
     if (!applied->ok) return kExitFindings;
     return plan.refused() ? kExitFindings : kExitOk;
   };

@@ -41,31 +41,32 @@ CommandRunner setup_info(CLI::App& sub, const GlobalOptions& g) {
   sub.add_option("--format,-f", o->format, "Output format: text (default) or json (schema amdml.info/1)")
       ->check(CLI::IsMember({"text", "json"}));
   sub.add_flag("--no-runtime", o->no_runtime, "Do not ask the HSA runtime or libdrm; list what KFD sysfs shows");
-  sub.add_option("--runtime-timeout", o->runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, o->runtime_timeout);
   sub.add_option("--output,-o", o->output, "Write to FILE instead of stdout");
   return [o, &g]() -> int {
     auto run = [&]() {
       Session s = open_session(g);
       ProbeOptions po;
       po.runtime = !o->no_runtime;
-      po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(o->runtime_timeout * 1000));
+      po.runtime_timeout = runtime_timeout_ms(o->runtime_timeout);
       return collect_info(s, po);
     };
     if (o->format == "json") {
       try {
         Report r = run();
-        emit(o->output, info_json(r).dump(2) + "\n");
+        emit(o->output, json_text(info_json(r)) + "\n");
         return usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings;
+      } catch (const OutputError&) {
+        throw;
       } catch (const UsageError& e) {
-        emit(o->output, error_json(e.what()).dump(2) + "\n");
+        emit(o->output, json_text(error_json(e.what())) + "\n");
         throw;
       }
     }
     Report r = run();
     TextStyle style;
     style.color = o->output.empty() && platform::want_color(g.color);
-    emit(o->output, render_info_text(r, style));
+    emit_text(o->output, render_info_text(r, style), style.color);
     return usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings;
   };
 }

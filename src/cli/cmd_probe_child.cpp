@@ -13,7 +13,7 @@ CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions&) {
   sub.group("");
   return []() -> int {
     nlohmann::json doc = platform::probe_hsa_in_child();
-    write_stdout(doc.dump() + "\n");
+    write_stdout(json_text(doc, -1) + "\n");
     // Skip static destructors and atexit handlers: the loaded runtime's would run
     // there, and one that hangs or crashes must not turn a good answer into a failure.
     std::_Exit(kExitOk);
@@ -26,7 +26,7 @@ CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("nodes", *nodes, "Render nodes to query");
   return [nodes]() -> int {
     nlohmann::json doc = platform::probe_drm_in_child(*nodes);
-    write_stdout(doc.dump() + "\n");
+    write_stdout(json_text(doc, -1) + "\n");
     std::_Exit(kExitOk);
   };
 }

@@ -91,13 +91,16 @@ CommandRunner setup_report(CLI::App& sub, const GlobalOptions& g) {
         x.snapshot_dir = platform::tarball_dir_name(path);
         x.snapshot_bytes = stats->bytes;
       }
-      std::string text = o->format == "json" ? bug_report_json(report, x).dump(2) + "\n" : render_bug_report(report, x);
+      std::string text = o->format == "json" ? json_text(bug_report_json(report, x)) + "\n" : render_bug_report(report, x);
       // Belt and braces: the same replacements over the finished text.
       text = run.redactor.text(text);
-      emit(o->output, text);
+      if (o->format == "json") emit(o->output, text);
+      else emit_text(o->output, text);
       return kExitOk;
+    } catch (const OutputError&) {
+      throw;
     } catch (const UsageError& e) {
-      if (o->format == "json") emit(o->output, error_json(e.what()).dump(2) + "\n");
+      if (o->format == "json") emit(o->output, json_text(error_json(e.what())) + "\n");
       throw;
     }
   };

@@ -40,7 +40,7 @@ CommandRunner setup_snapshot(CLI::App& sub, const GlobalOptions& g) {
       text += "Replay it: tar xzf " + o->out + " && amdml doctor --root " + platform::tarball_dir_name(o->out) + "\n";
     else
       text += "Replay it: amdml doctor --root " + o->out + "\n";
-    write_stdout(text);
+    emit_text("", text);
     return kExitOk;
   };
 }

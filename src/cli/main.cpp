@@ -11,8 +11,6 @@
 using namespace amdml;
 using namespace amdml::cli;
 
-static void error_line(const std::string& msg) { std::fprintf(stderr, "amdml: error: %s\n", msg.c_str()); }
-
 int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("amdml");
   spdlog::set_default_logger(logger);

@@ -1,8 +1,12 @@
 // Opening a session: the host for --root / AMDML_ROOT and the knowledge base.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include "cli/cli.hpp"
 #include "amdml/render.hpp"
 #include "amdml/rules.hpp"
-#include "platform/atomic_file.hpp"
+#include "platform/output_file.hpp"
 #include "platform/terminal.hpp"
 
 namespace amdml::cli {
@@ -24,6 +28,23 @@ Session open_session(const GlobalOptions& g) {
   return s;
 }
 
+void add_runtime_timeout(CLI::App& sub, double& seconds) {
+  // CLI::Range alone lets nan through: every comparison with it is false.
+  auto seconds_in_range = [](std::string& text) -> std::string {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0.1 || v > 600.0)
+      return "must be a number of seconds from 0.1 to 600, got '" + text + "'";
+    return {};
+  };
+  sub.add_option("--runtime-timeout", seconds, "Seconds the runtime probe may take before it is killed (default 10)")
+      ->check(CLI::Validator(seconds_in_range, "SECONDS"));
+}
+
+std::chrono::milliseconds runtime_timeout_ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+}
+
 Report run_doctor(const Session& s, const ProbeOptions& options) {
   Report r;
   r.facts = collect_facts(*s.host, s.kb, options);
@@ -37,8 +58,17 @@ void emit(const std::string& output_path, const std::string& text) {
     write_stdout(text);
     return;
   }
-  if (auto st = platform::write_file_atomic(output_path, text); !st)
-    throw UsageError("--output " + output_path + ": " + st.error().message);
+  if (auto st = platform::write_output_file(output_path, text); !st)
+    throw OutputError("--output " + output_path + ": " + st.error().message);
+}
+
+void emit_text(const std::string& output_path, const std::string& text, bool colour) {
+  emit(output_path, terminal_text(text, colour));
+}
+
+void error_line(const std::string& message, const char* prefix) {
+  std::string line = prefix + terminal_text(message, false) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 }  // namespace amdml::cli

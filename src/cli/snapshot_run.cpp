@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "amdml/render.hpp"
 #include "amdml/rules.hpp"
 #include "platform/host_recording.hpp"
 
@@ -11,8 +12,7 @@ namespace amdml::cli {
 
 void ProbeFlags::add_to(CLI::App& sub) {
   sub.add_flag("--no-runtime", no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  sub.add_option("--runtime-timeout", runtime_timeout, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Range(0.1, 600.0));
+  add_runtime_timeout(sub, runtime_timeout);
   sub.add_option("--python", python, "A Python interpreter or environment to inspect for PyTorch");
   sub.add_flag("--deep", deep, "Import torch in a child process and record what it sees (slower)");
 }
@@ -20,7 +20,7 @@ void ProbeFlags::add_to(CLI::App& sub) {
 ProbeOptions ProbeFlags::options() const {
   ProbeOptions po;
   po.runtime = !no_runtime;
-  po.runtime_timeout = std::chrono::milliseconds(static_cast<long>(runtime_timeout * 1000));
+  po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
   if (!python.empty()) po.python = python;
   po.deep = deep;
   return po;
@@ -53,11 +53,11 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
                   {"python", po.python ? nlohmann::json(run.redactor.text(*po.python)) : nlohmann::json(nullptr)},
                   {"deep", po.deep}};
   const nlohmann::json manifest = snapshot_manifest(run.recording, meta);
-  run.manifest_text = manifest.dump(2) + "\n";
+  run.manifest_text = json_text(manifest) + "\n";
   // Indentation more than doubles a manifest of many small values (a 6.9 MB hsa agent
   // list re-recorded as 12 MB): rather than write what amdml cannot read back, write
   // it without indentation, and refuse what is too big even so.
-  if (run.manifest_text.size() > kMaxManifestBytes) run.manifest_text = manifest.dump() + "\n";
+  if (run.manifest_text.size() > kMaxManifestBytes) run.manifest_text = json_text(manifest, -1) + "\n";
   if (run.manifest_text.size() > kMaxManifestBytes)
     throw UsageError("amdml-host.json would be " + std::to_string(run.manifest_text.size()) +
                      " bytes, more than the " + std::to_string(kMaxManifestBytes) + " amdml reads back");

@@ -27,15 +27,7 @@ Status write_file_atomic(const std::string& path, const std::string& content, st
     ::unlink(tmp.c_str());
     return Status(make_error(path + ": " + errno_text(err), err));
   };
-  std::size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(errno);
-    }
-    off += static_cast<std::size_t>(n);
-  }
+  if (auto st = write_fd(fd, content, path); !st) return fail(st.error().code);
   if (::fchmod(fd, perm) != 0) return fail(errno);
   if (::fsync(fd) != 0) return fail(errno);
   if (::close(fd) != 0) {

@@ -66,6 +66,19 @@ Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit)
   return out;
 }
 
+Status write_fd(int fd, std::string_view bytes, const std::string& shown) {
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return os_error(shown, errno);
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
 Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown) {
   DIR* d = ::opendir(real.c_str());
   if (!d) return os_error(shown, errno);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "amdml/host.hpp"
@@ -13,6 +14,9 @@ Result<std::string> read_real_file(const std::string& real, const std::string& s
 // Reads an open descriptor to its end (EINTR retried); more than limit bytes is EFBIG.
 // Errors name `shown`. The caller closes fd.
 Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit);
+// Writes all of bytes to an open descriptor (EINTR and short writes retried). Errors
+// name `shown`; errno is kept in Error::code. The caller closes fd.
+Status write_fd(int fd, std::string_view bytes, const std::string& shown);
 Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown);
 Result<std::string> read_real_link(const std::string& real, const std::string& shown);
 Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow);

@@ -1,13 +1,16 @@
 // fork/exec with pipes and a deadline; see process.hpp.
 #include "platform/process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +20,142 @@
 extern char** environ;
 
 namespace amdml::platform {
+namespace {
+
+// After the program itself has exited, how long output still in its pipes is read
+// before whatever else holds them (a grandchild) is killed.
+constexpr std::chrono::milliseconds kDrainAfterExit{200};
+// How long a killed process is waited for; one stuck in the kernel (a wedged GPU
+// driver) is left to init rather than wedging amdml.
+constexpr std::chrono::milliseconds kReapLimit{5000};
+
+// The signals that end amdml. While a program runs they are caught: the program's
+// process group is killed at once, and once it is reaped the signal is raised again
+// with amdml's previous disposition, so amdml still ends by it (128+N to the shell)
+// and leaves nothing running behind (a runtime stuck in hsa_init keeps /dev/kfd).
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+volatile sig_atomic_t g_child_group = 0;
+volatile sig_atomic_t g_caught = 0;
+
+extern "C" void on_ending_signal(int sig) {
+  if (g_child_group > 0) ::kill(-g_child_group, SIGKILL);
+  g_caught = sig;
+}
+
+class EndingSignals {
+ public:
+  // Blocks the signals until watch() knows the child's group; a disposition someone
+  // set to SIG_IGN (nohup) is left alone.
+  EndingSignals() {
+    sigemptyset(&set_);
+    for (int sig : kEndingSignals) sigaddset(&set_, sig);
+    ::sigprocmask(SIG_BLOCK, &set_, &old_mask_);
+    struct sigaction sa {};
+    sa.sa_handler = on_ending_signal;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      ::sigaction(kEndingSignals[i], nullptr, &old_[i]);
+      installed_[i] = old_[i].sa_handler != SIG_IGN && ::sigaction(kEndingSignals[i], &sa, nullptr) == 0;
+    }
+    g_caught = 0;
+  }
+  ~EndingSignals() { restore(); }
+  EndingSignals(const EndingSignals&) = delete;
+  EndingSignals& operator=(const EndingSignals&) = delete;
+
+  // In the child, before exec: the dispositions and the mask the caller had.
+  void reset_in_child() const {
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i)
+      if (installed_[i]) ::signal(kEndingSignals[i], SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  // In the parent once the child leads its own group: a pending signal arrives now.
+  void watch(pid_t group) {
+    g_child_group = group;
+    ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  static bool caught() { return g_caught != 0; }
+  // After the child is gone: the caller's dispositions back, then the signal that
+  // arrived meanwhile raised again.
+  void finish() {
+    int sig = g_caught;
+    g_caught = 0;
+    restore();
+    if (sig) ::raise(sig);
+  }
+
+ private:
+  void restore() {
+    if (restored_) return;
+    restored_ = true;
+    g_child_group = 0;
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i)
+      if (installed_[i]) ::sigaction(kEndingSignals[i], &old_[i], nullptr);
+    ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  sigset_t set_ {};
+  sigset_t old_mask_ {};
+  struct sigaction old_[std::size(kEndingSignals)] {};
+  bool installed_[std::size(kEndingSignals)] = {};
+  bool restored_ = false;
+};
+
+// Whether pid has exited, leaving it unreaped (so its pid, and its process group id,
+// cannot be reused while amdml still kills by them).
+bool has_exited(pid_t pid) {
+  siginfo_t info {};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+bool reap(pid_t pid, int& status, std::chrono::milliseconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) return w == pid;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    ::usleep(2000);
+  }
+}
+
+// The processes whose parent is amdml, from /proc.
+std::vector<pid_t> own_children() {
+  std::vector<pid_t> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  const pid_t self = ::getpid();
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    std::string stat;
+    if (auto text = read_real_file(std::string("/proc/") + e->d_name + "/stat", "stat", 4096)) stat = *text;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    auto close = stat.rfind(')');
+    if (close == std::string::npos || close + 4 >= stat.size()) continue;
+    if (std::atol(stat.c_str() + close + 4) == self) out.push_back(static_cast<pid_t>(std::atol(e->d_name)));
+  }
+  ::closedir(d);
+  return out;
+}
+
+// amdml is a child subreaper (PR_SET_CHILD_SUBREAPER): a process that left its
+// program's group (setsid, a double fork) and was orphaned becomes amdml's child
+// instead of init's. Every child of amdml not in `known` is such a leftover: killed and
+// reaped, round after round, since each one's own children come to amdml in turn.
+void kill_leftovers(std::vector<pid_t> known) {
+  for (int round = 0; round < 64; ++round) {
+    bool any = false;
+    for (pid_t c : own_children()) {
+      if (std::find(known.begin(), known.end(), c) != known.end()) continue;
+      any = true;
+      known.push_back(c);
+      ::kill(c, SIGKILL);
+      int status = 0;
+      (void)reap(c, status, std::chrono::milliseconds(1000));
+    }
+    if (!any) return;
+  }
+}
+
+}  // namespace
 
 std::optional<std::string> find_in_path(const std::string& program) {
   if (program.find('/') != std::string::npos) return program;
@@ -71,6 +210,9 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
     ::close(out_pipe[0]); ::close(out_pipe[1]); ::close(err_pipe[0]); ::close(err_pipe[1]);
     return make_error("pipe: " + errno_text(errno), errno);
   }
+  static const bool subreaper = ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+  const std::vector<pid_t> children_before = subreaper ? own_children() : std::vector<pid_t>{};
+  EndingSignals signals;
   pid_t pid = ::fork();
   if (pid < 0) {
     int err = errno;
@@ -79,6 +221,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    signals.reset_in_child();
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     ::dup2(out_pipe[1], 1);
@@ -89,27 +232,39 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
     (void)ignored;
     ::_exit(127);
   }
+  // Its own process group, so that a kill reaches whatever it starts, and so that the
+  // terminal's Ctrl-C reaches amdml alone (which then ends the group itself).
   ::setpgid(pid, pid);
+  signals.watch(pid);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   ::close(exec_pipe[1]);
 
   CommandResult result;
   int exec_errno = 0;
-  if (::read(exec_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+  while (::read(exec_pipe[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR && !signals.caught()) {
+  }
   ::close(exec_pipe[0]);
 
-  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + options.timeout;
+  // Set once the program has exited: then its pipes are read only as long as they
+  // hold output, not for as long as a grandchild keeps them open.
+  std::optional<clock::time_point> drain_until;
   struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
   char buf[8192];
-  while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
+  while (open_fds > 0 && !signals.caught()) {
+    auto now = clock::now();
+    if (!drain_until && has_exited(pid)) drain_until = std::min(deadline, now + kDrainAfterExit);
+    auto until = drain_until.value_or(deadline);
+    if (now >= until) {
+      result.timed_out = !drain_until;
       break;
     }
-    int rc = ::poll(fds, 2, static_cast<int>(left.count()));
+    // A short tick while the program runs, to notice its exit under a held pipe.
+    auto tick = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(50));
+    int rc = ::poll(fds, 2, static_cast<int>(std::max<long>(1, tick.count())));
     if (rc < 0) {
       if (errno == EINTR) continue;
       break;
@@ -129,26 +284,30 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
   }
   for (auto& f : fds)
     if (f.fd >= 0) ::close(f.fd);
-  int status = 0;
-  if (result.timed_out) {
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
-  } else {
-    // Output closed; give the process the rest of the deadline to exit.
-    for (;;) {
-      pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid) goto reaped;
-      if (std::chrono::steady_clock::now() >= deadline) break;
-      ::usleep(2000);
+  // Output closed: the program gets the rest of the deadline to exit.
+  while (!result.timed_out && !signals.caught() && !has_exited(pid)) {
+    if (clock::now() >= deadline) {
+      result.timed_out = true;
+      break;
     }
-    result.timed_out = true;
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
+    ::usleep(2000);
   }
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Whatever is left of its group goes: the program itself when it timed out or amdml
+  // was interrupted, else what it left behind holding a pipe or /dev/kfd.
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  bool reaped = reap(pid, status, kReapLimit);
+  if (subreaper) {
+    std::vector<pid_t> known = children_before;
+    known.push_back(pid);
+    kill_leftovers(std::move(known));
   }
-reaped:
+  signals.finish();
   if (exec_errno != 0) return make_error(argv[0] + ": " + errno_text(exec_errno), exec_errno);
+  if (!reaped) {
+    result.timed_out = true;
+    return result;
+  }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);

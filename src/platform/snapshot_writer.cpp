@@ -43,16 +43,9 @@ Status make_dirs(const std::string& base, const std::string& inner) {
 Status write_new_file(const std::string& path, const std::string& content, unsigned mode) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return os_error(path, errno);
-  std::size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return os_error(path, err);
-    }
-    off += static_cast<std::size_t>(n);
+  if (auto st = write_fd(fd, content, path); !st) {
+    ::close(fd);
+    return st;
   }
   // The umask may have narrowed the mode; a replay must be able to read every file.
   if (::fchmod(fd, mode) != 0) {

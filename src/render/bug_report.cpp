@@ -38,7 +38,7 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   } else if (j.is_array()) {
     for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "[" + std::to_string(i) + "]", out);
   } else if (!j.is_null()) {
-    out.push_back({prefix, j.is_string() ? j.get<std::string>() : j.dump()});
+    out.push_back({prefix, j.is_string() ? j.get<std::string>() : json_text(j, -1)});
   }
 }
 
@@ -156,7 +156,7 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
     out += "- **" + std::string(to_string(fd.severity)) + "** `" + fd.id + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: " + code(e.source) + (e.value.empty() ? "" : " = " + code(e.value)) + "\n";
-    if (fd.fix) out += "  - fix: `sudo amdml fix --apply --only " + fd.fix->recipe + "` " + code(fd.fix->params.dump()) + "\n";
+    if (fd.fix) out += "  - fix: `sudo amdml fix --apply --only " + fd.fix->recipe + "` " + code(json_text(fd.fix->params, -1)) + "\n";
     for (const auto& c : fd.commands) out += "  - fix: " + code(c) + "\n";
   }
   out += "\n";

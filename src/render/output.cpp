@@ -1,9 +1,55 @@
-// The single writer of stdout.
+// The single writer of stdout, the colours of text output, and what a control
+// character from the machine becomes on the way to a terminal.
 #include <cstdio>
+#include <iterator>
 
 #include "amdml/render.hpp"
 
 namespace amdml {
+
+namespace {
+
+// Every escape sequence amdml itself writes: paint()'s colours and the reset.
+constexpr std::string_view kReset = "\033[0m";
+constexpr std::string_view kColourCodes[] = {"\033[1;31m", "\033[1;33m", "\033[1;34m", "\033[1;32m",
+                                             "\033[1m",    "\033[2m",    kReset};
+
+std::string_view colour_code(Color c) {
+  switch (c) {
+    case Color::red: return kColourCodes[0];
+    case Color::yellow: return kColourCodes[1];
+    case Color::blue: return kColourCodes[2];
+    case Color::green: return kColourCodes[3];
+    case Color::bold: return kColourCodes[4];
+    case Color::dim: return kColourCodes[5];
+  }
+  return {};
+}
+
+// The length of the well-formed UTF-8 sequence at text[i] and its code point, or 0
+// when the byte there starts none (RFC 3629: no overlongs, surrogates or > U+10FFFF).
+std::size_t utf8_at(std::string_view text, std::size_t i, char32_t& cp) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  unsigned char c = b(0);
+  std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (len == 0 || i + len > text.size()) return 0;
+  cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void append_escape(std::string& out, const char* format, unsigned value) {
+  char buf[12];
+  std::snprintf(buf, sizeof buf, format, value);
+  out += buf;
+}
+
+}  // namespace
 
 void write_stdout(std::string_view text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -12,16 +58,38 @@ void write_stdout(std::string_view text) {
 
 std::string paint(const TextStyle& s, Color c, std::string_view text) {
   if (!s.color) return std::string(text);
-  const char* code = "";
-  switch (c) {
-    case Color::red: code = "\033[1;31m"; break;
-    case Color::yellow: code = "\033[1;33m"; break;
-    case Color::blue: code = "\033[1;34m"; break;
-    case Color::green: code = "\033[1;32m"; break;
-    case Color::bold: code = "\033[1m"; break;
-    case Color::dim: code = "\033[2m"; break;
+  return std::string(colour_code(c)) + std::string(text) + std::string(kReset);
+}
+
+std::string terminal_text(std::string_view text, bool keep_colour) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (keep_colour && text[i] == '\033') {
+      bool own = false;
+      for (auto code : kColourCodes)
+        if (text.substr(i, code.size()) == code) {
+          out += code;
+          i += code.size();
+          own = true;
+          break;
+        }
+      if (own) continue;
+    }
+    char32_t cp = 0;
+    std::size_t len = utf8_at(text, i, cp);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
+      ++i;
+      continue;
+    }
+    if (cp == '\n' || cp == '\t') out += static_cast<char>(cp);
+    else if (cp < 0x20 || cp == 0x7F) append_escape(out, "\\x%02x", static_cast<unsigned>(cp));
+    else if (cp >= 0x80 && cp <= 0x9F) append_escape(out, "\\u%04x", static_cast<unsigned>(cp));
+    else out.append(text.substr(i, len));
+    i += len;
   }
-  return std::string(code) + std::string(text) + "\033[0m";
+  return out;
 }
 
 }  // namespace amdml

@@ -3,7 +3,12 @@
 // AMDML_FAKE_HSA names the file (see variants/). "init" says what hsa_init does:
 // "ok" (enumerate "agents"), "error" (return "init_status"), "crash" (SIGSEGV), "hang"
 // (sleep until killed). "stderr"/"stdout" are printed from hsa_init, as a real runtime's
-// debug output would be. Handles are indices, so nothing here allocates per call.
+// debug output would be. "strings": "latin1" answers strings in Latin-1 (see
+// as_answered). "grandchild": "group" or "session" first forks a process that sleeps
+// forever holding the child's pipes, in the child's process group or (setsid) out of
+// it. AMDML_FAKE_HSA_PIDFILE, when set, gets a line "child PID" and "grandchild PID",
+// so tests can check that nothing outlives amdml. Handles are indices, so nothing here
+// allocates per call.
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <signal.h>
@@ -37,9 +42,26 @@ const nlohmann::json* item_at(std::uint64_t handle, const char* key) {
   return i >= 1 && i <= (*a)[key].size() ? &(*a)[key][i - 1] : nullptr;
 }
 
+// With "strings": "latin1" the characters U+0080..U+00FF of a string are answered as
+// single bytes, as a runtime that read a Latin-1 file would: not UTF-8.
+std::string as_answered(std::string s) {
+  if (g_desc.value("strings", "utf-8") != "latin1") return s;
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if ((b == 0xC2 || b == 0xC3) && i + 1 < s.size()) {
+      out += static_cast<char>(((b & 0x1F) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3F));
+      ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 hsa_status_t copy_string(const nlohmann::json& obj, const char* key, void* out, std::size_t cap) {
   if (!obj.contains(key) || !obj[key].is_string()) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  std::string s = obj[key].get<std::string>();
+  std::string s = as_answered(obj[key].get<std::string>());
   std::memset(out, 0, cap);
   std::memcpy(out, s.data(), std::min(s.size(), cap - 1));
   return HSA_STATUS_SUCCESS;
@@ -51,6 +73,24 @@ hsa_status_t copy_number(const nlohmann::json& obj, const char* key, void* out) 
   T v = obj[key].get<T>();
   std::memcpy(out, &v, sizeof v);
   return HSA_STATUS_SUCCESS;
+}
+
+void note_pid(const char* what, pid_t pid) {
+  const char* path = std::getenv("AMDML_FAKE_HSA_PIDFILE");
+  if (!path || !*path) return;
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %d\n", what, static_cast<int>(pid));
+    std::fclose(f);
+  }
+}
+
+void start_grandchild(const std::string& how) {
+  pid_t g = ::fork();
+  if (g == 0) {
+    if (how == "session") ::setsid();
+    for (;;) ::pause();
+  }
+  if (g > 0) note_pid("grandchild", g);
 }
 
 }  // namespace
@@ -70,6 +110,8 @@ hsa_status_t hsa_init() {
     std::printf("%s\n", g_desc["stdout"].get<std::string>().c_str());
     std::fflush(stdout);
   }
+  note_pid("child", ::getpid());
+  if (g_desc.contains("grandchild")) start_grandchild(g_desc["grandchild"].get<std::string>());
   std::string init = g_desc.value("init", "ok");
   if (init == "crash") ::raise(SIGSEGV);
   if (init == "hang")

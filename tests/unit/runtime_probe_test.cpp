@@ -3,7 +3,11 @@
 // this GPU-less machine (compared with rocminfo), replay of a recorded hsa section, and
 // `amdml info` on a fixture.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -213,6 +217,103 @@ TEST(RuntimeProbe, FakeHangIsKilledAtTheLimit) {
   ASSERT_NE(find(r.findings, "runtime.timeout"), nullptr);
 }
 
+namespace {
+
+// The pids the fake runtime wrote to AMDML_FAKE_HSA_PIDFILE, by role.
+std::multimap<std::string, pid_t> fake_pids(const std::string& pidfile) {
+  std::multimap<std::string, pid_t> out;
+  std::ifstream in(pidfile);
+  std::string role;
+  long pid = 0;
+  while (in >> role >> pid) out.emplace(role, static_cast<pid_t>(pid));
+  return out;
+}
+
+// Alive and not a zombie.
+bool process_running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+}  // namespace
+
+// A runtime whose grandchild keeps the child's pipes open: the answer counts (no
+// timeout), the probe returns soon after the child exits, and the grandchild -- in
+// the child's process group or escaped into its own session -- does not outlive it.
+TEST(RuntimeProbe, GrandchildHoldingThePipesNeitherWedgesNorOutlivesTheProbe) {
+  for (const std::string variant : {"grandchild", "grandchild-session"}) {
+    std::string pidfile = ::testing::TempDir() + "amdml-fake-pids-" + std::to_string(::getpid()) + "-" + variant;
+    std::remove(pidfile.c_str());
+    ScopedEnv env({{"AMDML_FAKE_HSA_PIDFILE", pidfile}});
+    auto r = run_fake(variant, std::chrono::milliseconds(20000));
+    const auto& h = r.facts.runtime.hsa;
+    EXPECT_EQ(h.outcome, HsaOutcome::ok) << variant << ": " << h.reason;
+    EXPECT_LT(r.took.count(), 10000) << variant;
+    auto pids = fake_pids(pidfile);
+    ASSERT_EQ(pids.count("grandchild"), 1u) << variant;
+    pid_t grandchild = pids.find("grandchild")->second;
+    EXPECT_FALSE(process_running(grandchild)) << variant << ": grandchild " << grandchild << " still runs";
+    ::kill(grandchild, SIGKILL);  // on a failure, not left behind either
+    std::remove(pidfile.c_str());
+  }
+}
+
+// Ctrl-C, SIGTERM or SIGHUP to amdml while the runtime child hangs in hsa_init: amdml
+// ends by that signal, promptly, and takes the child with it (it would keep /dev/kfd).
+TEST(RuntimeProbe, EndingSignalToAmdmlEndsTheRuntimeChildToo) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    std::string pidfile = ::testing::TempDir() + "amdml-fake-pids-" + std::to_string(::getpid()) + "-signal";
+    std::remove(pidfile.c_str());
+    std::vector<std::string> env = {"AMDML_HSA_LIBRARY=" + std::string(AMDML_FAKE_HSA_LIBRARY),
+                                    "AMDML_FAKE_HSA=" + std::string(AMDML_FAKE_HSA_VARIANTS) + "/hang.json",
+                                    "AMDML_FAKE_HSA_PIDFILE=" + pidfile, "PATH=/usr/bin:/bin"};
+    std::vector<char*> envp;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string bin = AMDML_BINARY;
+    std::vector<std::string> args = {bin, "info", "--runtime-timeout", "120"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t amdml = ::fork();
+    ASSERT_GE(amdml, 0);
+    if (amdml == 0) {
+      // As from a terminal: the signals' default dispositions, whatever ran the tests.
+      for (int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
+      int devnull = ::open("/dev/null", O_RDWR);
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+      ::execve(bin.c_str(), argv.data(), envp.data());
+      ::_exit(127);
+    }
+    pid_t child = 0;
+    for (int i = 0; i < 400 && !child; ++i) {
+      auto pids = fake_pids(pidfile);
+      if (pids.count("child")) child = pids.find("child")->second;
+      else ::usleep(50 * 1000);
+    }
+    int status = 0;
+    if (child) {
+      ::usleep(100 * 1000);  // into hsa_init's pause()
+      ::kill(amdml, sig);
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+      while (::waitpid(amdml, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until) ::usleep(10 * 1000);
+    }
+    bool ended = ::kill(amdml, 0) != 0 || ::waitpid(amdml, &status, WNOHANG) == amdml;
+    EXPECT_TRUE(ended) << "signal " << sig << ": amdml still runs";
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig << ": status " << status;
+    EXPECT_NE(child, 0) << "the runtime child never started";
+    if (child) EXPECT_FALSE(process_running(child)) << "signal " << sig << ": runtime child " << child << " outlived amdml";
+    if (child) ::kill(child, SIGKILL);
+    ::kill(amdml, SIGKILL);
+    ::waitpid(amdml, &status, 0);
+    std::remove(pidfile.c_str());
+  }
+}
+
 TEST(RuntimeProbe, FakeErrorStatus) {
   auto r = run_fake("error");
   const auto& h = r.facts.runtime.hsa;
@@ -229,6 +330,19 @@ TEST(RuntimeProbe, RuntimeChatterOnStdoutDoesNotCorruptTheAnswer) {
   const auto& h = r.facts.runtime.hsa;
   ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
   EXPECT_NE(h.stderr_tail.find("would corrupt"), std::string::npos);
+}
+
+// A runtime answering a string that is not UTF-8 (a Latin-1 product name) is a normal
+// answer, not a "runtime crashed": the child writes its record through the one JSON
+// writer, which makes the byte U+FFFD.
+TEST(RuntimeProbe, NonUtf8StringFromTheRuntimeIsAnAnswer) {
+  auto r = run_fake("latin1");
+  const auto& h = r.facts.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
+  EXPECT_EQ(find(r.findings, "runtime.crashed"), nullptr);
+  ASSERT_EQ(h.agents.size(), 2u);
+  EXPECT_EQ(h.agents[1].marketing_name, std::optional<std::string>("Radeon RX 7900 XTX \xEF\xBF\xBD" "dition"));
+  EXPECT_EQ(h.agents[1].vendor, std::optional<std::string>("AMD\xEF\xBF\xBD"));
 }
 
 TEST(RuntimeProbe, MissingLibraryIsAFactNotAFailure) {
