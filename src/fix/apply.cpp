@@ -247,6 +247,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
 
   std::vector<std::size_t> written;  // indices into changes that may have touched the disk
   std::vector<std::string> copies;   // the before/after files in the journal
+  bool listed = false;               // journal.json may name them (its save was tried)
   int step = 0;
   auto fail = [&](Error e) {
     out.ok = false;
@@ -254,7 +255,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
     j.release();  // space for the rollback and for the journal's last words
     // Nothing was touched yet: the copies are of no use, and their space lets the
     // journal say so on a full disk.
-    if (written.empty())
+    if (!listed)
       for (const auto& name : copies) (void)j.store.remove(j.id, name);
     out.rollback_errors = restore_changes(targets, j, written);
     // Re-sync what the commands that already ran had picked up.
@@ -337,6 +338,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   std::uint64_t reserve = 2 * (doc_size + 2 * commands * kCommandRecordMax + 4096) + restore_bytes + (64 << 10);
   if (auto st = j.store.reserve(j.id, reserve); !st) return fail(journal_error(st.error()));
   j.reserved = true;
+  listed = true;
   if (auto st = j.save(); !st) return fail(journal_error(st.error()));
 
   // 2. The targets.
