@@ -87,6 +87,18 @@ std::string only_journal_dir(const TempTree& t) {
 
 std::string root_args(const TempTree& t) { return "--root " + t.str(); }
 
+// The tree's own groups finding, applied and undone in-process.
+struct GroupsRun {
+  Diagnosed d;
+  platform::SafeTree tree;
+  explicit GroupsRun(const TempTree& t) : d(t.str()), tree(t.str()) {}
+  Result<ApplyOutcome> apply() {
+    PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
+    return apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
+  }
+  Result<UndoOutcome> undo() { return undo_transaction(std::nullopt, *d.host, tree, tree, rooted_options()); }
+};
+
 pid_t dead_pid() {
   pid_t pid = ::fork();
   if (pid == 0) ::_exit(0);
@@ -167,16 +179,14 @@ TEST(FixJournal, BytesJsonRoundTripsEveryByte) {
 TEST(FixJournal, AFormatOneJournalIsStillUndone) {
   TempTree t("fix-apu");
   const auto original = snapshot(t.dir);
-  Diagnosed d(t.str());
-  platform::SafeTree tree(t.str());
-  PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
-  auto r = apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
+  GroupsRun run(t);
+  auto r = run.apply();
   ASSERT_TRUE(r && r->ok);
   auto j = journal_of(t, r->txn);
   j["format"] = 1;
   j.erase("requests");
   write_file(t / ("var/lib/amdml/journal/" + r->txn + "/journal.json"), j.dump(2));
-  auto u = undo_transaction(std::nullopt, *d.host, tree, tree, rooted_options());
+  auto u = run.undo();
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_EQ(snapshot(t.dir), original);
 }
@@ -262,15 +272,13 @@ TEST(FixLocks, AFifoAsTheLockFileFailsAtOnceWithOneLine) {
 // by the next apply and undo; a live PID's file and other names are left alone.
 TEST(FixTemps, ADeadRunsTempFilesAreRemovedByTheNextApplyAndUndo) {
   TempTree t("fix-apu");
-  Diagnosed d(t.str());
-  platform::SafeTree tree(t.str());
+  GroupsRun run(t);
   const std::string dead = std::to_string(dead_pid());
   const std::string live = std::to_string(::getpid());
   for (const std::string& n : std::vector<std::string>{".group.amdml-" + dead + "-0", ".group.amdml-" + live + "-7", ".group.amdml-x-1",
                                "group.amdml-" + dead + "-0", ".gshadow.amdml-" + dead + "-12"})
     write_file(t / ("etc/" + n), "half");
-  PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
-  auto r = apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
+  auto r = run.apply();
   ASSERT_TRUE(r && r->ok);
   EXPECT_FALSE(fs::exists(t / ("etc/.group.amdml-" + dead + "-0")));
   EXPECT_FALSE(fs::exists(t / ("etc/.gshadow.amdml-" + dead + "-12")));
@@ -280,7 +288,7 @@ TEST(FixTemps, ADeadRunsTempFilesAreRemovedByTheNextApplyAndUndo) {
   // In the journal too, and on undo.
   write_file(t / ("var/lib/amdml/journal/" + r->txn + "/.journal.json.amdml-" + dead + "-3"), "{");
   write_file(t / ("etc/.group.amdml-" + dead + "-4"), "half");
-  auto u = undo_transaction(std::nullopt, *d.host, tree, tree, rooted_options());
+  auto u = run.undo();
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_FALSE(fs::exists(t / ("etc/.group.amdml-" + dead + "-4")));
   EXPECT_FALSE(fs::exists(t / ("var/lib/amdml/journal/" + r->txn + "/.journal.json.amdml-" + dead + "-3")));
@@ -305,15 +313,13 @@ TEST(FixXattrs, AclAndUserAttributesAreKeptByApplyAndUndo) {
   const std::string old_bytes = read_file(group);
   const auto original = snapshot(t.dir);
 
-  Diagnosed d(t.str());
-  platform::SafeTree tree(t.str());
-  PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
-  auto r = apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
+  GroupsRun run(t);
+  auto r = run.apply();
   ASSERT_TRUE(r && r->ok);
   ASSERT_NE(read_file(group), old_bytes);
   EXPECT_EQ(get_xattr(group, "user.amdml-test"), "kept");
   if (have_acl) EXPECT_EQ(get_xattr(group, "system.posix_acl_access"), acl_before);
-  auto u = undo_transaction(std::nullopt, *d.host, tree, tree, rooted_options());
+  auto u = run.undo();
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_EQ(snapshot(t.dir), original);
   EXPECT_EQ(get_xattr(group, "user.amdml-test"), "kept");
@@ -324,14 +330,12 @@ TEST(FixXattrs, AclAndUserAttributesAreKeptByApplyAndUndo) {
 // says so.
 TEST(FixUndo, KeepsALaterChmodAndSaysSo) {
   TempTree t("fix-apu");
-  Diagnosed d(t.str());
-  platform::SafeTree tree(t.str());
+  GroupsRun run(t);
   const std::string old_group = read_file(t / "etc/group");
-  PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
-  auto r = apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
+  auto r = run.apply();
   ASSERT_TRUE(r && r->ok);
   ASSERT_EQ(::chmod((t / "etc/group").c_str(), 0600), 0);
-  auto u = undo_transaction(std::nullopt, *d.host, tree, tree, rooted_options());
+  auto u = run.undo();
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_EQ(read_file(t / "etc/group"), old_group);
   struct stat st {};
