@@ -199,6 +199,7 @@ void mark_resumed(platform::JournalStore& store, const std::string& txn, const s
   auto doc = load_journal(store, txn);
   if (!doc || !*doc) return;
   (**doc)["resumed_by"] = by;
+  (void)store.release(txn);  // the killed run's reserved space
   (void)store.put(txn, "journal.json", (**doc).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
@@ -468,6 +469,7 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     }
   }
   out.txn = j.id;
+  (void)j.store.release(j.id);  // space a killed run had reserved: the undo may need it
   std::set<std::string> dirs;
   for (const auto& ch : j.doc["changes"]) dirs.insert(dirname(text_of(ch["path"])));
   clean_stale_temps(targets, journal_tree, dirs);

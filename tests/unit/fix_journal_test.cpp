@@ -286,6 +286,7 @@ TEST(FixTemps, ADeadRunsTempFilesAreRemovedByTheNextApplyAndUndo) {
   EXPECT_TRUE(fs::exists(t / "etc/.group.amdml-x-1"));
   EXPECT_TRUE(fs::exists(t / ("etc/group.amdml-" + dead + "-0")));
   // In the journal too, and on undo.
+  EXPECT_FALSE(fs::exists(t / ("var/lib/amdml/journal/" + r->txn + "/reserve"))) << "the reserve outlived the run";
   write_file(t / ("var/lib/amdml/journal/" + r->txn + "/.journal.json.amdml-" + dead + "-3"), "{");
   write_file(t / ("etc/.group.amdml-" + dead + "-4"), "half");
   auto u = run.undo();
