@@ -109,6 +109,7 @@ struct RecipePlan {
   std::vector<FollowUp> follow_ups;
   std::vector<std::string> follow_up_text;
   std::vector<std::string> notes;               // what the plan noticed (a person's file kept, ...)
+  std::vector<std::string> resumes;             // interrupted transactions this recipe finishes
   std::optional<Error> refused;                 // nonsense parameters or a file amdml will not touch
   bool pending() const;                         // some file would change
 };
@@ -128,6 +129,10 @@ struct PlanInputs {
   std::optional<std::string> only;          // --only RECIPE
 };
 
+// Every recipe a run that was killed had started (transactions still "applying", see
+// interrupted_transactions) is planned again, from the files as they are now, so the
+// next apply finishes it: a run killed between /etc/group and /etc/gshadow gets
+// gshadow repaired, though /etc/group no longer asks for anything.
 Plan plan_fixes(const PlanInputs& in);
 
 // Parameter checks, exposed for tests: each returns an error for nonsense.
@@ -158,8 +163,9 @@ struct ApplyOutcome {
   std::vector<CommandRecord> commands;
   std::vector<std::string> recipes_applied;
   std::optional<Error> failure;            // the step that failed
-  bool rolled_back = false;
-  std::vector<std::string> rollback_errors;  // what could not be put back (should be empty)
+  bool rolled_back = false;                 // a rollback ran (see rollback_errors for how far it got)
+  std::vector<std::string> rollback_errors;  // what could not be put back: the journal then says
+                                             // "rollback-incomplete" and --undo finishes it
 };
 
 // Applies every pending recipe of plan. targets writes the machine's files; journal
@@ -176,15 +182,21 @@ struct UndoOutcome {
   std::string message;                 // why nothing
 };
 
-// Restores transaction txn (or the last one not yet undone) byte for byte. A file that
-// changed since amdml wrote it is not clobbered: the undo stops before writing anything.
+// Restores transaction txn (or the newest one applied, interrupted or not completely
+// rolled back) byte for byte. A file whose bytes changed since amdml wrote it is not
+// clobbered: the undo stops before writing anything. A later chmod or chown is kept
+// (the bytes are restored, the newer mode and owner stay; the outcome says so).
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host,
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
 
-// Transactions a killed run left in state "applying" (newest last): the plan and
-// --apply mention them, because --undo is what puts their files back.
+// Transactions a killed run left in state "applying" that no later apply finished
+// (newest last): the plan and --apply mention them, because --undo is what puts their
+// files back.
 std::vector<std::string> interrupted_transactions(platform::SafeTree& journal);
+
+// What those transactions had been asked to do: (transaction, recipe and parameters).
+std::vector<std::pair<std::string, FixRef>> interrupted_requests(platform::SafeTree& journal);
 
 // --- text ----------------------------------------------------------------------------
 

@@ -1,21 +1,27 @@
 // apply_plan(), rollback and undo_transaction(): the only code that changes a machine.
 //
-// Order of every file step, so that a crash at any instant leaves a journal that can
-// put the file back:
-//   1. the previous bytes (or "did not exist") and the new bytes go into the journal,
-//      and the journal records the change as "pending";
-//   2. missing parent directories are created and journaled;
-//   3. the file is re-read: if it is no longer what the plan saw, stop (someone
-//      changed it meanwhile);
-//   4. SafeTree writes it atomically; the journal marks it "written".
+// Order of an apply, so that a crash or a full disk at any instant leaves a journal
+// that can put every file back:
+//   1. before any target is touched, every change goes into the journal: the previous
+//      bytes (or "did not exist") with mode and owner, the new bytes, and the change as
+//      "pending" in journal.json; then space for the rest of the journal (journal.json
+//      rewrites, command records) is reserved. A full disk fails here, with nothing
+//      changed;
+//   2. per file: missing parent directories are created and journaled; the file is
+//      re-read and must still be what the plan saw (else stop: someone changed it
+//      meanwhile); SafeTree writes it atomically; the journal marks it "written".
 // Commands run after their recipe's files, with argv and a time limit; with --root
 // they are journaled as "recorded, not run". A failing step rolls back every file
 // this run wrote, newest first, and re-runs the commands that had already run so
-// systemd and the initramfs see the restored files.
+// systemd and the initramfs see the restored files. A rollback step that fails too
+// leaves the transaction "rollback-incomplete", which --undo finishes.
 #include <algorithm>
+#include <cerrno>
 #include <map>
+#include <set>
 
 #include "amdml/fix.hpp"
+#include "fix/journal.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
 
@@ -29,17 +35,56 @@ struct Journal {
   platform::JournalStore store;
   std::string id;
   json doc;
-  Status save() { return store.put(id, "journal.json", doc.dump(2) + "\n"); }
+  bool reserved = false;
+
+  Status save() {
+    std::string text;
+    try {
+      text = doc.dump(2) + "\n";
+    } catch (const json::exception& e) {
+      return make_error(std::string("journal.json: ") + e.what());
+    }
+    auto st = store.put(id, "journal.json", text);
+    // The disk filled up after all: the reserved space is for exactly this.
+    if (!st && reserved && (st.error().code == ENOSPC || st.error().code == EDQUOT)) {
+      release();
+      st = store.put(id, "journal.json", text);
+    }
+    return st;
+  }
+  void release() {
+    if (reserved) (void)store.release(id);
+    reserved = false;
+  }
 };
 
+// Upper bound of one command's record in journal.json: two output tails, each byte at
+// worst a six-character JSON escape, and the argv and note.
+constexpr std::uint64_t kCommandRecordMax = 2 * 6 * 8200 + 8192;
+
+std::string text_of(const json& j) { return json_bytes(j).value_or(""); }
+
+std::vector<std::string> words_of(const json& j) {
+  std::vector<std::string> out;
+  if (j.is_array())
+    for (const auto& w : j) out.push_back(text_of(w));
+  return out;
+}
+
+json words_json(const std::vector<std::string>& words) {
+  json out = json::array();
+  for (const auto& w : words) out.push_back(bytes_json(w));
+  return out;
+}
+
 json command_json(const CommandRecord& c) {
-  json j = {{"argv", c.argv}, {"ran", c.ran}, {"note", c.note}};
+  json j = {{"argv", words_json(c.argv)}, {"ran", c.ran}, {"note", bytes_json(c.note)}};
   if (c.result) {
     j["exit_code"] = c.result->exit_code;
     j["timed_out"] = c.result->timed_out;
     j["signal"] = c.result->signal;
-    j["stdout"] = c.result->out;
-    j["stderr"] = c.result->err;
+    j["stdout"] = bytes_json(output_tail(c.result->out));
+    j["stderr"] = bytes_json(output_tail(c.result->err));
   }
   return j;
 }
@@ -47,6 +92,8 @@ json command_json(const CommandRecord& c) {
 bool is_user_db(const std::string& path) {
   return path == "/etc/group" || path == "/etc/gshadow" || path == "/etc/passwd" || path == "/etc/shadow";
 }
+
+std::string dirname(const std::string& p) { return p.substr(0, p.rfind('/')); }
 
 CommandRecord run_one(const Host& host, const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                       const ApplyOptions& o) {
@@ -79,12 +126,28 @@ std::string first_line(const std::string& s) {
   return t.size() > 200 ? t.substr(0, 200) + "..." : t;
 }
 
+std::string octal(std::uint32_t m) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", m);
+  return buf;
+}
+
+// Temp files a killed writer left next to the files a run touches, and in the journal.
+void clean_stale_temps(platform::SafeTree& targets, platform::SafeTree& journal, const std::set<std::string>& dirs) {
+  for (const auto& d : dirs) (void)targets.remove_stale_temps(d);
+  if (auto ids = platform::JournalStore(journal).list())
+    for (const auto& id : *ids) (void)journal.remove_stale_temps(std::string(platform::kJournalDir) + "/" + id);
+}
+
 // Puts the journaled changes back, newest first. Returns what could not be restored.
-std::vector<std::string> restore_changes(platform::SafeTree& targets, Journal& j, const std::vector<std::size_t>& which) {
+// A file keeps its current mode and owner: amdml wrote the ones it found, so a
+// difference is someone's later chmod or chown, which is theirs (kept[i] says so).
+std::vector<std::string> restore_changes(platform::SafeTree& targets, Journal& j, const std::vector<std::size_t>& which,
+                                         std::map<std::size_t, std::string>* kept = nullptr) {
   std::vector<std::string> errors;
   for (auto it = which.rbegin(); it != which.rend(); ++it) {
     json& ch = j.doc["changes"][*it];
-    std::string path = ch["path"];
+    std::string path = text_of(ch["path"]);
     auto cur = targets.read(path);
     bool existed = ch["existed"].get<bool>();
     // Never written (the run stopped before it): only the directories to clean up.
@@ -103,9 +166,17 @@ std::vector<std::string> restore_changes(platform::SafeTree& targets, Journal& j
         continue;
       }
       platform::FileMeta meta;
-      meta.mode = ch["mode"].get<std::uint32_t>();
-      meta.uid = ch["uid"].get<std::uint32_t>();
-      meta.gid = ch["gid"].get<std::uint32_t>();
+      if (!cur || !cur->exists) {
+        // Gone (a rollback after a failed rename): the journaled mode and owner.
+        if (ch.contains("mode")) meta.mode = ch["mode"].get<std::uint32_t>();
+        if (ch.contains("uid")) meta.uid = ch["uid"].get<std::uint32_t>();
+        if (ch.contains("gid")) meta.gid = ch["gid"].get<std::uint32_t>();
+      } else if (kept && ch.contains("mode") && ch.contains("uid") && ch.contains("gid") &&
+                 (cur->mode != ch["mode"].get<std::uint32_t>() || cur->uid != ch["uid"].get<std::uint32_t>() ||
+                  cur->gid != ch["gid"].get<std::uint32_t>())) {
+        (*kept)[*it] = "mode " + octal(cur->mode) + " and owner " + std::to_string(cur->uid) + ":" + std::to_string(cur->gid) +
+                       " (set after amdml wrote it) kept";
+      }
       if (auto st = targets.write(path, **old, meta); !st) {
         errors.push_back(st.error().message);
         continue;
@@ -114,12 +185,22 @@ std::vector<std::string> restore_changes(platform::SafeTree& targets, Journal& j
       errors.push_back(st.error().message);
       continue;
     }
-    auto dirs = ch.value("created_dirs", std::vector<std::string>{});
+    auto dirs = words_of(ch.value("created_dirs", json::array()));
     for (auto d = dirs.rbegin(); d != dirs.rend(); ++d)
       if (auto st = targets.remove_dir_if_empty(*d); !st) errors.push_back(st.error().message);
     ch["state"] = "restored";
   }
   return errors;
+}
+
+// Tells an interrupted transaction that a later apply finished its recipes, so it is
+// no longer announced (it stays undoable).
+void mark_resumed(platform::JournalStore& store, const std::string& txn, const std::string& by) {
+  auto doc = load_journal(store, txn);
+  if (!doc || !*doc) return;
+  (**doc)["resumed_by"] = by;
+  (void)store.release(txn);  // the killed run's reserved space
+  (void)store.put(txn, "journal.json", (**doc).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace
@@ -131,36 +212,52 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   auto lock = platform::TreeLock::acquire(journal_tree, platform::kLockPath, o.lock_timeout_ms);
   if (!lock) return lock.error();
   std::optional<platform::PasswdLock> pwlock;
+  std::set<std::string> dirs;
   for (const auto& rp : plan.recipes)
-    for (const auto& f : rp.files)
-      if (rp.pending() && f.changes() && is_user_db(f.path) && !pwlock) {
+    for (const auto& f : rp.files) {
+      if (!rp.pending() || !f.changes()) continue;
+      dirs.insert(dirname(f.path));
+      if (is_user_db(f.path) && !pwlock) {
         auto l = platform::PasswdLock::acquire(targets, o.live, o.lock_timeout_ms);
         if (!l) return l.error();
         pwlock.emplace(std::move(*l));
       }
+    }
+  clean_stale_temps(targets, journal_tree, dirs);
 
   Journal j{platform::JournalStore(journal_tree), "", json::object()};
   auto id = j.store.create();
   if (!id) return make_error("journal: " + id.error().message, id.error().code);
   j.id = *id;
   out.txn = j.id;
-  j.doc = {{"format", 1},
+  j.doc = {{"format", 2},
            {"id", j.id},
            {"created", platform::utc_now_iso()},
-           {"root", targets.root()},
-           {"state", "applying"},
+           {"root", bytes_json(targets.root())},
+           {"state", kApplying},
            {"recipes", json::array()},
+           {"requests", json::array()},
            {"changes", json::array()},
            {"commands", json::array()}};
   for (const auto& rp : plan.recipes)
-    if (rp.pending()) j.doc["recipes"].push_back(rp.recipe->id);
+    if (rp.pending()) {
+      j.doc["recipes"].push_back(rp.recipe->id);
+      j.doc["requests"].push_back({{"recipe", rp.recipe->id}, {"params", encode_strings(rp.ref.params)}});
+    }
   if (auto st = j.save(); !st) return make_error("journal: " + st.error().message, st.error().code);
 
   std::vector<std::size_t> written;  // indices into changes that may have touched the disk
+  std::vector<std::string> copies;   // the before/after files in the journal
+  bool listed = false;               // journal.json may name them (its save was tried)
   int step = 0;
   auto fail = [&](Error e) {
     out.ok = false;
     out.failure = std::move(e);
+    j.release();  // space for the rollback and for the journal's last words
+    // Nothing was touched yet: the copies are of no use, and their space lets the
+    // journal say so on a full disk.
+    if (!listed)
+      for (const auto& name : copies) (void)j.store.remove(j.id, name);
     out.rollback_errors = restore_changes(targets, j, written);
     // Re-sync what the commands that already ran had picked up.
     for (const auto& c : out.commands)
@@ -171,53 +268,108 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
       }
     out.rolled_back = true;
     out.written.clear();
-    j.doc["state"] = "rolled-back";
-    j.doc["failure"] = out.failure->message;
+    // Never "rolled back" when a file still holds what this run wrote.
+    j.doc["state"] = out.rollback_errors.empty() ? kRolledBack : kRollbackIncomplete;
+    j.doc["failure"] = bytes_json(out.failure->message);
+    if (!out.rollback_errors.empty()) j.doc["rollback_errors"] = words_json(out.rollback_errors);
     j.doc["finished"] = platform::utc_now_iso();
     if (auto st = j.save(); !st) out.rollback_errors.push_back("journal: " + st.error().message);
     return out;
   };
+  auto journal_error = [](const Error& e) { return make_error("journal: " + e.message, e.code); };
 
+  // 1. Every change into the journal before the first target is touched.
+  struct Todo {
+    const FileChange* fc;
+    std::size_t n;
+  };
+  std::vector<Todo> todo;
+  std::map<std::string, std::size_t> last_change;  // path -> this run's latest change of it
+  std::uint64_t restore_bytes = 0;
+  std::size_t commands = 0;
+  for (const auto& rp : plan.recipes) {
+    if (!rp.pending()) continue;
+    commands += rp.commands.size();
+    for (const auto& fc : rp.files) {
+      if (!fc.changes()) continue;
+      std::size_t n = j.doc["changes"].size();
+      std::string before_name = std::to_string(n) + ".before", after_name = std::to_string(n) + ".after";
+      json ch = {{"path", bytes_json(fc.path)}, {"recipe", rp.recipe->id}, {"after", after_name},
+                 {"state", "pending"}, {"created_dirs", json::array()}};
+      if (auto prev = last_change.find(fc.path); prev != last_change.end()) {
+        // Changed twice in this run (two users added to /etc/group): its previous
+        // bytes are what the earlier change writes.
+        const json& p = j.doc["changes"][prev->second];
+        ch["existed"] = true;
+        ch["before"] = p["after"];
+        for (const char* k : {"mode", "uid", "gid"})
+          if (p.contains(k)) ch[k] = p[k];
+      } else {
+        auto cur = targets.read(fc.path);
+        if (!cur) return fail(cur.error());
+        if (cur->exists != fc.before.has_value() || (cur->exists && cur->bytes != *fc.before))
+          return fail(make_error(fc.path + " changed since the plan was made; nothing of it was written, run amdml fix again"));
+        ch["existed"] = cur->exists;
+        if (cur->exists) {
+          ch["before"] = before_name;
+          ch["mode"] = cur->mode;
+          ch["uid"] = cur->uid;
+          ch["gid"] = cur->gid;
+          restore_bytes += cur->bytes.size();
+          copies.push_back(before_name);
+          if (auto st = j.store.put(j.id, before_name, cur->bytes); !st) return fail(journal_error(st.error()));
+        }
+      }
+      copies.push_back(after_name);
+      if (auto st = j.store.put(j.id, after_name, fc.after); !st) return fail(journal_error(st.error()));
+      j.doc["changes"].push_back(ch);
+      last_change[fc.path] = n;
+      todo.push_back({&fc, n});
+    }
+  }
+  // Space for what the journal writes later: journal.json rewritten (old and new copy
+  // side by side) with every command's record, applying and rolling back, and the
+  // files' previous bytes for a rollback on the same file system.
+  std::uint64_t doc_size = 0;
+  try {
+    doc_size = j.doc.dump(2).size();
+  } catch (const json::exception& e) {
+    return fail(make_error(std::string("journal: ") + e.what()));
+  }
+  std::uint64_t reserve = 2 * (doc_size + 2 * commands * kCommandRecordMax + 4096) + restore_bytes + (64 << 10);
+  if (auto st = j.store.reserve(j.id, reserve); !st) return fail(journal_error(st.error()));
+  j.reserved = true;
+  listed = true;
+  if (auto st = j.save(); !st) return fail(journal_error(st.error()));
+
+  // 2. The targets.
+  std::size_t next = 0;
   for (const auto& rp : plan.recipes) {
     if (!rp.pending()) continue;
     for (const auto& fc : rp.files) {
       if (!fc.changes()) continue;
+      std::size_t n = todo[next++].n;
       ++step;
-      std::size_t n = j.doc["changes"].size();
-      std::string before_name = std::to_string(n) + ".before", after_name = std::to_string(n) + ".after";
-      // 1. The previous state, before anything is touched.
+      written.push_back(n);
+      platform::test_kill_point(step);
+      // Parent directories, journaled before the file appears in them.
+      std::vector<std::string> created;
+      auto mk = targets.make_dirs(dirname(fc.path), 0755, &created);
+      if (!created.empty()) {
+        j.doc["changes"][n]["created_dirs"] = words_json(created);
+        if (auto st = j.save(); !st) return fail(journal_error(st.error()));
+      }
+      if (!mk) return fail(mk.error());
+      // Still what the plan (or this run's previous change of it) left there?
       auto cur = targets.read(fc.path);
       if (!cur) return fail(cur.error());
       if (cur->exists != fc.before.has_value() || (cur->exists && cur->bytes != *fc.before))
         return fail(make_error(fc.path + " changed since the plan was made; nothing of it was written, run amdml fix again"));
-      json ch = {{"path", fc.path}, {"recipe", rp.recipe->id}, {"existed", cur->exists}, {"after", after_name},
-                 {"state", "pending"}, {"created_dirs", json::array()}};
-      if (cur->exists) {
-        ch["before"] = before_name;
-        ch["mode"] = cur->mode;
-        ch["uid"] = cur->uid;
-        ch["gid"] = cur->gid;
-        if (auto st = j.store.put(j.id, before_name, cur->bytes); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
-      }
-      if (auto st = j.store.put(j.id, after_name, fc.after); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
-      j.doc["changes"].push_back(ch);
-      if (auto st = j.save(); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
-      written.push_back(n);
-      platform::test_kill_point(step);
-      // 2. Parent directories, journaled before the file appears in them.
-      std::vector<std::string> dirs;
-      auto mk = targets.make_dirs(fc.path.substr(0, fc.path.rfind('/')), 0755, &dirs);
-      if (!dirs.empty()) {
-        j.doc["changes"][n]["created_dirs"] = dirs;
-        if (auto st = j.save(); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
-      }
-      if (!mk) return fail(mk.error());
-      // 3. The file itself.
       platform::FileMeta meta;
       if (!cur->exists) meta.mode = fc.new_mode;
       if (auto st = targets.write(fc.path, fc.after, meta); !st) return fail(st.error());
       j.doc["changes"][n]["state"] = "written";
-      if (auto st = j.save(); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
+      if (auto st = j.save(); !st) return fail(journal_error(st.error()));
       out.written.push_back(fc.path);
     }
     for (const auto& cmd : rp.commands) {
@@ -226,7 +378,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
       auto rec = run_one(host, cmd.argv, cmd.timeout, o);
       out.commands.push_back(rec);
       j.doc["commands"].push_back(command_json(rec));
-      if (auto st = j.save(); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
+      if (auto st = j.save(); !st) return fail(journal_error(st.error()));
       if (!command_ok(rec)) {
         std::string why = cmd.text() + ": " + rec.note;
         if (rec.result && !rec.result->err.empty()) why += ": " + first_line(rec.result->err);
@@ -235,23 +387,40 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
     }
     out.recipes_applied.push_back(rp.recipe->id);
   }
-  j.doc["state"] = "applied";
+  j.doc["state"] = kApplied;
   j.doc["finished"] = platform::utc_now_iso();
-  if (auto st = j.save(); !st) return fail(make_error("journal: " + st.error().message, st.error().code));
+  if (auto st = j.save(); !st) return fail(journal_error(st.error()));
+  j.release();
+  for (const auto& rp : plan.recipes)
+    if (!rp.refused)
+      for (const auto& txn : rp.resumes) mark_resumed(j.store, txn, j.id);
+  return out;
+}
+
+std::vector<std::pair<std::string, FixRef>> interrupted_requests(platform::SafeTree& journal_tree) {
+  std::vector<std::pair<std::string, FixRef>> out;
+  platform::JournalStore store(journal_tree);
+  auto ids = store.list();
+  if (!ids) return out;
+  for (const auto& id : *ids) {
+    auto doc = load_journal(store, id);
+    if (!doc || !*doc) continue;
+    const json& d = **doc;
+    if (d["state"] != kApplying || d.contains("resumed_by")) continue;
+    // A format-1 journal names its recipes without parameters: only announced.
+    if (!d.contains("requests")) {
+      out.emplace_back(id, FixRef{});
+      continue;
+    }
+    for (const auto& r : d["requests"]) out.emplace_back(id, FixRef{r["recipe"].get<std::string>(), decode_strings(r.value("params", json::object()))});
+  }
   return out;
 }
 
 std::vector<std::string> interrupted_transactions(platform::SafeTree& journal_tree) {
   std::vector<std::string> out;
-  platform::JournalStore store(journal_tree);
-  auto ids = store.list();
-  if (!ids) return out;
-  for (const auto& id : *ids) {
-    auto text = store.get(id, "journal.json");
-    if (!text || !*text) continue;
-    auto doc = json::parse(**text, nullptr, false);
-    if (doc.is_object() && doc.value("state", "") == "applying") out.push_back(id);
-  }
+  for (const auto& [id, ref] : interrupted_requests(journal_tree))
+    if (out.empty() || out.back() != id) out.push_back(id);
   return out;
 }
 
@@ -263,41 +432,33 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   Journal j{platform::JournalStore(journal_tree), "", json::object()};
   auto ids = j.store.list();
   if (!ids) return make_error("journal: " + ids.error().message, ids.error().code);
-  auto load = [&](const std::string& id) -> Result<json> {
-    auto text = j.store.get(id, "journal.json");
-    if (!text) return text.error();
-    if (!*text) return make_error("transaction " + id + " has no journal.json");
-    auto doc = json::parse(**text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("changes") || !doc["changes"].is_array())
-      return make_error("transaction " + id + ": journal.json is damaged");
-    return doc;
-  };
   if (txn) {
     if (!platform::JournalStore::valid_id(*txn) || std::find(ids->begin(), ids->end(), *txn) == ids->end())
       return make_error("no transaction " + *txn + " in " + std::string(platform::kJournalDir));
-    auto doc = load(*txn);
+    auto doc = load_journal(j.store, *txn);
     if (!doc) return doc.error();
-    std::string state = (*doc).value("state", "");
-    if (state == "undone" || state == "rolled-back") {
+    if (!*doc) return make_error("transaction " + *txn + " has no journal.json");
+    std::string state = (**doc)["state"];
+    if (state == kUndone || state == kRolledBack) {
       out.nothing = true;
       out.txn = *txn;
       out.message = "transaction " + *txn + " is already " + state + "; nothing to undo";
       return out;
     }
     j.id = *txn;
-    j.doc = std::move(*doc);
+    j.doc = std::move(**doc);
   } else {
     for (auto it = ids->rbegin(); it != ids->rend(); ++it) {
       // A transaction directory without journal.json never started (the journal is
       // written before any file, so a failure or crash right after creating the
       // directory leaves just that): nothing to undo there.
-      if (auto text = j.store.get(*it, "journal.json"); text && !*text) continue;
-      auto doc = load(*it);
+      auto doc = load_journal(j.store, *it);
       if (!doc) return doc.error();
-      std::string state = (*doc).value("state", "");
-      if (state == "applied" || state == "applying") {
+      if (!*doc) continue;
+      std::string state = (**doc)["state"];
+      if (state == kApplied || state == kApplying || state == kRollbackIncomplete) {
         j.id = *it;
-        j.doc = std::move(*doc);
+        j.doc = std::move(**doc);
         break;
       }
     }
@@ -308,6 +469,10 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     }
   }
   out.txn = j.id;
+  (void)j.store.release(j.id);  // space a killed run had reserved: the undo may need it
+  std::set<std::string> dirs;
+  for (const auto& ch : j.doc["changes"]) dirs.insert(dirname(text_of(ch["path"])));
+  clean_stale_temps(targets, journal_tree, dirs);
 
   // First check every file, then write: an undo that would clobber someone's later
   // edit stops before it changes anything.
@@ -322,7 +487,7 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   for (std::size_t k = changes.size(); k-- > 0;) {
     const json& ch = changes[k];
     if (ch.value("state", "") == "restored") continue;
-    std::string path = ch.value("path", "");
+    std::string path = text_of(ch["path"]);
     std::optional<std::string> cur;
     if (sim.count(path)) {
       cur = sim[path];
@@ -331,17 +496,23 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
       if (!disk) return make_error("undo " + j.id + ": " + disk.error().message, disk.error().code);
       if (disk->exists) cur = disk->bytes;
     }
-    auto after = j.store.get(j.id, ch.value("after", ""));
-    if (!after || !*after) return make_error("undo " + j.id + ": the journal lost the bytes written to " + path);
+    auto after = j.store.get(j.id, ch["after"].get<std::string>());
+    if (!after || !*after) return make_error("undo " + j.id + ": the journal lost the bytes written to " + path + "; nothing was restored");
     std::optional<std::string> before;
-    if (ch.value("existed", false)) {
-      auto b = j.store.get(j.id, ch.value("before", ""));
-      if (!b || !*b) return make_error("undo " + j.id + ": the journal lost the backup of " + path);
+    if (ch["existed"].get<bool>()) {
+      auto b = j.store.get(j.id, ch["before"].get<std::string>());
+      if (!b || !*b) return make_error("undo " + j.id + ": the journal lost the backup of " + path + "; nothing was restored");
       before = **b;
+    }
+    bool is_after = cur && *cur == **after;
+    // Journaled but never written (the run stopped before it; every change is journaled
+    // before the first target is touched): the file is as the earlier changes left it.
+    if (ch.value("state", "") == "pending" && !is_after) {
+      already.push_back(k);
+      continue;
     }
     sim[path] = before;
     bool is_before = cur == before;
-    bool is_after = cur && *cur == **after;
     if (is_before && !is_after) {
       out.restored.push_back(path + " (already as before)");
       already.push_back(k);
@@ -361,18 +532,21 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   for (auto k : already) {
     changes[k]["state"] = "restored";
     // A crash may have left the parent directories behind.
-    auto dirs = changes[k].value("created_dirs", std::vector<std::string>{});
-    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) (void)targets.remove_dir_if_empty(*d);
+    auto created = words_of(changes[k].value("created_dirs", json::array()));
+    for (auto d = created.rbegin(); d != created.rend(); ++d) (void)targets.remove_dir_if_empty(*d);
   }
-  auto errors = restore_changes(targets, j, to_restore);
+  std::map<std::size_t, std::string> kept;
+  auto errors = restore_changes(targets, j, to_restore, &kept);
   for (auto i : to_restore) {
     const json& ch = changes[i];
-    out.restored.push_back(ch.value("path", "") + (ch.value("existed", false) ? " (previous bytes restored)" : " (removed: did not exist before)"));
+    std::string what = ch["existed"].get<bool>() ? "previous bytes restored" : "removed: did not exist before";
+    if (kept.count(i)) what += "; " + kept[i];
+    out.restored.push_back(text_of(ch["path"]) + " (" + what + ")");
   }
   if (!errors.empty()) {
     std::string list;
     for (const auto& e : errors) list += (list.empty() ? "" : "; ") + e;
-    j.doc["undo_errors"] = errors;
+    j.doc["undo_errors"] = words_json(errors);
     (void)j.save();
     return make_error("undo " + j.id + ": " + list);
   }
@@ -380,13 +554,13 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   if (!to_restore.empty())
     for (const auto& c : j.doc["commands"]) {
       if (c.value("rollback", false)) continue;
-      auto argv = c.value("argv", std::vector<std::string>{});
+      auto argv = words_of(c["argv"]);
       if (argv.empty()) continue;
       auto rec = run_one(host, argv, std::chrono::minutes(10), o);
       out.commands.push_back(rec);
     }
   for (const auto& c : out.commands) j.doc["undo_commands"].push_back(command_json(c));
-  j.doc["state"] = "undone";
+  j.doc["state"] = kUndone;
   j.doc["undone"] = platform::utc_now_iso();
   if (auto st = j.save(); !st) return make_error("journal: " + st.error().message, st.error().code);
   return out;

@@ -137,10 +137,13 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
         i = body.size();
         break;
       }
+      // Option names compare with '-' and '_' alike, as modprobe and the kernel do
+      // (pages-limit is pages_limit); the person's spelling stays.
+      auto eq = word.find('=');
       for (const auto& [key, value] : options) {
-        if (word.rfind(key + "=", 0) == 0) {
+        if (eq != std::string::npos && module_key(word.substr(0, eq)) == module_key(key)) {
           bool cont = word.back() == '\\';
-          word = key + "=" + value + (cont ? "\\" : "");
+          word = word.substr(0, eq) + "=" + value + (cont ? "\\" : "");
           if (std::find(out.found.begin(), out.found.end(), key) == out.found.end()) out.found.push_back(key);
           changed_here = true;
         }

@@ -31,9 +31,9 @@ struct ModprobeEdit {
   std::vector<std::string> found;  // keys that some options line for module set (and now has the new value)
   int last_line = 0;               // 1-based physical line of the last options line that set one of them
 };
-// Sets key=value on every "options MODULE ..." line (module names compare with '-'
-// and '_' alike) that already sets key; lines for other modules, comments and
-// garbage are untouched.
+// Sets key=value on every "options MODULE ..." line that already sets key (module and
+// option names compare with '-' and '_' alike, as modprobe does; the line keeps its
+// spelling of the name); lines for other modules, comments and garbage are untouched.
 ModprobeEdit set_modprobe_options(const std::string& text, const std::string& module,
                                   const std::vector<std::pair<std::string, std::string>>& options);
 // Appends " key=value" to physical line `line` (1-based) of text.

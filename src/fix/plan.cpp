@@ -44,6 +44,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 std::string dirname(const std::string& p) { return p.substr(0, p.rfind('/')); }
+// modprobe reads '-' and '_' in option names alike.
+std::string option_key(const std::string& k) { return replace_all(k, "-", "_"); }
 std::string basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 struct Ctx {
@@ -136,7 +138,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
       auto text = c.in.host.read_file(path);
       if (text) {
         for (const auto& o : parse::modprobe_conf(*text).options)
-          if (o.module == want && (o.key == "pages_limit" || o.key == "page_pool_size")) {
+          if (o.module == want && (option_key(o.key) == "pages_limit" || option_key(o.key) == "page_pool_size")) {
             c.rp.refused = make_error(path + " sets " + p.module + "." + o.key + " but " + f.error().message);
             return;
           }
@@ -148,7 +150,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
     if (e.found.empty()) {
       // Another module's option is someone else's business; note the likely mistake.
       for (const auto& o : parse::modprobe_conf(f->bytes).options)
-        if (o.key == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
+        if (option_key(o.key) == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
           c.rp.notes.push_back(path + " sets " + o.module + ".pages_limit, which does not reach " + p.module +
                                " (the module amdgpu uses); left as it is");
       continue;
@@ -422,6 +424,30 @@ Plan plan_fixes(const PlanInputs& in) {
     rp.findings.push_back(f);
     rp.recipe = find_recipe(in.recipes, f.fix->recipe);
     if (!rp.recipe) rp.refused = make_error("no recipe named \"" + f.fix->recipe + "\" (amdml fix --list)");
+    plan.recipes.push_back(std::move(rp));
+  }
+  // What a killed run had started is planned again, so this run finishes it. A
+  // request for the same recipe (for groups: the same user) already judges every file.
+  for (const auto& [txn, ref] : interrupted_requests(in.tree)) {
+    if (ref.recipe.empty() || (in.only && ref.recipe != *in.only)) continue;
+    const Recipe* r = find_recipe(in.recipes, ref.recipe);
+    if (!r || !check_params(*r, ref.params, in.facts)) continue;
+    auto user = [](const nlohmann::json& p) {
+      return p.is_object() && p.contains("user") && p["user"].is_string() ? p["user"].get<std::string>() : std::string();
+    };
+    RecipePlan* same = nullptr;
+    for (auto& rp : plan.recipes)
+      if (rp.ref.recipe == ref.recipe && (r->params != ParamSchema::groups || user(rp.ref.params) == user(ref.params))) same = &rp;
+    if (same) {
+      if (r->params == ParamSchema::groups) merge_params(r->params, same->ref.params, ref.params);
+      if (std::find(same->resumes.begin(), same->resumes.end(), txn) == same->resumes.end()) same->resumes.push_back(txn);
+      continue;
+    }
+    RecipePlan rp;
+    rp.ref = ref;
+    rp.recipe = r;
+    rp.resumes.push_back(txn);
+    rp.notes.push_back("finishes transaction " + txn + ", which was interrupted before it finished");
     plan.recipes.push_back(std::move(rp));
   }
   std::vector<RecipePlan> done;

@@ -54,8 +54,14 @@ std::optional<EnvFormat> parse_format(const std::string& s) {
   return std::nullopt;
 }
 
+// A NUL, a newline or another control byte: never in a path or unit amdml names (a
+// NUL would cut the path short at the syscall, a newline splits every message).
+bool has_control(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
 bool absolute_clean(const std::string& p) {
-  if (p.empty() || p[0] != '/' || p.back() == '/') return false;
+  if (p.empty() || p[0] != '/' || p.back() == '/' || has_control(p)) return false;
   return p.find("/../") == std::string::npos && p.find("/./") == std::string::npos && p.find("//") == std::string::npos;
 }
 
@@ -75,9 +81,11 @@ Result<RecipeStep> parse_step(const std::string& where, const toml::table& t) {
     for (const auto& e : *arr)
       if (auto v = e.value<std::string>()) s.files.push_back(*v);
   auto need_path = [&](const std::string& p, const char* key) -> Status {
+    if (has_control(p)) return make_error(where + ": '" + key + "' holds a control character (NUL, newline, ...)");
     if (!absolute_clean(p)) return make_error(where + ": " + *kind_s + " needs an absolute '" + key + "'");
     return {};
   };
+  if (has_control(s.unit)) return make_error(where + ": 'unit' holds a control character (NUL, newline, ...)");
   switch (s.kind) {
     case StepKind::group_members:
       if (s.files.empty()) return make_error(where + ": group-members needs 'files'");

@@ -92,8 +92,11 @@ std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
   } else {
     s += "FAILED (transaction " + out.txn + "): " + (out.failure ? out.failure->message : std::string("?")) + "\n";
     if (out.rollback_errors.empty()) s += "  Rolled back: every file this run wrote has its previous bytes again.\n";
-    else
+    else {
       for (const auto& e : out.rollback_errors) s += "  could NOT roll back: " + e + "\n";
+      s += "  The journal keeps every previous byte: once the cause is gone, `amdml fix --undo " + out.txn +
+           "` finishes the rollback.\n";
+    }
   }
   for (const auto& c : out.commands) {
     std::string argv;

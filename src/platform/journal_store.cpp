@@ -61,6 +61,20 @@ Result<std::optional<std::string>> JournalStore::get(const std::string& txn, con
   return std::optional<std::string>(std::move(f->bytes));
 }
 
+Status JournalStore::reserve(const std::string& txn, std::uint64_t bytes) {
+  return tree_.reserve(std::string(kJournalDir) + "/" + txn + "/reserve", bytes);
+}
+
+Status JournalStore::release(const std::string& txn) { return remove(txn, "reserve"); }
+
+Status JournalStore::remove(const std::string& txn, const std::string& name) {
+  return tree_.remove(std::string(kJournalDir) + "/" + txn + "/" + name);
+}
+
+std::string JournalStore::real_path(const std::string& txn, const std::string& name) const {
+  return tree_.real_path(std::string(kJournalDir) + "/" + txn + "/" + name);
+}
+
 Result<std::vector<std::string>> JournalStore::list() const {
   auto names = tree_.list(kJournalDir);
   if (!names) return names.error();

@@ -4,6 +4,7 @@
 // a backup of /etc/gshadow must be no more readable than the original.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ class JournalStore {
   Status put(const std::string& txn, const std::string& name, const std::string& bytes);
   // nullopt when the file is not there.
   Result<std::optional<std::string>> get(const std::string& txn, const std::string& name) const;
+  // Space for what the journal still has to write (journal.json rewrites, the command
+  // records): a file of `bytes` allocated now, so a disk that fills up later fails this
+  // and not a step after the first target changed. release() gives the space back.
+  Status reserve(const std::string& txn, std::uint64_t bytes);
+  Status release(const std::string& txn);
+  Status remove(const std::string& txn, const std::string& name);
+  // The file's path on this machine, for messages.
+  std::string real_path(const std::string& txn, const std::string& name) const;
   // Transaction ids, oldest first.
   Result<std::vector<std::string>> list() const;
   static bool valid_id(const std::string& id);

@@ -33,6 +33,12 @@ int FsOps::renameat(int olddirfd, const char* oldpath, int newdirfd, const char*
 int FsOps::unlinkat(int dirfd, const char* path, int flags) { return ::unlinkat(dirfd, path, flags); }
 int FsOps::mkdirat(int dirfd, const char* path, unsigned mode) { return ::mkdirat(dirfd, path, mode); }
 int FsOps::close(int fd) { return ::close(fd); }
+int FsOps::fallocate(int fd, off_t len) {
+  int rc = ::posix_fallocate(fd, 0, len);
+  if (rc == 0) return 0;
+  errno = rc;
+  return -1;
+}
 
 FsOps& real_fs_ops() {
   static FsOps ops;
@@ -83,6 +89,10 @@ int FaultyFsOps::mkdirat(int dirfd, const char* path, unsigned mode) {
   if (hit(Op::mkdir)) return -1;
   return FsOps::mkdirat(dirfd, path, mode);
 }
+int FaultyFsOps::fallocate(int fd, off_t len) {
+  if (hit(Op::write)) return -1;
+  return FsOps::fallocate(fd, len);
+}
 
 // --- paths --------------------------------------------------------------------------
 
@@ -128,6 +138,49 @@ std::string join_shown(const std::vector<std::string>& parts, std::size_t n) {
 }
 
 std::atomic<unsigned> g_tmp_counter{0};
+
+// Every extended attribute of an open file, name and value.
+Result<std::vector<std::pair<std::string, std::string>>> read_xattrs(int fd) {
+  std::vector<std::pair<std::string, std::string>> out;
+  ssize_t n = ::flistxattr(fd, nullptr, 0);
+  if (n < 0) {
+    if (errno == ENOTSUP || errno == EOPNOTSUPP) return out;
+    return os_error("listxattr", errno);
+  }
+  std::string names(static_cast<std::size_t>(n), '\0');
+  n = ::flistxattr(fd, names.data(), names.size());
+  if (n < 0) return os_error("listxattr", errno);
+  names.resize(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < names.size();) {
+    std::string name = names.c_str() + i;
+    i += name.size() + 1;
+    if (name.empty()) continue;
+    ssize_t len = ::fgetxattr(fd, name.c_str(), nullptr, 0);
+    if (len < 0) {
+      if (errno == ENODATA) continue;
+      return os_error(name, errno);
+    }
+    std::string value(static_cast<std::size_t>(len), '\0');
+    len = ::fgetxattr(fd, name.c_str(), value.data(), value.size());
+    if (len < 0) return os_error(name, errno);
+    value.resize(static_cast<std::size_t>(len));
+    out.emplace_back(std::move(name), std::move(value));
+  }
+  return out;
+}
+
+// ".NAME.amdml-PID-N": the temp-file name write() uses; the PID, or 0 for another name.
+pid_t temp_file_pid(const std::string& name) {
+  if (name.size() < 2 || name[0] != '.') return 0;
+  auto at = name.rfind(".amdml-");
+  if (at == std::string::npos || at < 2) return 0;
+  std::string rest = name.substr(at + 7);
+  auto dash = rest.find('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == rest.size() || dash > 9) return 0;
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    if (i != dash && (rest[i] < '0' || rest[i] > '9')) return 0;
+  return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+}
 
 }  // namespace
 
@@ -260,9 +313,11 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
   };
   std::uint32_t mode = meta.mode.value_or(0644);
   std::optional<std::uint32_t> uid = meta.uid, gid = meta.gid;
-  // The SELinux label of the file being replaced (/etc/group is passwd_file_t, not
-  // etc_t): a renamed-in temp file would otherwise carry its directory's default.
-  std::string label;
+  // The extended attributes of the file being replaced: its ACL
+  // (system.posix_acl_access), user.* attributes and SELinux label (/etc/group is
+  // passwd_file_t, not etc_t). A renamed-in temp file would otherwise carry none of
+  // them, or its directory's defaults.
+  std::vector<std::pair<std::string, std::string>> xattrs;
   struct stat st {};
   if (::fstatat(dfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(st.st_mode)) return fail_dir(make_error(path + ": is a symlink; amdml does not write through symlinks", ELOOP));
@@ -272,10 +327,10 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
     if (!gid) gid = st.st_gid;
     int old = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (old >= 0) {
-      char buf[512];
-      ssize_t n = ::fgetxattr(old, "security.selinux", buf, sizeof buf);
-      if (n > 0) label.assign(buf, static_cast<std::size_t>(n));
+      auto got = read_xattrs(old);
       ::close(old);
+      if (!got) return fail_dir(make_error(path + ": reading its extended attributes: " + got.error().message, got.error().code));
+      xattrs = std::move(*got);
     }
   } else if (errno != ENOENT) {
     return fail_dir(os_error(path, errno));
@@ -308,8 +363,13 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
       return fail(errno, "chown");
   }
   if (ops_.fchmod(fd, mode) != 0) return fail(errno, "chmod");
-  if (!label.empty() && ::fsetxattr(fd, "security.selinux", label.data(), label.size(), 0) != 0 && errno != ENOTSUP)
-    return fail(errno, "setting the SELinux label");
+  for (const auto& [name, value] : xattrs) {
+    if (::fsetxattr(fd, name.c_str(), value.data(), value.size(), 0) == 0) continue;
+    // A file system without that namespace, or an attribute only the kernel sets
+    // (IMA/EVM): nothing amdml can keep.
+    if (errno == ENOTSUP || errno == EOPNOTSUPP || name == "security.ima" || name == "security.evm") continue;
+    return fail(errno, ("setting " + name).c_str());
+  }
   if (ops_.fsync(fd) != 0) return fail(errno, "fsync");
   if (ops_.close(fd) != 0) {
     int err = errno;
@@ -372,6 +432,61 @@ Status SafeTree::remove_dir_if_empty(const std::string& path) {
   return {};
 }
 
+Status SafeTree::reserve(const std::string& path, std::uint64_t bytes) {
+  auto parent = open_parent(path, true, 0700, nullptr);
+  if (!parent) return parent.error();
+  const int dfd = parent->first;
+  int fd = ops_.openat(dfd, parent->second.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int err = errno;
+    ::close(dfd);
+    return os_error(path, err);
+  }
+  auto fail = [&](int err) {
+    ops_.close(fd);
+    ::unlinkat(dfd, parent->second.c_str(), 0);
+    ::close(dfd);
+    return Status(os_error(path, err));
+  };
+  if (bytes > 0 && ops_.fallocate(fd, static_cast<off_t>(bytes)) != 0) {
+    if (errno != EOPNOTSUPP && errno != ENOTSUP && errno != EINVAL) return fail(errno);
+    // No fallocate here: zeros take the space too.
+    std::string zeros(64 << 10, '\0');
+    for (std::uint64_t left = bytes; left > 0;) {
+      ssize_t n = ops_.write(fd, zeros.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, zeros.size())));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail(errno);
+      }
+      left -= static_cast<std::uint64_t>(n);
+    }
+  }
+  if (ops_.fsync(fd) != 0) return fail(errno);
+  ops_.close(fd);
+  ::close(dfd);
+  return {};
+}
+
+Result<int> SafeTree::remove_stale_temps(const std::string& dir) {
+  auto parent = open_parent(dir + "/_", false, 0, nullptr);
+  if (!parent) return parent.error().code == ENOENT ? Result<int>(0) : Result<int>(parent.error());
+  const int dfd = parent->first;
+  auto names = list(dir);
+  int removed = 0;
+  if (names)
+    for (const auto& n : *names) {
+      pid_t pid = temp_file_pid(n);
+      // A running process (this one, or another amdml mid-write) keeps its file.
+      if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+      struct stat st {};
+      if (::fstatat(dfd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (st.st_uid != 0 && st.st_uid != ::geteuid()) continue;
+      if (ops_.unlinkat(dfd, n.c_str(), 0) == 0) ++removed;
+    }
+  ::close(dfd);
+  return removed;
+}
+
 Status SafeTree::make_dirs(const std::string& path, std::uint32_t mode, std::vector<std::string>* created_dirs) {
   auto parent = open_parent(path + "/_", true, mode, created_dirs);
   if (!parent) return parent.error();
@@ -380,6 +495,35 @@ Status SafeTree::make_dirs(const std::string& path, std::uint32_t mode, std::vec
 }
 
 // --- locks --------------------------------------------------------------------------
+
+namespace {
+
+std::string file_kind(unsigned mode) {
+  switch (file_type_from_mode(mode)) {
+    case FileType::directory: return "a directory";
+    case FileType::symlink: return "a symlink";
+    case FileType::char_device: return "a character device";
+    case FileType::block_device: return "a block device";
+    case FileType::fifo: return "a FIFO";
+    case FileType::socket: return "a socket";
+    default: return "not a file";
+  }
+}
+
+// A lock file must be a regular file; the descriptor is closed when it is not.
+Status check_lock_file(int fd, const std::string& shown) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return os_error(shown, err);
+  }
+  if (S_ISREG(st.st_mode)) return {};
+  ::close(fd);
+  return make_error(shown + ": not a regular file (" + file_kind(st.st_mode) + "); refusing to lock it", EINVAL);
+}
+
+}  // namespace
 
 Result<TreeLock> TreeLock::acquire(SafeTree& tree, const std::string& path, int timeout_ms) {
   std::vector<std::string> created;
@@ -390,10 +534,11 @@ Result<TreeLock> TreeLock::acquire(SafeTree& tree, const std::string& path, int 
   std::string dir_real = tree.real_path(path.substr(0, path.rfind('/')));
   int dfd = ::open(dir_real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dfd < 0) return os_error(dir_real, errno);
-  int fd = ::openat(dfd, parts->back().c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = ::openat(dfd, parts->back().c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
   int err = errno;
   ::close(dfd);
   if (fd < 0) return os_error(path, err);
+  if (auto st = check_lock_file(fd, path); !st) return st.error();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -416,12 +561,18 @@ TreeLock::~TreeLock() {
 
 Result<PasswdLock> PasswdLock::acquire(SafeTree& tree, bool live, int timeout_ms) {
   std::string real = tree.real_path("/etc/.pwd.lock");
-  int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (live ? O_CREAT : 0);
+  // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader forever.
+  int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (live ? O_CREAT : 0);
   int fd = ::open(real.c_str(), flags, 0600);
   if (fd < 0) {
-    if (!live && errno == ENOENT) return PasswdLock(-1);
-    return os_error("/etc/.pwd.lock", errno);
+    int err = errno;
+    if (!live && err == ENOENT) return PasswdLock(-1);
+    struct stat st {};
+    if (::lstat(real.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return make_error("/etc/.pwd.lock: not a regular file (" + file_kind(st.st_mode) + "); refusing to lock it", EINVAL);
+    return os_error("/etc/.pwd.lock", err);
   }
+  if (auto st = check_lock_file(fd, "/etc/.pwd.lock"); !st) return st.error();
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;

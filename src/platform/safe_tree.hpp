@@ -6,8 +6,9 @@
 // user running amdml, for test trees) and be writable by nobody else. The final
 // component is never followed either: a target that is a symlink is an error, not a
 // redirection. Writes are atomic: a temp file in the same directory, fchown/fchmod to
-// the old metadata, fsync, renameat, fsync of the directory -- readers see the old
-// bytes or the new bytes, never a mix, also when the process dies half-way.
+// the old metadata and a copy of its extended attributes (ACLs, user.*, the SELinux
+// label), fsync, renameat, fsync of the directory -- readers see the old bytes or the
+// new bytes, never a mix, also when the process dies half-way.
 //
 // The syscalls go through FsOps so tests (and the reliability suite) can fail the Nth
 // write, fsync, rename, ... with a chosen errno (FaultyFsOps).
@@ -38,6 +39,8 @@ class FsOps {
   virtual int unlinkat(int dirfd, const char* path, int flags);
   virtual int mkdirat(int dirfd, const char* path, unsigned mode);
   virtual int close(int fd);
+  // posix_fallocate, but -1 and errno like the others.
+  virtual int fallocate(int fd, off_t len);
 };
 
 // The real syscalls.
@@ -60,6 +63,7 @@ class FaultyFsOps final : public FsOps {
   int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath) override;
   int unlinkat(int dirfd, const char* path, int flags) override;
   int mkdirat(int dirfd, const char* path, unsigned mode) override;
+  int fallocate(int fd, off_t len) override;  // counts as a write: it is what fills a disk
 
  private:
   bool hit(Op op);
@@ -111,6 +115,13 @@ class SafeTree {
   Status remove(const std::string& path);
   // Removes an empty directory; a non-empty or missing one is left alone (ok).
   Status remove_dir_if_empty(const std::string& path);
+  // A file of `bytes` allocated on disk (posix_fallocate; zeros where that is not
+  // supported), mode 0600: space held for later writes, given back by remove().
+  Status reserve(const std::string& path, std::uint64_t bytes);
+  // Removes the temp files a killed writer left in dir: ".NAME.amdml-PID-N" regular
+  // files whose PID is not a running process (only that pattern, never another name).
+  // Returns how many it removed.
+  Result<int> remove_stale_temps(const std::string& dir);
   // Creates the directory (and its parents) with mode; appends what it created.
   Status make_dirs(const std::string& path, std::uint32_t mode, std::vector<std::string>* created_dirs);
 
@@ -144,7 +155,9 @@ class TreeLock {
 // The lock shadow-utils (lckpwdf, useradd, usermod, vipw) take before editing
 // /etc/passwd, /etc/group and their shadows: a fcntl write lock on /etc/.pwd.lock.
 // Live it is created when missing, as lckpwdf does; in a test tree only an existing
-// lock file is locked, so the tree is left as it was.
+// lock file is locked, so the tree is left as it was. Both locks open their file
+// without blocking and refuse anything but a regular file (a FIFO planted there would
+// otherwise hang the open forever, before the time limit starts).
 class PasswdLock {
  public:
   static Result<PasswdLock> acquire(SafeTree& tree, bool live, int timeout_ms);

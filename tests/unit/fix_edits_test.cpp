@@ -203,3 +203,25 @@ TEST(FixRecipes, MalformedArrayTableHeadersAreOneLineErrors) {
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
   }
 }
+
+TEST(FixRecipes, APathOrUnitWithANulOrNewlineIsRejectedAtLoad) {
+  // TOML can spell both (\u0000, \n); a NUL would cut the path short at the syscall.
+  const std::string head = "id = \"p\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"env-file\"\nformat = \"systemd-dropin\"\n";
+  for (const char* bad : {"path = \"/etc/x\\u0000y.conf\"\nunit = \"u.service\"\n", "path = \"/etc/x\\ny.conf\"\nunit = \"u.service\"\n",
+                          "path = \"/etc/x\\ty.conf\"\nunit = \"u.service\"\n", "path = \"/etc/x.conf\"\nunit = \"u\\n.service\"\n"}) {
+    auto r = load_recipes({{"fixes/p.toml", head + bad}});
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("recipes/fixes/p.toml"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("control character"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\0'), std::string::npos);
+  }
+  EXPECT_TRUE(load_recipes({{"fixes/p.toml", head + "path = \"/etc/x.conf\"\nunit = \"u.service\"\n"}}));
+}
+
+TEST(FixEdits, ModprobeOptionNamesCompareWithDashAndUnderscoreAlike) {
+  auto e = set_modprobe_options("options ttm pages-limit=1048576 page-pool-size=1 # mine\n", "ttm",
+                                {{"pages_limit", "6291456"}, {"page_pool_size", "6291456"}});
+  EXPECT_EQ(e.text, "options ttm pages-limit=6291456 page-pool-size=6291456 # mine\n");
+  EXPECT_EQ(e.found, (std::vector<std::string>{"pages_limit", "page_pool_size"}));
+}

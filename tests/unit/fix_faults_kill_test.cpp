@@ -1,10 +1,13 @@
-// Kill tests: `amdml fix --apply --root DIR` (a copy of tests/fixtures/ml-apu-ollama) SIGKILLed right before each step N
+// Kill tests: `amdml fix --apply --root DIR` (a copy of tests/fixtures/ml-apu-ollama, plus
+// an /etc/gshadow in step with its /etc/group) SIGKILLed right before each step N
 // (AMDML_TEST_KILL_AT_STEP, docs/fix.md "Test seams"), for every step of the run and
 // one past the last. Afterwards:
 //   - every file is its old or its new bytes and no temp file is left;
 //   - the killed run's journal parses and still says "applying";
-//   - a second `fix --apply` completes the work (the tree equals a clean run's), and
-//     undoing both transactions restores the original tree byte for byte;
+//   - a second `fix --apply` completes the work (the tree equals a clean run's) -- also
+//     when the kill fell between /etc/group and /etc/gshadow, where /etc/group alone
+//     asks for nothing any more -- and undoing both transactions restores the original
+//     tree byte for byte;
 //   - separately, `fix --undo` straight after the kill restores the original tree.
 // Also the exit code and message of an apply that fails for real: a read-only /etc
 // (a bind mount; skipped without mount privileges).
@@ -32,6 +35,16 @@ struct Tree {
     auto doc = nlohmann::json::parse(read_file(dir / "amdml-host.json"));
     doc["process"]["euid"] = 0;
     write_file(dir / "amdml-host.json", doc.dump(2));
+    // A shadow group file in step with /etc/group, as every shadow-utils system has:
+    // the groups recipe then writes two files, and a kill can fall between them.
+    std::istringstream group(read_file(dir / "etc/group"));
+    std::string line, gshadow;
+    while (std::getline(group, line)) {
+      auto name = line.substr(0, line.find(':'));
+      gshadow += name + ":!::" + line.substr(line.rfind(':') + 1) + "\n";
+    }
+    write_file(dir / "etc/gshadow", gshadow);
+    ::chmod((dir / "etc/gshadow").c_str(), 0640);
   }
   ~Tree() {
     std::error_code ec;
@@ -125,6 +138,40 @@ TEST(FixFaultsKill, EveryStepLeavesOldOrNewAndASecondRunCompletes) {
     }
     EXPECT_TRUE(changed(original, snapshot(t.dir)).empty()) << "two undos did not restore the tree";
   }
+}
+
+// Issue 17 item 9, on its own: killed after /etc/group, before /etc/gshadow. The
+// next apply repairs gshadow (it finishes the interrupted recipe) and the warning
+// about the interrupted transaction stops; both undos restore the tree.
+TEST(FixFaultsKill, KilledBetweenGroupAndGshadowTheNextApplyRepairsGshadow) {
+  Tree ref;
+  auto clean = run_amdml(root_args(ref) + kApply);
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  const std::string want_gshadow = read_file(ref / "etc/gshadow");
+  auto j = nlohmann::json::parse(read_file(journals(ref).at(0)));
+  const int steps = static_cast<int>(j["changes"].size() + j["commands"].size());
+
+  // The step whose kill leaves /etc/group new and /etc/gshadow old.
+  std::unique_ptr<Tree> t;
+  std::map<std::string, std::string> original;
+  for (int step = 1; step <= steps && !t; ++step) {
+    auto cand = std::make_unique<Tree>();
+    original = snapshot(cand->dir);
+    std::string group = read_file(*cand / "etc/group"), gshadow = read_file(*cand / "etc/gshadow");
+    auto r = run_amdml(root_args(*cand) + kApply, "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
+    ASSERT_EQ(r.signal, 9) << r.out << r.err;
+    if (read_file(*cand / "etc/group") != group && read_file(*cand / "etc/gshadow") == gshadow) t = std::move(cand);
+  }
+  ASSERT_TRUE(t) << "no step falls between /etc/group and /etc/gshadow";
+  auto plan = run_amdml(root_args(*t) + " fix --no-runtime");
+  EXPECT_NE(plan.out.find("/etc/gshadow: add ollama to render"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("finishes transaction"), std::string::npos) << plan.out;
+  auto second = run_amdml(root_args(*t) + kApply);
+  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(read_file(*t / "etc/gshadow"), want_gshadow);
+  EXPECT_EQ(run_amdml(root_args(*t) + " fix --no-runtime").err.find("interrupted"), std::string::npos);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run_amdml(root_args(*t) + " fix --undo").exit_code, 0);
+  EXPECT_TRUE(changed(original, snapshot(t->dir)).empty());
 }
 
 TEST(FixFaultsKill, UndoRightAfterAKillRestoresTheTree) {

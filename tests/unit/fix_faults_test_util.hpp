@@ -65,6 +65,8 @@ class FaultOps final : public platform::FsOps {
   int mkdirat(int dirfd, const char* path, unsigned mode) override {
     return hit(Op::mkdir) ? -1 : FsOps::mkdirat(dirfd, path, mode);
   }
+  // Taking space is a write: the journal's reservation fails like a write on a full disk.
+  int fallocate(int fd, off_t len) override { return hit(Op::write) ? -1 : FsOps::fallocate(fd, len); }
 
  private:
   bool hit(Op op) {
