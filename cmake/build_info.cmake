@@ -3,16 +3,17 @@
 # so a new commit relinks amdml and recompiles nothing else.
 #   cmake -DSOURCE_DIR=... -DOUT=... [-DCOMMIT=...] -P build_info.cmake
 # COMMIT (the AMDML_GIT_COMMIT cache variable) names it for a build from a tarball;
-# otherwise git is asked, and outside a checkout it is "unknown".
+# otherwise git is asked (whoever owns the checkout: a root build of a user's clone too),
+# and outside a checkout it is "unknown".
 if(NOT COMMIT)
   set(COMMIT unknown)
   find_program(GIT git)
   if(GIT AND EXISTS "${SOURCE_DIR}/.git")
-    execute_process(COMMAND ${GIT} -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
+    execute_process(COMMAND ${GIT} -c safe.directory=* -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
                     OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
     if(rc EQUAL 0 AND head)
       set(COMMIT ${head})
-      execute_process(COMMAND ${GIT} -C "${SOURCE_DIR}" diff --quiet HEAD --
+      execute_process(COMMAND ${GIT} -c safe.directory=* -C "${SOURCE_DIR}" diff --quiet HEAD --
                       RESULT_VARIABLE dirty ERROR_QUIET)
       if(NOT dirty EQUAL 0)
         string(APPEND COMMIT -dirty)
