@@ -7,6 +7,7 @@
 #   share/fish/vendor_completions.d/amdml.fish         packaging/cli-docs, from --help
 #   share/doc/amdml/README.md, *.md, findings/*.md     the docs and one page per finding
 #   share/doc/amdml/copyright, changelog.gz     packaging/debian-docs, from LICENSE
+#   share/lintian/overrides/amdml                      packaging/lintian-overrides (.deb only)
 #
 # The generated files need python3 and are made with the binary (target amdml_docs, part
 # of the default build) in every build but the sanitized one.
@@ -21,6 +22,8 @@ set(AMDML_MAINTAINER "The amdml authors <maintainers@users.noreply.a-seed-f0a000
 install(TARGETS amdml RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 file(GLOB AMDML_GUIDES ${CMAKE_SOURCE_DIR}/docs/*.md)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${AMDML_GUIDES} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+        RENAME amdml)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/findings DESTINATION ${CMAKE_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md")
 
