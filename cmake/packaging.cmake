@@ -36,22 +36,20 @@ if(AMDML_SANITIZE OR NOT Python3_Interpreter_FOUND)
 endif()
 
 set(AMDML_PACKAGE_DIR ${CMAKE_BINARY_DIR}/package)
-# Dates honour SOURCE_DATE_EPOCH, for a reproducible package.
-string(TIMESTAMP AMDML_MAN_DATE "%Y-%m-%d" UTC)
-string(TIMESTAMP AMDML_CHANGELOG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+# The generators date the page and the changelog themselves (SOURCE_DATE_EPOCH, else now):
+# a date on these command lines would change them at every configure, and the Makefile
+# generator deletes the outputs of a command that changed.
 set(AMDML_CLI_DOCS ${AMDML_PACKAGE_DIR}/amdml.1.gz ${AMDML_PACKAGE_DIR}/amdml.bash
     ${AMDML_PACKAGE_DIR}/_amdml ${AMDML_PACKAGE_DIR}/amdml.fish)
 add_custom_command(
   OUTPUT ${AMDML_CLI_DOCS} ${AMDML_PACKAGE_DIR}/amdml.1
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/packaging/cli-docs $<TARGET_FILE:amdml> ${AMDML_PACKAGE_DIR}
-          --date ${AMDML_MAN_DATE}
   DEPENDS amdml ${CMAKE_SOURCE_DIR}/packaging/cli-docs
   COMMENT "Man page and shell completions from amdml --help" VERBATIM)
 add_custom_command(
   OUTPUT ${AMDML_PACKAGE_DIR}/copyright ${AMDML_PACKAGE_DIR}/changelog.gz
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/packaging/debian-docs ${CMAKE_SOURCE_DIR}/LICENSE
           ${AMDML_PACKAGE_DIR} --amdml $<TARGET_FILE:amdml> --maintainer ${AMDML_MAINTAINER}
-          --date ${AMDML_CHANGELOG_DATE}
   DEPENDS amdml ${CMAKE_SOURCE_DIR}/packaging/debian-docs ${CMAKE_SOURCE_DIR}/LICENSE
   COMMENT "Debian copyright and changelog" VERBATIM)
 add_custom_target(amdml_docs ALL DEPENDS ${AMDML_CLI_DOCS} ${AMDML_PACKAGE_DIR}/copyright)
