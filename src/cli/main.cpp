@@ -7,6 +7,7 @@
 
 #include "amdml/render.hpp"
 #include "cli/cli.hpp"
+#include "cli/version.hpp"
 
 using namespace amdml;
 using namespace amdml::cli;
@@ -18,7 +19,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
 
   CLI::App app{"amdml: the doctor and fixer for machine learning on AMD GPUs under Linux"};
-  app.set_version_flag("--version,-V", std::string("amdml ") + AMDML_VERSION);
+  app.set_version_flag("--version,-V", version_text, "Print the version, the git commit and the newest ROCm release amdml knows");
   app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions g;
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
     write_stdout(app.help("", CLI::AppFormatMode::All));
     return kExitOk;
   } catch (const CLI::CallForVersion& e) {
-    write_stdout(std::string("amdml ") + AMDML_VERSION + "\n");
+    write_stdout(version_text());
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     // A subcommand's --help arrives here as CallForHelp on the subcommand.

@@ -44,10 +44,23 @@ struct TempTree {
     if (!d) throw std::runtime_error("mkdtemp failed");
     dir = d;
     ::chmod(dir.c_str(), 0755);
-    // cp -a: symlinks stay symlinks (fixtures hold absolute ones into their own tree).
-    std::string cmd = "cp -a '" + (fs::path(AMDML_FIXTURES_DIR) / fixture).string() + "/.' '" + dir.string() + "/'";
+    // -R -P: symlinks stay symlinks (fixtures hold absolute ones into their own tree).
+    // Nothing preserved: the copy belongs to whoever runs the test (root must own what
+    // the fix writes into), whoever owns the checkout.
+    std::string cmd = "cp -R -P '" + (fs::path(AMDML_FIXTURES_DIR) / fixture).string() + "/.' '" + dir.string() + "/'";
     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("copying fixture " + fixture + " failed");
-    // Git does not keep modes: give the shadow file its real one.
+    git_modes();
+  }
+  // Git keeps only the executable bit: the modes a checkout or a tarball has (0664 under
+  // umask 002, 0644 under 022) say nothing, so every copy gets the same ones. The shadow
+  // file gets its real mode.
+  void git_modes() const {
+    for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+      struct stat st {};
+      if (::lstat(it->path().c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      bool exec = S_ISDIR(st.st_mode) || (st.st_mode & S_IXUSR);
+      ::chmod(it->path().c_str(), exec ? 0755 : 0644);
+    }
     if (fs::exists(dir / "etc/gshadow")) ::chmod((dir / "etc/gshadow").c_str(), 0640);
   }
   ~TempTree() {
