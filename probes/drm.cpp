@@ -1,5 +1,9 @@
 // DRM cards driven by amdgpu (AMD vendor id): identity, memory sizes and the render
 // node that belongs to the same PCI device.
+#include <map>
+#include <optional>
+#include <set>
+
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 
@@ -10,6 +14,31 @@ static std::string last_component(const std::string& p) {
   return s == std::string::npos ? p : p.substr(s + 1);
 }
 
+namespace {
+
+// The PCI slot a class entry's device is: the uevent's PCI_SLOT_NAME, else the last
+// component of the resolved device link; empty when neither can be read (a dangling link).
+std::string slot_of(const Host& h, const std::string& entry) {
+  std::string slot;
+  if (auto c = h.canonical(entry + "/device")) slot = last_component(*c);
+  if (auto ue = h.read_file(entry + "/device/uevent", 1 << 14)) {
+    auto kv = parse::uevent(*ue);
+    if (kv.count("PCI_SLOT_NAME")) slot = kv["PCI_SLOT_NAME"];
+  }
+  return slot;
+}
+
+std::optional<std::uint32_t> render_minor(const std::string& name) {
+  if (name.rfind("renderD", 0) != 0) return std::nullopt;
+  auto minor = parse::u64(name.substr(7));
+  if (!minor || *minor > 1023) return std::nullopt;
+  return static_cast<std::uint32_t>(*minor);
+}
+
+using RenderNode = std::pair<std::string, std::uint32_t>;
+
+}  // namespace
+
 void drm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
   const std::string base = "/sys/class/drm";
@@ -18,23 +47,57 @@ void drm(const ProbeContext& ctx, Facts& f) {
     if (entries.error().code != ENOENT) f.error("drm", base, entries.error().message);
     return;
   }
-  // Render nodes first: map PCI slot -> render node.
-  std::map<std::string, std::pair<std::string, std::uint32_t>> render_by_slot;
-  for (const auto& e : *entries) {
-    if (e.name.rfind("renderD", 0) != 0) continue;
-    auto minor = parse::u64(e.name.substr(7));
-    if (!minor || *minor > 1023) continue;
-    std::string slot;
-    if (auto c = h.canonical(base + "/" + e.name + "/device")) slot = last_component(*c);
-    if (auto ue = h.read_file(base + "/" + e.name + "/device/uevent", 1 << 14)) {
-      auto kv = parse::uevent(*ue);
-      if (kv.count("PCI_SLOT_NAME")) slot = kv["PCI_SLOT_NAME"];
+  // Every render node's PCI slot, resolved from its class link: only needed for a card
+  // whose device has no readable drm/ directory (built on first use).
+  std::optional<std::map<std::string, RenderNode>> all_renders;
+  auto render_by_slot = [&](const std::string& slot) -> std::optional<RenderNode> {
+    if (!all_renders) {
+      all_renders.emplace();
+      for (const auto& e : *entries)
+        if (auto minor = render_minor(e.name))
+          if (std::string s = slot_of(h, base + "/" + e.name); !s.empty()) (*all_renders)[s] = {"/dev/dri/" + e.name, *minor};
     }
-    if (!slot.empty()) render_by_slot[slot] = {"/dev/dri/" + e.name, static_cast<std::uint32_t>(*minor)};
+    auto it = all_renders->find(slot);
+    if (it == all_renders->end()) return std::nullopt;
+    return it->second;
+  };
+  // The card's render node from its own device's drm/ directory: a real MI300X has 8
+  // render nodes per GPU in /sys/class/drm, 7 of them XCP partitions on platform devices,
+  // so resolving every class link was most of this probe's cost (issue 16). A candidate
+  // counts only when its class entry resolves back to the card's slot, as before, so a
+  // dangling class link still gives no render node; the last match in class order wins.
+  auto render_of = [&](const std::string& dev, const std::string& slot) -> std::optional<RenderNode> {
+    auto own = h.list_dir(dev + "/drm");
+    if (!own) return render_by_slot(slot);
+    std::set<std::string> names;
+    for (const auto& e : *own)
+      if (render_minor(e.name)) names.insert(e.name);
+    std::optional<RenderNode> found;
+    for (const auto& e : *entries)
+      if (names.count(e.name) && slot_of(h, base + "/" + e.name) == slot) found = RenderNode{"/dev/dri/" + e.name, *render_minor(e.name)};
+    return found;
+  };
+  // The cards of the AMD PCI devices the pci probe found, from each device's own drm/
+  // directory; the other cards (the XCP partitions' platform devices, a BMC) are not
+  // read. Without a PCI list, or when a device's drm/ cannot be listed (no driver bound,
+  // or a tree that lays sysfs out differently), every card's vendor is read as before.
+  std::optional<std::set<std::string>> amd_cards;
+  if (!f.pci.empty()) {
+    amd_cards.emplace();
+    for (const auto& g : f.pci) {
+      auto own = h.list_dir("/sys/bus/pci/devices/" + g.slot + "/drm");
+      if (!own) {
+        amd_cards.reset();
+        break;
+      }
+      for (const auto& e : *own)
+        if (e.name.rfind("card", 0) == 0) amd_cards->insert(e.name);
+    }
   }
   for (const auto& e : *entries) {
     if (e.name.rfind("card", 0) != 0 || e.name.find('-') != std::string::npos) continue;
     if (!parse::u64(e.name.substr(4))) continue;
+    if (amd_cards && !amd_cards->count(e.name)) continue;
     const std::string dev = base + "/" + e.name + "/device";
     auto vendor = read_hex(h, f, "drm", dev + "/vendor");
     if (!vendor || *vendor != 0x1002) continue;
@@ -54,9 +117,11 @@ void drm(const ProbeContext& ctx, Facts& f) {
     if (auto v = read_u64(h, f, "drm", dev + "/mem_info_gtt_total")) c.gtt_total = Bytes{*v};
     if (auto v = read_value(h, f, "drm", dev + "/unique_id"); v && !v->empty()) c.unique_id = *v;
     if (auto v = read_value(h, f, "drm", dev + "/product_name"); v && !v->empty()) c.product_name = *v;
-    if (auto it = render_by_slot.find(c.pci_slot); it != render_by_slot.end()) {
-      c.render_node = it->second.first;
-      c.render_minor = it->second.second;
+    if (!c.pci_slot.empty()) {
+      if (auto r = render_of(dev, c.pci_slot)) {
+        c.render_node = r->first;
+        c.render_minor = r->second;
+      }
     }
     f.drm.cards.push_back(std::move(c));
   }

@@ -8,6 +8,7 @@
 // joined to the GPU list and each GPU's memory numbers are lined up by source.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -137,17 +138,28 @@ HsaFacts hsa_from_child(const ChildOutcome& c, std::chrono::milliseconds timeout
   return h;
 }
 
-bool has_kfd_node(const Facts& f) {
+const DeviceAccess* kfd_node(const Facts& f) {
   for (const auto& d : f.identity.devices)
-    if (d.path == "/dev/kfd" && d.exists) return true;
-  return false;
+    if (d.path == "/dev/kfd") return &d;
+  return nullptr;
 }
 
-// Live: is there anything for the runtime to talk to or anything to load?
+// Live: is there anything for the runtime to talk to or anything to load? Without
+// /dev/kfd (or with one this process cannot open) hsa_init can only fail, and loading
+// ROCr alone costs 10-20 ms (its static initialiser calibrates a clock), so the child is
+// not started and the finding says why (runtime.not-asked). AMDML_HSA_LIBRARY names a
+// runtime to ask explicitly: it is always asked (docs/runtime.md).
 std::optional<std::string> skip_reason(const ProbeContext& ctx, const Facts& f) {
-  if (!f.gpus.empty() || has_kfd_node(f) || f.rocm.hsa_library) return std::nullopt;
   if (auto lib = ctx.host.env("AMDML_HSA_LIBRARY"); lib && !lib->empty()) return std::nullopt;
-  return "no AMD GPU, no /dev/kfd and no libhsa-runtime64 found";
+  const DeviceAccess* kfd = kfd_node(f);
+  bool kfd_exists = kfd && kfd->exists;
+  if (f.gpus.empty() && !kfd_exists && !f.rocm.hsa_library) return "no AMD GPU, no /dev/kfd and no libhsa-runtime64 found";
+  if (!f.identity.devices_known) return std::nullopt;  // cannot tell: ask the runtime
+  if (!kfd_exists) return "/dev/kfd does not exist, and the HSA runtime cannot start without it";
+  if (kfd->open == OpenCheck::failed)
+    return "/dev/kfd cannot be opened (" + std::string(std::strerror(kfd->open_errno)) +
+           "), and the HSA runtime cannot start without it";
+  return std::nullopt;
 }
 
 void run_live(const ProbeContext& ctx, Facts& f) {

@@ -2,7 +2,9 @@
 // report), so the engine checks them again before it turns them into bytes in /etc.
 // Nonsense -- a page limit above RAM, a malformed gfx version, a shell metacharacter
 // in an environment value, root as the user to add to a group -- is refused.
-#include <regex>
+#include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "amdml/fix.hpp"
 #include "fix/params.hpp"
@@ -11,11 +13,48 @@ namespace amdml::fix {
 
 namespace {
 
-const std::regex kUserName("^[a-z_][a-z0-9_.-]{0,31}\\$?$");
-const std::regex kGroupName("^[a-z_][a-z0-9_.-]{0,31}$");
-const std::regex kEnvName("^[A-Za-z_][A-Za-z0-9_]{0,127}$");
-// Safe unquoted in a shell, in environment.d and inside systemd's double quotes.
-const std::regex kEnvValue("^[A-Za-z0-9._,:/+=@-]{1,256}$");
+// Hand-written matchers instead of std::regex: four namespace-scope regexes were compiled
+// at every start, even for --version (2.6 M instructions; issue 16).
+bool is_lower_or_(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
+bool is_alpha_or_(char c) { return is_lower_or_(c) || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// ^[a-z_][a-z0-9_.-]{0,31}$, and with dollar_ok an optional trailing '$' (as useradd allows).
+bool valid_login_name(std::string_view s, bool dollar_ok) {
+  if (dollar_ok && !s.empty() && s.back() == '$') s.remove_suffix(1);
+  if (s.empty() || s.size() > 32 || !is_lower_or_(s[0])) return false;
+  return std::all_of(s.begin() + 1, s.end(),
+                     [](char c) { return is_lower_or_(c) || is_digit(c) || c == '.' || c == '-'; });
+}
+bool valid_user_name(std::string_view s) { return valid_login_name(s, true); }
+bool valid_group_name(std::string_view s) { return valid_login_name(s, false); }
+
+// ^[A-Za-z_][A-Za-z0-9_]{0,127}$
+bool valid_env_name(std::string_view s) {
+  if (s.empty() || s.size() > 128 || !is_alpha_or_(s[0])) return false;
+  return std::all_of(s.begin() + 1, s.end(), [](char c) { return is_alpha_or_(c) || is_digit(c); });
+}
+
+// ^[A-Za-z0-9._,:/+=@-]{1,256}$: safe unquoted in a shell, in environment.d and inside
+// systemd's double quotes.
+bool valid_env_value(std::string_view s) {
+  if (s.empty() || s.size() > 256) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return is_alpha_or_(c) || is_digit(c) || std::string_view("._,:/+=@-").find(c) != std::string_view::npos;
+  });
+}
+
+// 1 to max_digits decimal digits at the front of s, consumed; nullopt if none or too many.
+std::optional<int> take_number(std::string_view& s, std::size_t max_digits) {
+  std::size_t n = 0;
+  while (n < s.size() && is_digit(s[n])) ++n;
+  if (n == 0 || n > max_digits) return std::nullopt;
+  int v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = v * 10 + (s[i] - '0');
+  s.remove_prefix(n);
+  return v;
+}
+
 // Pages below this (256 MiB) cannot be a limit anyone meant for an ML workload.
 constexpr std::uint64_t kMinPages = 65536;
 
@@ -28,10 +67,16 @@ std::optional<std::uint64_t> positive_int(const nlohmann::json& v) {
 }  // namespace
 
 bool valid_gfx_override(const std::string& v) {
-  static const std::regex re("^([0-9]{1,2})\\.([0-9]{1,3})\\.([0-9]{1,3})$");
-  std::smatch m;
-  if (!std::regex_match(v, m, re)) return false;
-  return std::stoi(m[1]) <= 63 && std::stoi(m[2]) <= 255 && std::stoi(m[3]) <= 255;
+  // ^([0-9]{1,2})\.([0-9]{1,3})\.([0-9]{1,3})$ with major <= 63, minor and stepping <= 255.
+  std::string_view s = v;
+  auto major = take_number(s, 2);
+  if (!major || s.empty() || s[0] != '.') return false;
+  s.remove_prefix(1);
+  auto minor = take_number(s, 3);
+  if (!minor || s.empty() || s[0] != '.') return false;
+  s.remove_prefix(1);
+  auto stepping = take_number(s, 3);
+  return stepping && s.empty() && *major <= 63 && *minor <= 255 && *stepping <= 255;
 }
 
 Result<GroupsParams> parse_groups_params(const nlohmann::json& p, const Facts& facts) {
@@ -39,12 +84,12 @@ Result<GroupsParams> parse_groups_params(const nlohmann::json& p, const Facts& f
   if (!p.is_object() || !p.contains("user") || !p["user"].is_string())
     return make_error("groups: params need \"user\" (a login name)");
   out.user = p["user"].get<std::string>();
-  if (!std::regex_match(out.user, kUserName)) return make_error("groups: \"" + out.user + "\" is not a valid user name");
+  if (!valid_user_name(out.user)) return make_error("groups: \"" + out.user + "\" is not a valid user name");
   if (out.user == "root") return make_error("groups: refusing to add root to groups (root needs none)");
   if (!p.contains("groups") || !p["groups"].is_array() || p["groups"].empty())
     return make_error("groups: params need \"groups\" (a non-empty list of group names)");
   for (const auto& g : p["groups"]) {
-    if (!g.is_string() || !std::regex_match(g.get<std::string>(), kGroupName))
+    if (!g.is_string() || !valid_group_name(g.get<std::string>()))
       return make_error("groups: " + g.dump() + " is not a valid group name");
     if (std::find(out.groups.begin(), out.groups.end(), g.get<std::string>()) == out.groups.end())
       out.groups.push_back(g.get<std::string>());
@@ -123,8 +168,8 @@ Result<EnvSettings> parse_env_params(const std::string& recipe, const nlohmann::
   if (p.contains("env")) {
     if (!p["env"].is_object()) return make_error(recipe + ": \"env\" must be an object of NAME: value");
     for (const auto& [k, v] : p["env"].items()) {
-      if (!std::regex_match(k, kEnvName)) return make_error(recipe + ": \"" + k + "\" is not an environment variable name");
-      if (!v.is_string() || !std::regex_match(v.get<std::string>(), kEnvValue))
+      if (!valid_env_name(k)) return make_error(recipe + ": \"" + k + "\" is not an environment variable name");
+      if (!v.is_string() || !valid_env_value(v.get<std::string>()))
         return make_error(recipe + ": the value of " + k + " must be plain text (letters, digits, . , : / + = @ -), got " + v.dump());
       if (k == "HSA_OVERRIDE_GFX_VERSION" && !valid_gfx_override(v.get<std::string>()))
         return make_error(recipe + ": HSA_OVERRIDE_GFX_VERSION must be MAJOR.MINOR.STEPPING, got " + v.dump());
@@ -134,7 +179,7 @@ Result<EnvSettings> parse_env_params(const std::string& recipe, const nlohmann::
   if (p.contains("unset")) {
     if (!p["unset"].is_array()) return make_error(recipe + ": \"unset\" must be a list of names");
     for (const auto& v : p["unset"]) {
-      if (!v.is_string() || !std::regex_match(v.get<std::string>(), kEnvName))
+      if (!v.is_string() || !valid_env_name(v.get<std::string>()))
         return make_error(recipe + ": " + v.dump() + " is not an environment variable name");
       for (const auto& [k, val] : out.set)
         if (k == v.get<std::string>()) return make_error(recipe + ": " + k + " is both set and unset");

@@ -228,6 +228,26 @@ void init_failed(const Facts& f, std::vector<Finding>& out) {
   out.push_back(std::move(fd));
 }
 
+// Live without a usable /dev/kfd the probe does not start the runtime (it could only
+// fail, slowly): say so, and why, where the runtime would otherwise have been asked.
+void not_asked(const Facts& f, std::vector<Finding>& out) {
+  const auto& h = f.runtime.hsa;
+  if (h.outcome != HsaOutcome::skipped || (f.gpus.empty() && !f.rocm.hsa_library)) return;
+  const DeviceAccess* kfd = device(f, "/dev/kfd");
+  if (!f.identity.devices_known || (kfd && kfd->exists && kfd->open != OpenCheck::failed)) return;
+  auto fd = make_finding("runtime.not-asked", "amdml did not ask the HSA runtime: " + h.reason,
+                         "ROCm programs on this machine will see no GPU.");
+  if (f.gpus.empty()) {
+    fd.severity = Severity::info;
+    fd.detail = "There is no AMD GPU here, so this is expected.";
+  }
+  if (f.rocm.hsa_library) fd.evidence.push_back({"library", *f.rocm.hsa_library});
+  explain_init_failure(f, fd);
+  fd.notes.push_back("AMDML_HSA_LIBRARY=/path/to/libhsa-runtime64.so.1 makes amdml ask that runtime anyway.");
+  fd.gpus = amd_gpu_indices(f);
+  out.push_back(std::move(fd));
+}
+
 // GPUs KFD lists that the runtime did not return as agents.
 void gpu_missing(const Facts& f, std::vector<Finding>& out) {
   const auto& h = f.runtime.hsa;
@@ -320,6 +340,7 @@ void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   not_installed(f, out);
   init_failed(f, out);
+  not_asked(f, out);
   probe_failure(f, out);
   gpu_missing(f, out);
   drm_mismatch(f, out);
@@ -330,6 +351,7 @@ const std::vector<FindingSpec>& runtime_catalog() {
       {"runtime.not-installed", Severity::info, "no libhsa-runtime64 could be loaded, so ROCm's own view is unknown"},
       {"runtime.load-failed", Severity::warning, "libhsa-runtime64 is installed but the loader cannot load it"},
       {"runtime.init-failed", Severity::error, "hsa_init failed; the cause is read off the driver, /dev/kfd and env"},
+      {"runtime.not-asked", Severity::error, "no usable /dev/kfd, so the HSA runtime was not started; the cause as for init-failed"},
       {"runtime.crashed", Severity::error, "the HSA runtime crashed while listing the GPUs"},
       {"runtime.timeout", Severity::error, "the HSA runtime did not answer within --runtime-timeout"},
       {"runtime.probe-failed", Severity::warning, "the runtime probe's child gave output amdml cannot read"},

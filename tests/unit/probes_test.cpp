@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "amdml/probes.hpp"
 #include "test_tree.hpp"
@@ -449,4 +452,76 @@ TEST(ProbesSmall, WslIsDetected) {
 }
 
 }  // namespace
+}  // namespace amdml
+
+namespace amdml {
+namespace {
+
+// Records what a probe asks of the host at or below the given paths.
+class CountingHost final : public Host {
+ public:
+  CountingHost(const Host& inner, std::vector<std::string> under) : inner_(inner), under_(std::move(under)) {}
+  bool live() const override { return false; }
+  const std::string& root() const override { return inner_.root(); }
+  Result<std::string> read_file(const std::string& p, std::size_t l) const override { return count(p), inner_.read_file(p, l); }
+  Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return count(p), inner_.list_dir(p); }
+  Result<std::string> read_link(const std::string& p) const override { return count(p), inner_.read_link(p); }
+  Result<FileStat> stat(const std::string& p) const override { return count(p), inner_.stat(p); }
+  Result<FileStat> lstat(const std::string& p) const override { return count(p), inner_.lstat(p); }
+  Result<std::string> canonical(const std::string& p) const override { return count(p), inner_.canonical(p); }
+  Identity identity() const override { return inner_.identity(); }
+  std::optional<std::string> env(const std::string& n) const override { return inner_.env(n); }
+  std::map<std::string, std::string> environment() const override { return inner_.environment(); }
+  Uname uname() const override { return inner_.uname(); }
+  std::optional<std::vector<DeviceNode>> devices() const override { return inner_.devices(); }
+  std::optional<ContainerKind> container() const override { return inner_.container(); }
+  std::optional<nlohmann::json> recorded(const std::string& k) const override { return inner_.recorded(k); }
+  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
+    return make_error(argv.at(0) + ": not run in this test", ENOENT);
+  }
+  mutable std::vector<std::string> touched;
+
+ private:
+  void count(const std::string& p) const {
+    for (const auto& u : under_)
+      if (p == u || p.rfind(u + "/", 0) == 0 || p.find("amdgpu_xcp") != std::string::npos) touched.push_back(p);
+  }
+  const Host& inner_;
+  std::vector<std::string> under_;
+};
+
+}  // namespace
+
+// A real MI300X registers 7 XCP partitions per GPU as platform devices, each with a card
+// and a render node in /sys/class/drm. The DRM probe finds the GPU's own nodes from its
+// PCI device's drm/ directory and never resolves the partitions' class links (issue 16).
+TEST(Probes, DrmNeverResolvesTheXcpPartitionNodes) {
+  TestTree t;
+  std::filesystem::copy(std::string(AMDML_FIXTURES_DIR) + "/rdna2-dgpu", t.root(),
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::vector<std::string> xcp_entries;
+  for (int x = 0; x < 3; ++x) {
+    std::string dev = "/sys/devices/platform/amdgpu_xcp_" + std::to_string(x);
+    for (const std::string node : {"card" + std::to_string(1 + x), "renderD" + std::to_string(129 + x)}) {
+      t.write(dev + "/drm/" + node + "/uevent", "DEVNAME=dri/" + node + "\n");
+      t.link(dev + "/drm/" + node + "/device", "../../../amdgpu_xcp_" + std::to_string(x));
+      t.link("/sys/class/drm/" + node, "../../devices/platform/amdgpu_xcp_" + std::to_string(x) + "/drm/" + node);
+      xcp_entries.push_back("/sys/class/drm/" + node);
+    }
+  }
+  auto h = make_host(t.root());
+  ASSERT_TRUE(h) << h.error().message;
+  CountingHost counting(**h, xcp_entries);
+  ProbeOptions o;
+  o.runtime = false;
+  Facts f = collect_facts(counting, kb(), o);
+  ASSERT_EQ(f.drm.cards.size(), 1u);
+  EXPECT_EQ(f.drm.cards[0].card, "card0");
+  EXPECT_EQ(f.drm.cards[0].render_node, "/dev/dri/renderD128");
+  EXPECT_EQ(errors_text(f), "");
+  std::string paths;
+  for (const auto& p : counting.touched) paths += p + "\n";
+  EXPECT_TRUE(counting.touched.empty()) << paths;
+}
+
 }  // namespace amdml

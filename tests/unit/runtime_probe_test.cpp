@@ -370,12 +370,13 @@ TEST(RuntimeProbe, NoRuntimeDoesNothing) {
 // The real Debian runtime on this machine, which has no /dev/kfd: amdml must report the
 // runtime's own failure and name the cause rocminfo names.
 TEST(RuntimeProbe, RealRuntimeWithoutKfd) {
-  bool have = false;
+  std::string lib;
   for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/opt/rocm/lib"})
-    have |= file_exists(std::string(d) + "/libhsa-runtime64.so.1");
-  if (!have) GTEST_SKIP() << "libhsa-runtime64.so.1 is not installed";
+    if (lib.empty() && file_exists(std::string(d) + "/libhsa-runtime64.so.1")) lib = std::string(d) + "/libhsa-runtime64.so.1";
+  if (lib.empty()) GTEST_SKIP() << "libhsa-runtime64.so.1 is not installed";
   if (file_exists("/dev/kfd")) GTEST_SKIP() << "this machine has /dev/kfd; the test is about a machine without";
-  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::nullopt}, {"HSA_OVERRIDE_GFX_VERSION", std::nullopt}});
+  // Without /dev/kfd amdml asks the runtime only when AMDML_HSA_LIBRARY names it.
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", lib}, {"HSA_OVERRIDE_GFX_VERSION", std::nullopt}});
   auto r = run_live();
   const auto& h = r.facts.runtime.hsa;
   ASSERT_EQ(h.outcome, HsaOutcome::init_failed) << to_string(h.outcome) << ": " << h.reason;
@@ -403,6 +404,30 @@ TEST(RuntimeProbe, RealRuntimeWithoutKfd) {
     EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
   } else {
     ADD_FAILURE() << "rocminfo said something amdml does not compare with:\n" << text;
+  }
+}
+
+// Live without /dev/kfd (and without AMDML_HSA_LIBRARY) the runtime child is not
+// started: the status is skipped, the reason names /dev/kfd, and the finding says why.
+TEST(RuntimeProbe, LiveWithoutKfdDoesNotStartTheRuntime) {
+  if (file_exists("/dev/kfd")) GTEST_SKIP() << "this machine has /dev/kfd; the test is about a machine without";
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::nullopt}});
+  auto live = make_host("/");
+  RecordingHost host(std::move(*live));
+  ProbeOptions o;
+  o.runtime_helper = "/nonexistent/amdml";  // starting it would be a bad-output failure
+  Facts f = collect_facts(host, kb(), o);
+  const auto& h = f.runtime.hsa;
+  ASSERT_EQ(h.outcome, HsaOutcome::skipped) << to_string(h.outcome) << ": " << h.reason;
+  EXPECT_NE(h.reason.find("/dev/kfd"), std::string::npos) << h.reason;
+  ASSERT_TRUE(host.facts.count("hsa"));
+  EXPECT_EQ(host.facts["hsa"]["status"], "skipped");
+  auto findings = diagnose(f, kb());
+  EXPECT_EQ(find(findings, "runtime.init-failed"), nullptr);
+  if (f.rocm.hsa_library || !f.gpus.empty()) {
+    const Finding* fd = find(findings, "runtime.not-asked");
+    ASSERT_NE(fd, nullptr);
+    EXPECT_NE(fd->title.find("/dev/kfd"), std::string::npos) << fd->title;
   }
 }
 

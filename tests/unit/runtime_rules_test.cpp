@@ -240,3 +240,42 @@ TEST(RuntimeRules, GenericErrorPointsAtNewApus) {
   EXPECT_NE(found[0].title.find("HSA_STATUS_ERROR"), std::string::npos);
   EXPECT_NE(found[0].detail.find("gfx1150-gfx1152"), std::string::npos) << found[0].detail;
 }
+
+// Live without /dev/kfd the probe skips the runtime; the finding says so and gives the
+// cause runtime.init-failed would have given.
+TEST(RuntimeRules, NotAskedWithoutKfdGivesTheCause) {
+  Facts f = apu_machine();
+  f.driver.amdgpu_loaded = false;
+  f.identity.devices.erase(f.identity.devices.begin());  // no /dev/kfd
+  f.runtime.hsa.outcome = HsaOutcome::skipped;
+  f.runtime.hsa.reason = "/dev/kfd does not exist, and the HSA runtime cannot start without it";
+  auto all = diagnose(f, kb());
+  EXPECT_TRUE(with_id(all, "runtime.init-failed").empty());
+  auto found = with_id(all, "runtime.not-asked");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::error);
+  EXPECT_NE(found[0].title.find("/dev/kfd does not exist"), std::string::npos) << found[0].title;
+  EXPECT_NE(found[0].detail.find("amdgpu kernel driver is not loaded"), std::string::npos) << found[0].detail;
+}
+
+TEST(RuntimeRules, NotAskedWhenKfdDoesNotOpenAndOnlyInformationWithoutAGpu) {
+  Facts f = apu_machine();
+  f.identity.devices[0].open = OpenCheck::failed;
+  f.identity.devices[0].open_errno = EACCES;
+  f.runtime.hsa.outcome = HsaOutcome::skipped;
+  f.runtime.hsa.reason = "/dev/kfd cannot be opened (Permission denied), and the HSA runtime cannot start without it";
+  auto found = with_id(diagnose(f, kb()), "runtime.not-asked");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].detail.find("cannot open /dev/kfd"), std::string::npos) << found[0].detail;
+
+  Facts none;  // no GPU, a runtime on disk, no /dev/kfd
+  none.identity.devices_known = true;
+  none.rocm.hsa_library = "/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1";
+  none.runtime.hsa.outcome = HsaOutcome::skipped;
+  found = with_id(diagnose(none, kb()), "runtime.not-asked");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::info);
+
+  none.rocm.hsa_library.reset();  // nothing to ask at all: no finding
+  EXPECT_TRUE(with_id(diagnose(none, kb()), "runtime.not-asked").empty());
+}
