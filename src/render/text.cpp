@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "amdml/render.hpp"
+#include "amdml/rules.hpp"
 #include "render/format.hpp"
 #include "render/ml_text.hpp"
 
@@ -140,7 +141,7 @@ std::string findings_block(const Report& r, const TextStyle& s) {
         std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);
         p += " " + k + "=" + val;
       }
-      out += "      fix:   sudo amdml fix --apply --only " + f.fix->recipe + paint(s, Color::dim, "   #" + p) + "\n";
+      out += "      fix:   " + fix_command(f, r.facts) + paint(s, Color::dim, "   #" + p) + "\n";
     }
     // Commands are steps in order: the first is the fix (or the manual alternative to
     // the recipe), the rest follow it.
@@ -205,7 +206,7 @@ std::string render_markdown(const Report& r) {
     out += "- **" + std::string(to_string(fd.severity)) + "** `" + fd.id + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: `" + e.source + "` = `" + e.value + "`\n";
-    if (fd.fix) out += "  - fix: `sudo amdml fix --apply --only " + fd.fix->recipe + "`\n";
+    if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "`\n";
     for (std::size_t i = 0; i < fd.commands.size(); ++i)
       out += std::string("  - ") + (i > 0 ? "then" : fd.fix ? "or" : "fix") + ": `" + fd.commands[i] + "`\n";
     for (const auto& n : fd.notes) out += "  - note: " + n + "\n";
