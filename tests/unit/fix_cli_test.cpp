@@ -221,3 +221,29 @@ TEST(FixCli, FixTakesDoctorsProbeFlags) {
   // The apply command it prints keeps the flags too.
   EXPECT_NE(with.out.find("--python /opt/envs/rocm"), std::string::npos) << with.out;
 }
+
+// Alternatives are not steps: host-docker's two `docker run` lines (the base image or
+// the PyTorch one) carry the role "or", shown as "or:" in text and in JSON's `steps`,
+// while the pinned `commands` list stays plain strings in the same order.
+TEST(FixCli, CommandRolesSayWhichAreAlternatives) {
+  TempTree t("host-docker");
+  auto text = run_amdml(root_args(t) + " doctor --no-runtime");
+  EXPECT_NE(text.out.find("or:    docker run -it --rm"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("then:  docker run"), std::string::npos) << text.out;
+  auto doc = nlohmann::json::parse(run_amdml(root_args(t) + " doctor --no-runtime --format json").out);
+  bool seen = false;
+  for (const auto& f : doc["findings"]) {
+    ASSERT_EQ(f["steps"].size(), f["commands"].size()) << f["id"];
+    for (std::size_t i = 0; i < f["steps"].size(); ++i) {
+      EXPECT_EQ(f["steps"][i]["command"], f["commands"][i]);
+      EXPECT_EQ(f["steps"][i]["role"], i == 0 ? "run" : f["steps"][i]["role"].get<std::string>());
+    }
+    if (f["id"] != "container.host-docker") continue;
+    seen = true;
+    ASSERT_GE(f["steps"].size(), 2u);
+    const auto& last = f["steps"].back();
+    EXPECT_EQ(last["role"], "or");
+    EXPECT_NE(last["command"].get<std::string>().find("rocm/pytorch"), std::string::npos);
+  }
+  EXPECT_TRUE(seen);
+}
