@@ -22,6 +22,13 @@ struct FixRef {
   nlohmann::json params = nlohmann::json::object();  // recipe parameters
 };
 
+// How a hand command relates to the one before it: the first step ("run"), a step
+// after the previous one ("then"), or an alternative to the previous one ("or").
+enum class CommandRole { run, then, alt };
+inline const char* to_string(CommandRole r) {
+  return r == CommandRole::run ? "run" : r == CommandRole::then ? "then" : "or";
+}
+
 struct Finding {
   std::string id;  // stable, lowercase dotted ("gfx.override-needed")
   Severity severity = Severity::info;
@@ -31,7 +38,20 @@ struct Finding {
   std::vector<int> gpus;               // indices into Facts::gpus
   std::optional<FixRef> fix;           // an `amdml fix` recipe, when one applies
   std::vector<std::string> commands;   // exact commands that fix it by hand
+  std::vector<CommandRole> roles;      // commands[i]'s role where recorded (command_role)
   std::vector<std::string> notes;      // follow-ups ("log out and in again")
+
+  // commands[i]'s role: as recorded by add_command, else "run" for the first, "then" after.
+  CommandRole command_role(std::size_t i) const {
+    if (i < roles.size()) return roles[i];
+    return i == 0 ? CommandRole::run : CommandRole::then;
+  }
+  // Appends a command with an explicit role ("or": an alternative to the one before).
+  void add_command(std::string command, CommandRole role) {
+    while (roles.size() < commands.size()) roles.push_back(command_role(roles.size()));
+    commands.push_back(std::move(command));
+    roles.push_back(role);
+  }
 };
 
 struct Summary {

@@ -80,6 +80,14 @@ struct Recipe {
 Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files);
 const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string& id);
 
+// The commands that do by hand what recipe r does with these parameters: the same
+// files with the same bytes, the same systemctl calls. Empty for recipes that edit a
+// person's files (groups, modprobe options) and for nonsense parameters.
+std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& params);
+// Replaces each finding's hand commands with those derived from its fix's recipe, where
+// hand_commands gives any: advice and recipe never disagree.
+void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings);
+
 // --- plan ----------------------------------------------------------------------------
 
 // One file the plan writes: its bytes now (nullopt: it does not exist) and after.

@@ -19,6 +19,9 @@ namespace amdml::parse {
 std::string_view trim(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view s);
 std::vector<std::string> split_ws(std::string_view s);
+// s as one POSIX shell word: unchanged when it holds only safe characters, else in
+// single quotes (a ' inside becomes '\''). For commands printed for people to paste.
+std::string shell_word(std::string_view s);
 
 // An absolute path's components ("/a//b/" -> {"a", "b"}) and back ({} -> "/"). No
 // "." or ".." handling: the callers walk components themselves.

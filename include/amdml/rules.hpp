@@ -38,4 +38,9 @@ const FindingSpec* find_finding_spec(const std::string& id);
 // group in rule-table order (stable, so output and JSON are reproducible).
 std::vector<Finding> diagnose(const Facts& facts, const Knowledge& kb);
 
+// The `amdml fix` command that plans fd's recipe: "sudo amdml fix --apply --only RECIPE",
+// plus the probe flags (--python PATH, --deep) a torch.* finding needs for fix to see
+// it at all, as the facts record them. Empty without a fix.
+std::string fix_command(const Finding& fd, const Facts& facts);
+
 }  // namespace amdml

@@ -68,6 +68,20 @@ void error_line(const std::string& message, const char* prefix = "amdml: error: 
 void add_runtime_timeout(CLI::App& sub, double& seconds);
 std::chrono::milliseconds runtime_timeout_ms(double seconds);
 
+// The probe flags every command that diagnoses accepts, with the doctor's meaning
+// (doctor, fix, snapshot, report): fix plans from what doctor saw.
+struct ProbeFlags {
+  bool no_runtime = false;
+  double runtime_timeout = 10.0;
+  std::string python;
+  bool deep = false;
+  void add_to(CLI::App& sub);
+  ProbeOptions options() const;
+  // The flags again as command-line words (" --python /opt/env --deep"), for a command
+  // printed to run later; each only when it is not the default.
+  std::string args() const;
+};
+
 using CommandRunner = std::function<int()>;
 
 struct CommandSpec {

@@ -15,12 +15,9 @@ namespace {
 struct DoctorOptions {
   std::string format = "text";
   bool strict = false;
-  bool no_runtime = false;
-  double runtime_timeout = 10.0;
+  ProbeFlags probe;
   std::string output;
   bool list = false;
-  std::string python;
-  bool deep = false;
   bool ci = false;
 };
 
@@ -46,14 +43,6 @@ nlohmann::json list_json() {
   return {{"schema", "amdml.list/1"}, {"probes", probes}, {"findings", findings}};
 }
 
-ProbeOptions probe_options(const DoctorOptions& o) {
-  ProbeOptions po;
-  po.runtime = !o.no_runtime;
-  po.runtime_timeout = runtime_timeout_ms(o.runtime_timeout);
-  if (!o.python.empty()) po.python = o.python;
-  po.deep = o.deep;
-  return po;
-}
 
 }  // namespace
 
@@ -70,11 +59,8 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
                  "(node_exporter textfile) or nfd (Kubernetes node labels, features.d)")
       ->check(CLI::IsMember({"text", "json", "markdown", "junit", "prometheus", "nfd"}));
   sub.add_flag("--strict", o->strict, "Exit 1 on warnings too, not only on errors");
-  sub.add_flag("--no-runtime", o->no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  add_runtime_timeout(sub, o->runtime_timeout);
+  o->probe.add_to(sub);
   sub.add_option("--output,-o", o->output, "Write the report to FILE instead of stdout");
-  sub.add_option("--python", o->python, "A Python interpreter or environment to inspect for PyTorch");
-  sub.add_flag("--deep", o->deep, "Import torch in a child process and report what it sees (slower)");
   sub.add_flag("--list", o->list, "List the probes and every finding id, then exit (--format json: a document)");
   sub.add_flag("--ci", o->ci, "The check gate without expectations: no colour, a Checks section, junit allowed");
   return [o, &g]() -> int {
@@ -90,14 +76,14 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
       go.output = o->output;
       go.no_color = true;
       go.expect.strict = o->strict;
-      go.probe = probe_options(*o);
+      go.probe = o->probe.options();
       return run_gate(g, go);
     }
     if (o->format == "json") {
       // One JSON document on stdout even when amdml cannot start.
       try {
         Session s = open_session(g);
-        Report r = run_doctor(s, probe_options(*o));
+        Report r = run_doctor(s, o->probe.options());
         emit(o->output, json_text(report_json(r)) + "\n");
         return doctor_exit_code(r.summary, o->strict);
       } catch (const OutputError&) {
@@ -116,7 +102,7 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
       std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
       try {
         Session s = open_session(g);
-        Report r = run_doctor(s, probe_options(*o));
+        Report r = run_doctor(s, o->probe.options());
         emit(o->output, render::prometheus_text(r, now));
         return doctor_exit_code(r.summary, o->strict);
       } catch (const UsageError& e) {
@@ -125,7 +111,7 @@ CommandRunner setup_doctor(CLI::App& sub, const GlobalOptions& g) {
       }
     }
     Session s = open_session(g);
-    Report r = run_doctor(s, probe_options(*o));
+    Report r = run_doctor(s, o->probe.options());
     if (o->format == "markdown") {
       emit_text(o->output, render_markdown(r));
     } else if (o->format == "nfd") {

@@ -20,7 +20,7 @@ struct FixOptions {
   std::string only;
   std::string undo_txn;
   CLI::Option* undo = nullptr;
-  bool no_runtime = false;
+  ProbeFlags probe;
 };
 
 std::string sudo_command(const GlobalOptions& g, const Session& s, const std::string& args) {
@@ -52,7 +52,7 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
   sub.add_flag("--list", o->list, "List the fix recipes, then exit");
   o->undo = sub.add_option("--undo", o->undo_txn, "Restore the last transaction (or TXN) byte for byte (needs root)")
                 ->expected(0, 1);
-  sub.add_flag("--no-runtime", o->no_runtime, "Diagnose without the HSA runtime probe (sysfs and files only)");
+  o->probe.add_to(sub);
   return [o, &g]() -> int {
     Session s = open_session(g);
     auto recipes = fix::load_recipes(s.recipes);
@@ -88,14 +88,14 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
     for (const auto& txn : fix::interrupted_transactions(tree))
       std::fprintf(stderr, "amdml: warning: transaction %s was interrupted before it finished; its files are each old or new. "
                            "`sudo amdml fix --undo %s` puts them back.\n", txn.c_str(), txn.c_str());
-    ProbeOptions po;
-    po.runtime = !o->no_runtime;
+    ProbeOptions po = o->probe.options();
     Report before = run_doctor(s, po);
     std::optional<std::string> only;
     if (!o->only.empty()) only = o->only;
     fix::PlanInputs in{*s.host, tree, before.facts, before.findings, *recipes, only};
     fix::Plan plan = fix::plan_fixes(in);
-    std::string apply_cmd = sudo_command(g, s, "--apply" + (o->only.empty() ? std::string() : " --only " + o->only));
+    std::string apply_cmd = sudo_command(g, s, "--apply" + (o->only.empty() ? std::string() : " --only " + o->only)) +
+                            o->probe.args();
 
     if (!o->apply) {
       emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));

@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "cli/cli.hpp"
+#include "amdml/fix.hpp"
+#include "amdml/parse.hpp"
 #include "amdml/render.hpp"
 #include "amdml/rules.hpp"
 #include "platform/output_file.hpp"
@@ -41,6 +43,35 @@ void add_runtime_timeout(CLI::App& sub, double& seconds) {
       ->check(CLI::Validator(seconds_in_range, "SECONDS"));
 }
 
+void ProbeFlags::add_to(CLI::App& sub) {
+  sub.add_flag("--no-runtime", no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
+  add_runtime_timeout(sub, runtime_timeout);
+  sub.add_option("--python", python, "A Python interpreter or environment to inspect for PyTorch");
+  sub.add_flag("--deep", deep, "Import torch in a child process and report what it sees (slower)");
+}
+
+ProbeOptions ProbeFlags::options() const {
+  ProbeOptions po;
+  po.runtime = !no_runtime;
+  po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
+  if (!python.empty()) po.python = python;
+  po.deep = deep;
+  return po;
+}
+
+std::string ProbeFlags::args() const {
+  std::string out;
+  if (no_runtime) out += " --no-runtime";
+  if (runtime_timeout != ProbeFlags{}.runtime_timeout) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", runtime_timeout);
+    out += std::string(" --runtime-timeout ") + buf;
+  }
+  if (!python.empty()) out += " --python " + parse::shell_word(python);
+  if (deep) out += " --deep";
+  return out;
+}
+
 std::chrono::milliseconds runtime_timeout_ms(double seconds) {
   return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
 }
@@ -49,6 +80,9 @@ Report run_doctor(const Session& s, const ProbeOptions& options) {
   Report r;
   r.facts = collect_facts(*s.host, s.kb, options);
   r.findings = diagnose(r.facts, s.kb);
+  // A finding a recipe fixes tells the person the recipe's own files and values by hand
+  // (a broken recipe set is `amdml fix`'s error to report; the diagnosis stands without).
+  if (auto recipes = fix::load_recipes(s.recipes)) fix::derive_hand_commands(*recipes, r.findings);
   r.summary = summarize(r.findings);
   return r;
 }

@@ -10,22 +10,6 @@
 
 namespace amdml::cli {
 
-void ProbeFlags::add_to(CLI::App& sub) {
-  sub.add_flag("--no-runtime", no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
-  add_runtime_timeout(sub, runtime_timeout);
-  sub.add_option("--python", python, "A Python interpreter or environment to inspect for PyTorch");
-  sub.add_flag("--deep", deep, "Import torch in a child process and record what it sees (slower)");
-}
-
-ProbeOptions ProbeFlags::options() const {
-  ProbeOptions po;
-  po.runtime = !no_runtime;
-  po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
-  if (!python.empty()) po.python = python;
-  po.deep = deep;
-  return po;
-}
-
 RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   RecordedRun run;
   platform::RecordingHost rec(*s.host);

@@ -11,16 +11,6 @@
 
 namespace amdml::cli {
 
-// The probe flags both commands accept, with the doctor's meaning.
-struct ProbeFlags {
-  bool no_runtime = false;
-  double runtime_timeout = 10.0;
-  std::string python;
-  bool deep = false;
-  void add_to(CLI::App& sub);
-  ProbeOptions options() const;
-};
-
 struct RecordedRun {
   Report report;                    // the doctor's report on the host itself (not redacted)
   Recording recording;              // trimmed and (unless --no-redact) redacted

@@ -42,11 +42,11 @@ std::vector<std::size_t> usable_gpus(const Facts& f) {
   return out;
 }
 
-std::string finding_text(const Finding& fd) {
+std::string finding_text(const Finding& fd, const Facts& facts) {
   std::string out = std::string(to_string(fd.severity)) + ": " + fd.title + " [" + fd.id + "]\n";
   if (!fd.detail.empty()) out += "  cause: " + fd.detail + "\n";
   for (const auto& e : fd.evidence) out += "  seen:  " + e.source + (e.value.empty() ? "" : " = " + e.value) + "\n";
-  if (fd.fix) out += "  fix:   sudo amdml fix --apply --only " + fd.fix->recipe + "\n";
+  if (fd.fix) out += "  fix:   " + fix_command(fd, facts) + "\n";
   for (const auto& c : fd.commands) out += "  fix:   " + c + "\n";
   for (const auto& n : fd.notes) out += "  note:  " + n + "\n";
   return out;
@@ -68,7 +68,7 @@ CheckCase doctor_case(const std::string& id, const std::vector<const Finding*>& 
   const Finding* worst = found.front();
   for (const auto* fd : found) {
     if (fd->severity > worst->severity) worst = fd;
-    c.output += finding_text(*fd);
+    c.output += finding_text(*fd, r.facts);
   }
   bool fails = worst->severity == Severity::error || (e.strict && worst->severity == Severity::warning);
   if (fails) {

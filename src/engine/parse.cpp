@@ -27,6 +27,15 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   return out;
 }
 
+std::string shell_word(std::string_view s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-=:,@%") ==
+                        std::string_view::npos)
+    return std::string(s);
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 std::vector<std::string> split_ws(std::string_view s) {
   std::vector<std::string> out;
   std::size_t i = 0;

@@ -50,6 +50,11 @@ json finding_json(const Finding& f) {
   for (const auto& e : f.evidence) ev.push_back({{"source", e.source}, {"value", e.value}});
   j["evidence"] = ev;
   j["commands"] = f.commands;
+  // The same commands with their roles ("run", "then", "or"): alternatives are not steps.
+  json steps = json::array();
+  for (std::size_t i = 0; i < f.commands.size(); ++i)
+    steps.push_back({{"command", f.commands[i]}, {"role", to_string(f.command_role(i))}});
+  j["steps"] = steps;
   j["notes"] = f.notes;
   return j;
 }

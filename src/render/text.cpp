@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "amdml/render.hpp"
+#include "amdml/rules.hpp"
 #include "render/format.hpp"
 #include "render/ml_text.hpp"
 
@@ -127,6 +128,17 @@ std::string marker(const TextStyle& s, Severity sev) {
   return "?";
 }
 
+// The label of a hand command by its role: "fix" for the first ("or" when a recipe
+// comes first), "then" for a step after the previous, "or" for an alternative to it.
+const char* command_label(const Finding& f, std::size_t i) {
+  switch (f.command_role(i)) {
+    case CommandRole::run: return f.fix && i == 0 ? "or" : "fix";
+    case CommandRole::then: return "then";
+    case CommandRole::alt: return "or";
+  }
+  return "fix";
+}
+
 std::string findings_block(const Report& r, const TextStyle& s) {
   if (r.findings.empty()) return "  " + paint(s, Color::green, s.unicode ? "✓" : "ok") + " no problems found\n";
   std::string out;
@@ -140,12 +152,13 @@ std::string findings_block(const Report& r, const TextStyle& s) {
         std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);
         p += " " + k + "=" + val;
       }
-      out += "      fix:   sudo amdml fix --apply --only " + f.fix->recipe + paint(s, Color::dim, "   #" + p) + "\n";
+      out += "      fix:   " + fix_command(f, r.facts) + paint(s, Color::dim, "   #" + p) + "\n";
     }
     // Commands are steps in order: the first is the fix (or the manual alternative to
     // the recipe), the rest follow it.
     for (std::size_t i = 0; i < f.commands.size(); ++i)
-      out += std::string("      ") + (i > 0 ? "then:  " : f.fix ? "or:    " : "fix:   ") + f.commands[i] + "\n";
+      out += std::string("      ") + command_label(f, i) + ":" + std::string(6 - std::string(command_label(f, i)).size(), ' ') +
+             f.commands[i] + "\n";
     for (const auto& n : f.notes) out += "      note:  " + n + "\n";
   }
   return out;
@@ -205,9 +218,9 @@ std::string render_markdown(const Report& r) {
     out += "- **" + std::string(to_string(fd.severity)) + "** `" + fd.id + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: `" + e.source + "` = `" + e.value + "`\n";
-    if (fd.fix) out += "  - fix: `sudo amdml fix --apply --only " + fd.fix->recipe + "`\n";
+    if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "`\n";
     for (std::size_t i = 0; i < fd.commands.size(); ++i)
-      out += std::string("  - ") + (i > 0 ? "then" : fd.fix ? "or" : "fix") + ": `" + fd.commands[i] + "`\n";
+      out += std::string("  - ") + command_label(fd, i) + ": `" + fd.commands[i] + "`\n";
     for (const auto& n : fd.notes) out += "  - note: " + n + "\n";
   }
   out += "\n" + std::to_string(r.summary.errors) + " error(s), " + std::to_string(r.summary.warnings) + " warning(s), " +

@@ -235,7 +235,8 @@ void gid_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& out) 
     case ContainerKind::podman:
       fd.commands.push_back("podman run --device=/dev/kfd --device=/dev/dri" + add + " IMAGE");
       if (f.container.rootless)
-        fd.commands.push_back("podman run --device=/dev/kfd --device=/dev/dri --group-add keep-groups IMAGE   # rootless, crun");
+        fd.add_command("podman run --device=/dev/kfd --device=/dev/dri --group-add keep-groups IMAGE   # rootless, crun",
+                       CommandRole::alt);
       break;
     case ContainerKind::lxc:
       fd.commands.push_back("groupadd -g " + std::to_string(bad.front()) + " hostrender && usermod -aG hostrender " +
@@ -319,7 +320,7 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
   }
   for (auto& c : commands) fd.commands.push_back(std::move(c));
   fd.commands.push_back("docker run -it --rm " + flags + " " + image);
-  fd.commands.push_back("docker run -it --rm " + flags + " --ipc=host --shm-size 8G rocm/pytorch:latest");
+  fd.add_command("docker run -it --rm " + flags + " --ipc=host --shm-size 8G rocm/pytorch:latest", CommandRole::alt);
   if (image.ends_with(":latest"))
     notes.push_back("No AMD-packaged ROCm on this host to match, so the image is the latest; pick a tag at "
                     "https://hub.docker.com/r/rocm/dev-ubuntu-24.04/tags.");

@@ -174,7 +174,6 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     fd.notes.push_back(st.label + " predates the per-node HSA_OVERRIDE_GFX_VERSION_<node> form (ROCm " +
                        short_version(ctx.kb.per_node_override_since) + "), so hide GPUs instead.");
   }
-  fd.notes.push_back("For the ollama service, `amdml fix` writes the same value into its systemd drop-in.");
   out.push_back(std::move(fd));
 }
 
@@ -456,6 +455,25 @@ void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   override_needed(ctx, st, needs, out);
   unsupported(ctx, st, needs, out);
   override_unneeded(ctx, st, needs, out);
+}
+
+}  // namespace amdml::rules
+
+namespace amdml::rules {
+
+void cross_reference(std::vector<Finding>& out) {
+  // ollama.env asks its recipe for an HSA override only when the service exists and
+  // lacks the one the GPU needs: then, and only then, the login setting has a twin there.
+  bool ollama_gets_override = false;
+  for (const auto& fd : out)
+    if (fd.fix && fd.fix->recipe == "ollama-override" && fd.fix->params.contains("env"))
+      for (const auto& [k, v] : fd.fix->params["env"].items())
+        if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) ollama_gets_override = true;
+  if (!ollama_gets_override) return;
+  for (auto& fd : out)
+    if (fd.id == "gfx.override-needed")
+      fd.notes.push_back("For the ollama service, `amdml fix` writes the same value into its systemd drop-in "
+                         "(recipe ollama-override).");
 }
 
 }  // namespace amdml::rules

@@ -271,13 +271,8 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     std::sort(plan.unset.begin(), plan.unset.end());
     plan.unset.erase(std::unique(plan.unset.begin(), plan.unset.end()), plan.unset.end());
     if (!plan.unset.empty()) params["unset"] = plan.unset;
+    // Its hand commands come from the recipe (fix::derive_hand_commands): same file, same bytes.
     fd.fix = FixRef{"ollama-override", params};
-    std::string body = "[Service]\\n";
-    for (const auto& [k, v] : plan.set) body += "Environment=\"" + k + "=" + v + "\"\\n";
-    if (!plan.unset.empty()) body += "UnsetEnvironment=" + ml::join(plan.unset, " ") + "\\n";
-    fd.commands.push_back("sudo mkdir -p /etc/systemd/system/ollama.service.d");
-    fd.commands.push_back("printf '" + body + "' | sudo tee /etc/systemd/system/ollama.service.d/60-amdml.conf");
-    fd.commands.push_back("sudo systemctl daemon-reload && sudo systemctl restart ollama");
   }
   fd.notes = plan.notes;
   fd.notes.push_back("Check with: systemctl show ollama -p Environment; journalctl -u ollama | grep 'inference compute'");

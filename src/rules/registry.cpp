@@ -1,6 +1,7 @@
 // The rule table and the finding catalog: one place lists every rule and every id.
 #include <algorithm>
 
+#include "amdml/parse.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml {
@@ -48,8 +49,24 @@ std::vector<Finding> diagnose(const Facts& facts, const Knowledge& kb) {
   RuleContext ctx{facts, kb};
   std::vector<Finding> out;
   for (const auto& r : rule_table()) r.fn(ctx, out);
+  rules::cross_reference(out);
   std::stable_sort(out.begin(), out.end(),
                    [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  return out;
+}
+
+std::string fix_command(const Finding& fd, const Facts& facts) {
+  if (!fd.fix) return {};
+  std::string out = "sudo amdml fix --apply --only " + fd.fix->recipe;
+  if (fd.id.rfind("torch.", 0) != 0) return out;
+  // torch.* findings come from the Python environments doctor was pointed at (and the
+  // child import of --deep): fix finds them only when it looks at the same ones.
+  bool deep = false;
+  for (const auto& env : facts.ml.python) {
+    if (env.kind == "--python") out += " --python " + parse::shell_word(env.interpreter.value_or(env.prefix));
+    deep = deep || env.runtime.has_value();
+  }
+  if (deep) out += " --deep";
   return out;
 }
 

@@ -15,6 +15,9 @@ void rocm_presence(const RuleContext& ctx, std::vector<Finding>& out);  // rocm_
 void knowledge_rules(const RuleContext& ctx, std::vector<Finding>& out);  // knowledge_rules.cpp
 void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime_rules.cpp
 void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml_rules.cpp
+// After every rule: notes that name another finding's fix, only when that fix is in the
+// plan (gfx.override-needed mentions ollama's drop-in only when ollama.env asks for it).
+void cross_reference(std::vector<Finding>& out);                          // gfx_rules.cpp
 
 const std::vector<FindingSpec>& knowledge_catalog();
 const std::vector<FindingSpec>& runtime_catalog();

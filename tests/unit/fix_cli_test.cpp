@@ -163,3 +163,87 @@ TEST(FixCli, GroupsOnTheUserNotInRenderFixture) {
   EXPECT_EQ(undo.exit_code, 0) << undo.err;
   EXPECT_EQ(snapshot(t.dir), before);
 }
+
+// ollama.env's hand commands write the very file, byte for byte, the recipe writes:
+// following them and then running `amdml fix` leaves the recipe nothing to do and one
+// amdml drop-in, not two.
+TEST(FixCli, OllamaHandCommandsWriteWhatTheRecipeWrites) {
+  TempTree t("ml-apu-ollama");
+  become_root_via_sudo(t);
+  auto planned = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override");
+  ASSERT_NE(planned.out.find("90-amdml.conf"), std::string::npos) << planned.out;
+  auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
+  auto doc = nlohmann::json::parse(doctor.out);
+  std::vector<std::string> cmds;
+  for (const auto& f : doc["findings"])
+    if (f["id"] == "ollama.env") cmds = f["commands"].get<std::vector<std::string>>();
+  ASSERT_FALSE(cmds.empty()) << doctor.out;
+  int wrote = 0;
+  for (auto c : cmds) {
+    if (c.rfind("sudo systemctl", 0) == 0) continue;  // nothing to restart in a tree
+    for (auto p = c.find("sudo "); p != std::string::npos; p = c.find("sudo ")) c.erase(p, 5);
+    for (auto p = c.find("/etc/"); p != std::string::npos; p = c.find("/etc/", p + t.str().size() + 5))
+      c.insert(p, t.str());
+    ASSERT_EQ(std::system(c.c_str()), 0) << c;
+    ++wrote;
+  }
+  EXPECT_GT(wrote, 0);
+  auto again = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out.find("90-amdml.conf"), std::string::npos) << again.out;
+  int ours = 0;
+  for (const auto& e : fs::directory_iterator(t / "etc/systemd/system/ollama.service.d"))
+    ours += e.path().filename().string().find("amdml") != std::string::npos;
+  EXPECT_EQ(ours, 1);
+}
+
+// `doctor --python ENV` finds torch.gfx there and advertises hsa-override; fix takes the
+// same flag, so the command doctor prints plans that recipe (without it fix would see
+// no torch and nothing to do).
+TEST(FixCli, FixTakesDoctorsProbeFlags) {
+  TempTree t("rx7600s-laptop");
+  become_root_via_sudo(t);
+  std::string torch = "opt/envs/rocm/lib/python3.11/site-packages/torch";
+  fs::create_directories(t / (torch + "/lib/rocblas/library"));
+  write_file(t / (torch + "/version.py"), "__version__ = '2.3.0+rocm5.7'\nhip = '5.7.31921'\ncuda = None\n");
+  for (const char* lib : {"TensileLibrary_lazy_gfx1030.dat", "TensileLibrary_lazy_gfx1100.dat"})
+    write_file(t / (torch + "/lib/rocblas/library/" + lib), "");
+  auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --python /opt/envs/rocm");
+  ASSERT_NE(doctor.out.find("[torch.gfx]"), std::string::npos) << doctor.out;
+  const std::string advice = "sudo amdml fix --apply --only hsa-override --python /opt/envs/rocm";
+  EXPECT_NE(doctor.out.find(advice), std::string::npos) << doctor.out;
+  auto without = run_amdml(root_args(t) + " fix --no-runtime");
+  EXPECT_EQ(without.out.find("[hsa-override]"), std::string::npos) << without.out;
+  auto with = run_amdml(root_args(t) + " fix --no-runtime --runtime-timeout 5 --python /opt/envs/rocm");
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_NE(with.out.find("[hsa-override]"), std::string::npos) << with.out;
+  EXPECT_NE(with.out.find("resolves torch.gfx"), std::string::npos) << with.out;
+  // The apply command it prints keeps the flags too.
+  EXPECT_NE(with.out.find("--python /opt/envs/rocm"), std::string::npos) << with.out;
+}
+
+// Alternatives are not steps: host-docker's two `docker run` lines (the base image or
+// the PyTorch one) carry the role "or", shown as "or:" in text and in JSON's `steps`,
+// while the pinned `commands` list stays plain strings in the same order.
+TEST(FixCli, CommandRolesSayWhichAreAlternatives) {
+  TempTree t("host-docker");
+  auto text = run_amdml(root_args(t) + " doctor --no-runtime");
+  EXPECT_NE(text.out.find("or:    docker run -it --rm"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("then:  docker run"), std::string::npos) << text.out;
+  auto doc = nlohmann::json::parse(run_amdml(root_args(t) + " doctor --no-runtime --format json").out);
+  bool seen = false;
+  for (const auto& f : doc["findings"]) {
+    ASSERT_EQ(f["steps"].size(), f["commands"].size()) << f["id"];
+    for (std::size_t i = 0; i < f["steps"].size(); ++i) {
+      EXPECT_EQ(f["steps"][i]["command"], f["commands"][i]);
+      EXPECT_EQ(f["steps"][i]["role"], i == 0 ? "run" : f["steps"][i]["role"].get<std::string>());
+    }
+    if (f["id"] != "container.host-docker") continue;
+    seen = true;
+    ASSERT_GE(f["steps"].size(), 2u);
+    const auto& last = f["steps"].back();
+    EXPECT_EQ(last["role"], "or");
+    EXPECT_NE(last["command"].get<std::string>().find("rocm/pytorch"), std::string::npos);
+  }
+  EXPECT_TRUE(seen);
+}

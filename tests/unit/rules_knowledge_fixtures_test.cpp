@@ -8,6 +8,7 @@
 
 #include "amdml/probes.hpp"
 #include "amdml/rules.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml {
 namespace {
@@ -97,6 +98,31 @@ TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {
   auto d = diagnose_fixture("rx9070xt-rocm63");
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.unsupported"});
   EXPECT_NE(d.find("gfx.unsupported")->detail.find("6.4.1"), std::string::npos);
+}
+
+// The ollama drop-in is mentioned only where ollama.env asks the ollama-override recipe
+// for an override: never on a box without the service.
+TEST(KnowledgeFixtures, OllamaNoteOnlyWhenItsRecipeIsPlanned) {
+  auto mentions_ollama = [](const Finding& fd) {
+    for (const auto& n : fd.notes)
+      if (n.find("ollama") != std::string::npos) return true;
+    return false;
+  };
+  for (const char* name : {"rx6600xt-rocm5", "fix-apu", "apu-small-carveout", "user-must-relogin"}) {
+    auto d = diagnose_fixture(name);
+    const auto* g = d.find("gfx.override-needed");
+    ASSERT_TRUE(g) << name;
+    EXPECT_FALSE(mentions_ollama(*g)) << name;
+  }
+  // With ollama.env asking its recipe for an override, the note names that recipe.
+  std::vector<Finding> both(2);
+  both[0].id = "gfx.override-needed";
+  both[0].fix = FixRef{"hsa-override", {{"value", "10.3.0"}}};
+  both[1].id = "ollama.env";
+  both[1].fix = FixRef{"ollama-override", {{"env", {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}}}}};
+  rules::cross_reference(both);
+  const auto* g = &both[0];
+  EXPECT_TRUE(mentions_ollama(*g));
 }
 
 }  // namespace

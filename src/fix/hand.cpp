@@ -1,0 +1,59 @@
+// Hand commands derived from a recipe: what a person types to do by hand what the
+// recipe would do -- the same files with the same bytes, the same systemctl calls -- so
+// following the advice and then running `amdml fix` leaves one file, which fix owns.
+#include <string>
+#include <vector>
+
+#include "amdml/fix.hpp"
+#include "amdml/parse.hpp"
+#include "fix/edits.hpp"
+#include "fix/params.hpp"
+
+namespace amdml::fix {
+
+namespace {
+
+std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& params) {
+  // Only recipes made wholly of whole-file writes and systemctl calls are typed by hand
+  // this way; the others (group and modprobe edits) merge into a person's file.
+  if (r.params != ParamSchema::env) return {};
+  auto env = parse_env_params(r.id, params);
+  if (!env) return {};
+  std::vector<std::string> out;
+  for (const auto& step : r.steps) {
+    switch (step.kind) {
+      case StepKind::env_file: {
+        out.push_back("sudo mkdir -p " + parse::shell_word(parent_dir(step.path)));
+        std::string cmd = "printf '%s\\n'";
+        const std::string text = render_env_file(step.format, r.id, *env);
+        for (auto line : parse::split_lines(text))
+          cmd += " " + parse::shell_word(std::string(line));
+        out.push_back(cmd + " | sudo tee " + parse::shell_word(step.path) + " >/dev/null");
+        break;
+      }
+      case StepKind::daemon_reload: out.push_back("sudo systemctl daemon-reload"); break;
+      case StepKind::restart_if_running: out.push_back("sudo systemctl try-restart " + step.unit); break;
+      default: return {};
+    }
+  }
+  return out;
+}
+
+void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings) {
+  for (auto& fd : findings) {
+    if (!fd.fix) continue;
+    const Recipe* r = find_recipe(recipes, fd.fix->recipe);
+    if (!r) continue;
+    auto cmds = hand_commands(*r, fd.fix->params);
+    if (!cmds.empty()) fd.commands = std::move(cmds);
+  }
+}
+
+}  // namespace amdml::fix
