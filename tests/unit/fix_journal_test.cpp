@@ -12,6 +12,7 @@
 
 #include "fix/journal.hpp"
 #include "fix_test_util.hpp"
+#include "forwarding_host.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
 
@@ -38,24 +39,9 @@ ApplyOptions rooted_options() {
 }
 
 // A rooted host whose commands "run": each answers with the given output.
-class RunningHost final : public Host {
+class RunningHost final : public test_support::ForwardingHost {
  public:
-  RunningHost(const Host& inner, std::string out) : in_(inner), out_(std::move(out)) {}
-  bool live() const override { return in_.live(); }
-  const std::string& root() const override { return in_.root(); }
-  Result<std::string> read_file(const std::string& p, std::size_t l) const override { return in_.read_file(p, l); }
-  Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return in_.list_dir(p); }
-  Result<std::string> read_link(const std::string& p) const override { return in_.read_link(p); }
-  Result<FileStat> stat(const std::string& p) const override { return in_.stat(p); }
-  Result<FileStat> lstat(const std::string& p) const override { return in_.lstat(p); }
-  Result<std::string> canonical(const std::string& p) const override { return in_.canonical(p); }
-  Identity identity() const override { return in_.identity(); }
-  std::optional<std::string> env(const std::string& n) const override { return in_.env(n); }
-  std::map<std::string, std::string> environment() const override { return in_.environment(); }
-  Uname uname() const override { return in_.uname(); }
-  std::optional<std::vector<DeviceNode>> devices() const override { return in_.devices(); }
-  std::optional<ContainerKind> container() const override { return in_.container(); }
-  std::optional<json> recorded(const std::string& k) const override { return in_.recorded(k); }
+  RunningHost(const Host& inner, std::string out) : ForwardingHost(inner), out_(std::move(out)) {}
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
     CommandResult r;
     r.exit_code = 0;
@@ -70,7 +56,6 @@ class RunningHost final : public Host {
   mutable std::vector<std::vector<std::string>> runs;
 
  private:
-  const Host& in_;
   std::string out_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "amdml/probes.hpp"
 #include "test_tree.hpp"
+#include "forwarding_host.hpp"
 
 namespace amdml {
 namespace {
@@ -458,24 +459,16 @@ namespace amdml {
 namespace {
 
 // Records what a probe asks of the host at or below the given paths.
-class CountingHost final : public Host {
+class CountingHost final : public test_support::ForwardingHost {
  public:
-  CountingHost(const Host& inner, std::vector<std::string> under) : inner_(inner), under_(std::move(under)) {}
+  CountingHost(const Host& inner, std::vector<std::string> under) : ForwardingHost(inner), under_(std::move(under)) {}
   bool live() const override { return false; }
-  const std::string& root() const override { return inner_.root(); }
   Result<std::string> read_file(const std::string& p, std::size_t l) const override { return count(p), inner_.read_file(p, l); }
   Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return count(p), inner_.list_dir(p); }
   Result<std::string> read_link(const std::string& p) const override { return count(p), inner_.read_link(p); }
   Result<FileStat> stat(const std::string& p) const override { return count(p), inner_.stat(p); }
   Result<FileStat> lstat(const std::string& p) const override { return count(p), inner_.lstat(p); }
   Result<std::string> canonical(const std::string& p) const override { return count(p), inner_.canonical(p); }
-  Identity identity() const override { return inner_.identity(); }
-  std::optional<std::string> env(const std::string& n) const override { return inner_.env(n); }
-  std::map<std::string, std::string> environment() const override { return inner_.environment(); }
-  Uname uname() const override { return inner_.uname(); }
-  std::optional<std::vector<DeviceNode>> devices() const override { return inner_.devices(); }
-  std::optional<ContainerKind> container() const override { return inner_.container(); }
-  std::optional<nlohmann::json> recorded(const std::string& k) const override { return inner_.recorded(k); }
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
     return make_error(argv.at(0) + ": not run in this test", ENOENT);
   }
@@ -486,7 +479,6 @@ class CountingHost final : public Host {
     for (const auto& u : under_)
       if (p == u || p.rfind(u + "/", 0) == 0 || p.find("amdgpu_xcp") != std::string::npos) touched.push_back(p);
   }
-  const Host& inner_;
   std::vector<std::string> under_;
 };
 

@@ -19,6 +19,7 @@
 
 #include "amdml/probes.hpp"
 #include "amdml/rules.hpp"
+#include "forwarding_host.hpp"
 #include "platform/process.hpp"
 #include "render/info.hpp"
 
@@ -59,27 +60,10 @@ class ScopedEnv {
 };
 
 // A live host that keeps what the probe records, like `amdml snapshot` does.
-class RecordingHost : public Host {
+class RecordingHost : public test_support::ForwardingHost {
  public:
-  explicit RecordingHost(std::unique_ptr<Host> live) : live_(std::move(live)) {}
+  explicit RecordingHost(std::unique_ptr<Host> live) : ForwardingHost(*live), live_(std::move(live)) {}
   bool live() const override { return true; }
-  const std::string& root() const override { return live_->root(); }
-  Result<std::string> read_file(const std::string& p, std::size_t l) const override { return live_->read_file(p, l); }
-  Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return live_->list_dir(p); }
-  Result<std::string> read_link(const std::string& p) const override { return live_->read_link(p); }
-  Result<FileStat> stat(const std::string& p) const override { return live_->stat(p); }
-  Result<FileStat> lstat(const std::string& p) const override { return live_->lstat(p); }
-  Result<std::string> canonical(const std::string& p) const override { return live_->canonical(p); }
-  Identity identity() const override { return live_->identity(); }
-  std::optional<std::string> env(const std::string& n) const override { return live_->env(n); }
-  std::map<std::string, std::string> environment() const override { return live_->environment(); }
-  Uname uname() const override { return live_->uname(); }
-  std::optional<std::vector<DeviceNode>> devices() const override { return live_->devices(); }
-  std::optional<ContainerKind> container() const override { return live_->container(); }
-  std::optional<json> recorded(const std::string& k) const override { return live_->recorded(k); }
-  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
-    return live_->run(argv, t);
-  }
   void record_fact(const std::string& key, const json& value) const override { facts[key] = value; }
   mutable std::map<std::string, json> facts;
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "amdml/snapshot.hpp"
+#include "forwarding_host.hpp"
 #include "platform/host_recording.hpp"
 #include "platform/snapshot_writer.hpp"
 
@@ -39,34 +40,18 @@ void symlink_at(const std::string& target, const std::string& path) {
 }
 
 // A host that fails one path the way a container's device cgroup does.
-class FailingHost final : public Host {
+class FailingHost final : public test_support::ForwardingHost {
  public:
-  explicit FailingHost(const Host& inner) : inner_(inner) {}
+  explicit FailingHost(const Host& inner) : ForwardingHost(inner) {}
   bool live() const override { return false; }
-  const std::string& root() const override { return inner_.root(); }
   Result<std::string> read_file(const std::string& p, std::size_t limit) const override {
     if (p == "/sys/secret") return make_error(p + ": Operation not permitted", EPERM);
     return inner_.read_file(p, limit);
   }
-  Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return inner_.list_dir(p); }
-  Result<std::string> read_link(const std::string& p) const override { return inner_.read_link(p); }
-  Result<FileStat> stat(const std::string& p) const override { return inner_.stat(p); }
-  Result<FileStat> lstat(const std::string& p) const override { return inner_.lstat(p); }
-  Result<std::string> canonical(const std::string& p) const override { return inner_.canonical(p); }
-  Identity identity() const override { return inner_.identity(); }
-  std::optional<std::string> env(const std::string& n) const override { return inner_.env(n); }
-  std::map<std::string, std::string> environment() const override { return inner_.environment(); }
-  Uname uname() const override { return inner_.uname(); }
-  std::optional<std::vector<DeviceNode>> devices() const override { return inner_.devices(); }
-  std::optional<ContainerKind> container() const override { return inner_.container(); }
-  std::optional<nlohmann::json> recorded(const std::string& k) const override { return inner_.recorded(k); }
-  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
+  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
     if (argv.at(0) == "ollama") return CommandResult{0, false, 0, "ollama version is 0.9.6\n", ""};
     return make_error(argv[0] + ": not found on PATH", ENOENT);
   }
-
- private:
-  const Host& inner_;
 };
 
 }  // namespace
