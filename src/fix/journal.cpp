@@ -3,6 +3,7 @@
 #include "fix/journal.hpp"
 
 #include <cstdint>
+#include <functional>
 
 namespace amdml::fix {
 
@@ -112,34 +113,40 @@ std::optional<std::string> json_bytes(const json& j) {
   return std::nullopt;
 }
 
-json encode_strings(const json& j) {
-  if (j.is_string()) return bytes_json(j.get<std::string>());
+namespace {
+
+// The journal's one walk over a document: `leaf` answers for the values it rewrites,
+// arrays and objects are rebuilt around its answers, everything else is kept.
+json map_values(const json& j, const std::function<std::optional<json>(const json&)>& leaf) {
+  if (auto r = leaf(j)) return *r;
   if (j.is_array()) {
     json out = json::array();
-    for (const auto& e : j) out.push_back(encode_strings(e));
+    for (const auto& e : j) out.push_back(map_values(e, leaf));
     return out;
   }
   if (j.is_object()) {
     json out = json::object();
-    for (const auto& [k, v] : j.items()) out[k] = encode_strings(v);
+    for (const auto& [k, v] : j.items()) out[k] = map_values(v, leaf);
     return out;
   }
   return j;
 }
 
+}  // namespace
+
+json encode_strings(const json& j) {
+  return map_values(j, [](const json& v) -> std::optional<json> {
+    if (v.is_string()) return bytes_json(v.get<std::string>());
+    return std::nullopt;
+  });
+}
+
 json decode_strings(const json& j) {
-  if (auto b = json_bytes(j); b && !j.is_string()) return *b;
-  if (j.is_array()) {
-    json out = json::array();
-    for (const auto& e : j) out.push_back(decode_strings(e));
-    return out;
-  }
-  if (j.is_object()) {
-    json out = json::object();
-    for (const auto& [k, v] : j.items()) out[k] = decode_strings(v);
-    return out;
-  }
-  return j;
+  return map_values(j, [](const json& v) -> std::optional<json> {
+    if (v.is_string()) return std::nullopt;
+    if (auto b = json_bytes(v)) return json(*b);
+    return std::nullopt;
+  });
 }
 
 Status check_journal(const json& doc) {
