@@ -101,7 +101,11 @@ struct ModprobeFile {
   std::vector<ModprobeLine> options;
   std::vector<std::pair<int, std::string>> bad_lines;
 };
+// modprobe.d: module and option names come back in modprobe's own spelling
+// (modprobe_name), so `pages-limit` is `pages_limit` wherever it is compared.
 ModprobeFile modprobe_conf(std::string_view text);
+// A module or option name as modprobe and the kernel read it: '-' and '_' alike.
+std::string modprobe_name(std::string_view name);
 
 // /sys/bus/pci/devices/X/uevent "KEY=value" lines.
 std::map<std::string, std::string> uevent(std::string_view text);

@@ -341,6 +341,12 @@ std::vector<std::pair<std::string, std::string>> cmdline(std::string_view text) 
   return out;
 }
 
+std::string modprobe_name(std::string_view name) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '-', '_');
+  return out;
+}
+
 ModprobeFile modprobe_conf(std::string_view text) {
   ModprobeFile out;
   auto lines = split_lines(text);
@@ -370,11 +376,8 @@ ModprobeFile modprobe_conf(std::string_view text) {
             auto eq = words[w].find('=');
             ModprobeLine ml;
             ml.line = start;
-            ml.module = words[1];
-            // modprobe treats '-' and '_' in module names alike.
-            for (auto& c : ml.module)
-              if (c == '-') c = '_';
-            ml.key = eq == std::string::npos ? words[w] : words[w].substr(0, eq);
+            ml.module = modprobe_name(words[1]);
+            ml.key = modprobe_name(eq == std::string::npos ? words[w] : words[w].substr(0, eq));
             ml.value = eq == std::string::npos ? "" : words[w].substr(eq + 1);
             if (ml.value.size() >= 2 && ml.value.front() == '"' && ml.value.back() == '"')
               ml.value = ml.value.substr(1, ml.value.size() - 2);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "amdml/parse.hpp"
+
 namespace amdml::fix {
 
 namespace {
@@ -49,11 +51,6 @@ std::vector<std::string> split_char(const std::string& s, char c) {
   return out;
 }
 
-std::string module_key(std::string m) {
-  std::replace(m.begin(), m.end(), '-', '_');
-  return m;
-}
-
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
@@ -97,7 +94,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
                                   const std::vector<std::pair<std::string, std::string>>& options) {
   ModprobeEdit out;
   auto lines = physical_lines(text);
-  const std::string want = module_key(module);
+  const std::string want = parse::modprobe_name(module);
   bool in_options = false;    // this physical line continues an "options <module>" line
   bool continuing = false;    // the previous physical line ended with '\'
   for (std::size_t li = 0; li < lines.size(); ++li) {
@@ -116,7 +113,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
       while (r < body.size() && is_space(body[r])) ++r;
       std::size_t s = r;
       while (s < body.size() && !is_space(body[s]) && body[s] != '\\') ++s;
-      if (module_key(body.substr(r, s - r)) != want) continue;
+      if (parse::modprobe_name(body.substr(r, s - r)) != want) continue;
       in_options = true;
     }
     if (!in_options) continue;
@@ -141,7 +138,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
       // (pages-limit is pages_limit); the person's spelling stays.
       auto eq = word.find('=');
       for (const auto& [key, value] : options) {
-        if (eq != std::string::npos && module_key(word.substr(0, eq)) == module_key(key)) {
+        if (eq != std::string::npos && parse::modprobe_name(word.substr(0, eq)) == parse::modprobe_name(key)) {
           bool cont = word.back() == '\\';
           word = word.substr(0, eq) + "=" + value + (cont ? "\\" : "");
           if (std::find(out.found.begin(), out.found.end(), key) == out.found.end()) out.found.push_back(key);

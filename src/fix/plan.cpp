@@ -44,8 +44,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 std::string dirname(const std::string& p) { return p.substr(0, p.rfind('/')); }
-// modprobe reads '-' and '_' in option names alike.
-std::string option_key(const std::string& k) { return replace_all(k, "-", "_"); }
 std::string basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 struct Ctx {
@@ -124,7 +122,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
     c.rp.refused = names.error();
     return;
   }
-  const std::string want = replace_all(p.module, "-", "_");
+  const std::string want = parse::modprobe_name(p.module);
   std::vector<FileChange> edits;
   std::vector<std::string> found_keys;
   std::string last_file;
@@ -138,7 +136,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
       auto text = c.in.host.read_file(path);
       if (text) {
         for (const auto& o : parse::modprobe_conf(*text).options)
-          if (o.module == want && (option_key(o.key) == "pages_limit" || option_key(o.key) == "page_pool_size")) {
+          if (o.module == want && (o.key == "pages_limit" || o.key == "page_pool_size")) {
             c.rp.refused = make_error(path + " sets " + p.module + "." + o.key + " but " + f.error().message);
             return;
           }
@@ -150,7 +148,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
     if (e.found.empty()) {
       // Another module's option is someone else's business; note the likely mistake.
       for (const auto& o : parse::modprobe_conf(f->bytes).options)
-        if (option_key(o.key) == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
+        if (o.key == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
           c.rp.notes.push_back(path + " sets " + o.module + ".pages_limit, which does not reach " + p.module +
                                " (the module amdgpu uses); left as it is");
       continue;

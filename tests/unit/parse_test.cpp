@@ -146,6 +146,17 @@ TEST(Parse, ModprobeConf) {
   EXPECT_EQ(m.bad_lines[0].first, 6);  // "this is garbage" is line 6
 }
 
+TEST(Parse, ModprobeConfNamesOptionsAsModprobeReadsThem) {
+  // modprobe reads '-' and '_' alike in option names too: the probe, the rules and the
+  // TTM recipe all see pages_limit however the person spelled it.
+  auto m = parse::modprobe_conf("options amdttm pages-limit=25165824 page-pool-size=1\n");
+  ASSERT_EQ(m.options.size(), 2u);
+  EXPECT_EQ(m.options[0].key, "pages_limit");
+  EXPECT_EQ(m.options[0].value, "25165824");
+  EXPECT_EQ(m.options[1].key, "page_pool_size");
+  EXPECT_EQ(parse::modprobe_name("amd-ttm"), "amd_ttm");
+}
+
 TEST(Units, FormatAndParse) {
   EXPECT_EQ(format_bytes(Bytes{512ULL << 20}), "512 MiB");
   EXPECT_EQ(format_bytes(Bytes{16ULL << 30}), "16 GiB");
