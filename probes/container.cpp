@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
@@ -25,11 +26,11 @@ struct IdMapLine {
 
 std::optional<std::vector<IdMapLine>> parse_id_map(const std::string& text) {
   std::vector<IdMapLine> out;
-  for (auto line : parse::split_lines(text)) {
-    auto fields = parse::split_ws(line);
+  for (auto line : text::split_lines(text)) {
+    auto fields = text::split_ws(line);
     if (fields.empty()) continue;
     if (fields.size() != 3) return std::nullopt;
-    auto a = parse::u64(fields[0]), b = parse::u64(fields[1]), c = parse::u64(fields[2]);
+    auto a = text::u64(fields[0]), b = text::u64(fields[1]), c = text::u64(fields[2]);
     if (!a || !b || !c) return std::nullopt;
     out.push_back({*a, *b, *c});
   }

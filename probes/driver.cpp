@@ -1,6 +1,7 @@
 // The amdgpu kernel module: loaded and initialised, AMD's DKMS build or in-tree, which
 // TTM module it uses (ttm or DKMS's amdttm) and that module's limits, and gttsize.
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
@@ -23,7 +24,7 @@ void driver(const ProbeContext& ctx, Facts& f) {
     d.dkms_version = read_value(h, f, "driver", "/sys/module/amdgpu/version");
     if (d.dkms_version && d.dkms_version->empty()) d.dkms_version.reset();
     if (auto v = read_value(h, f, "driver", "/sys/module/amdgpu/parameters/gttsize")) {
-      if (auto n = parse::i64(*v)) d.gttsize_param_mib = *n;
+      if (auto n = text::i64(*v)) d.gttsize_param_mib = *n;
       else f.error("driver", "/sys/module/amdgpu/parameters/gttsize", "not a number: \"" + v->substr(0, 40) + "\"");
     }
   }
@@ -40,7 +41,7 @@ void driver(const ProbeContext& ctx, Facts& f) {
       if (k.rfind("amdgpu.", 0) == 0 || k.rfind("ttm.", 0) == 0 || k.rfind("amdttm.", 0) == 0)
         d.cmdline_options[k] = v;
       if (k == "amdgpu.gttsize")
-        if (auto n = parse::i64(v)) d.gttsize_cmdline_mib = *n;
+        if (auto n = text::i64(v)) d.gttsize_cmdline_mib = *n;
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
@@ -30,7 +31,7 @@ std::string slot_of(const Host& h, const std::string& entry) {
 
 std::optional<std::uint32_t> render_minor(const std::string& name) {
   if (name.rfind("renderD", 0) != 0) return std::nullopt;
-  auto minor = parse::u64(name.substr(7));
+  auto minor = text::u64(name.substr(7));
   if (!minor || *minor > 1023) return std::nullopt;
   return static_cast<std::uint32_t>(*minor);
 }
@@ -96,7 +97,7 @@ void drm(const ProbeContext& ctx, Facts& f) {
   }
   for (const auto& e : *entries) {
     if (e.name.rfind("card", 0) != 0 || e.name.find('-') != std::string::npos) continue;
-    if (!parse::u64(e.name.substr(4))) continue;
+    if (!text::u64(e.name.substr(4))) continue;
     if (amd_cards && !amd_cards->count(e.name)) continue;
     const std::string dev = base + "/" + e.name + "/device";
     auto vendor = read_hex(h, f, "drm", dev + "/vendor");

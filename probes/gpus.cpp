@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <set>
 
-#include "amdml/amdgpu_ids.hpp"
+#include "formats/amdgpu_ids.hpp"
+#include "platform/host.hpp"
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 

@@ -1,9 +1,10 @@
-// The image gate's file listings (amdml/image_check.hpp): the kernel directories of
+// The image gate's file listings (rules/image_check.hpp): the kernel directories of
 // rocBLAS, hipBLASLt and MIOpen under the ROCm path the rocm probe found. Read-only;
 // a directory that cannot be listed is absent.
 #include <algorithm>
 
-#include "amdml/image_check.hpp"
+#include "amdml/image.hpp"
+#include "platform/host.hpp"
 #include "probes/ml_probes.hpp"
 
 namespace amdml::probes {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
@@ -19,7 +20,7 @@ void kfd(const ProbeContext& ctx, Facts& f) {
   }
   std::vector<int> indices;
   for (const auto& e : *entries)
-    if (auto n = parse::u64(e.name); n && *n < 4096) indices.push_back(static_cast<int>(*n));
+    if (auto n = text::u64(e.name); n && *n < 4096) indices.push_back(static_cast<int>(*n));
   std::sort(indices.begin(), indices.end());
   for (int idx : indices) {
     const std::string dir = topo + "/nodes/" + std::to_string(idx);
@@ -64,7 +65,7 @@ void kfd(const ProbeContext& ctx, Facts& f) {
       bool any = false;
       std::vector<int> bidx;
       for (const auto& b : *banks)
-        if (auto bn = parse::u64(b.name); bn && *bn < 256) bidx.push_back(static_cast<int>(*bn));
+        if (auto bn = text::u64(b.name); bn && *bn < 256) bidx.push_back(static_cast<int>(*bn));
       std::sort(bidx.begin(), bidx.end());
       for (int b : bidx) {
         const std::string bp = dir + "/mem_banks/" + std::to_string(b) + "/properties";

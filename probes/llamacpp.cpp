@@ -5,7 +5,8 @@
 // answered by the manifest under --root) whether it links HIP, Vulkan or CUDA itself.
 #include <algorithm>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
+#include "platform/host.hpp"
 #include "probes/ml_probes.hpp"
 
 namespace amdml::probes {
@@ -48,8 +49,8 @@ void from_ldd(const Host& host, LlamaBinary& b) {
   auto r = host.run({"ldd", b.path}, kLddTimeout);
   if (!r || r->exit_code != 0) return;
   std::string found;
-  for (auto line : parse::split_lines(r->out)) {
-    line = parse::trim(line);
+  for (auto line : text::split_lines(r->out)) {
+    line = text::trim(line);
     auto name = line.substr(0, line.find_first_of(" \t"));
     std::optional<LlamaBackend> k;
     if (name.rfind("libamdhip64", 0) == 0 || name.rfind("libggml-hip", 0) == 0 || name.rfind("libhipblas", 0) == 0)

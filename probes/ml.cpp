@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "probes/ml_probes.hpp"
+#include "platform/host.hpp"
 
 namespace amdml::probes {
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "probes/probes.hpp"
+#include "platform/host.hpp"
 
 namespace amdml::probes {
 

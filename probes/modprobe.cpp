@@ -4,6 +4,7 @@
 #include <map>
 
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {

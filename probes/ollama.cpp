@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "amdml/ml_parse.hpp"
-#include "amdml/systemd_unit.hpp"
-#include "amdml/parse.hpp"
+#include "formats/ml_outputs.hpp"
+#include "platform/host.hpp"
+#include "formats/systemd_unit.hpp"
+#include "probes/service_unit.hpp"
+#include "formats/system_files.hpp"
 #include "probes/ml_probes.hpp"
 
 namespace amdml::probes {
@@ -36,7 +38,7 @@ void read_version(const Host& host, OllamaFacts& o) {
     return;
   }
   std::string text = r->out + (r->out.empty() || r->err.empty() ? "" : "\n") + r->err;
-  o.version_text = std::string(parse::trim(text));
+  o.version_text = std::string(text::trim(text));
   o.version = mlparse::ollama_version(text);
   if (!o.version)
     o.version_error = r->timed_out ? "ollama --version timed out" : "no version in `ollama --version` output";
@@ -117,7 +119,7 @@ void read_service(const Host& host, const Facts& f, OllamaFacts& o) {
   s.dynamic_user = loaded.config.dynamic_user;
   resolve_groups(f, s);
   if (auto r = host.run({"systemctl", "is-active", "ollama"}, kSystemctlTimeout)) {
-    auto state = parse::trim(r->out);
+    auto state = text::trim(r->out);
     auto nl = state.find('\n');
     if (nl != std::string_view::npos) state = state.substr(0, nl);
     if (!state.empty() && !r->timed_out) s.active = std::string(state);

@@ -1,5 +1,6 @@
 // OS and kernel: os-release, the kernel release, the command line, WSL.
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
@@ -13,7 +14,7 @@ void os(const ProbeContext& ctx, Facts& f) {
     if (kv.count("ID")) f.os.id = kv["ID"];
     if (kv.count("VERSION_ID")) f.os.version_id = kv["VERSION_ID"];
     if (kv.count("PRETTY_NAME")) f.os.pretty_name = kv["PRETTY_NAME"];
-    if (kv.count("ID_LIKE")) f.os.id_like = parse::split_ws(kv["ID_LIKE"]);
+    if (kv.count("ID_LIKE")) f.os.id_like = text::split_ws(kv["ID_LIKE"]);
   } else {
     f.error("os", "/etc/os-release", text.error().message);
   }

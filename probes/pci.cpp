@@ -2,6 +2,7 @@
 // accelerator -- how MI300-series Instinct parts identify): seen even when no driver is
 // bound, so "the card is there but amdgpu is not" is diagnosable.
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {

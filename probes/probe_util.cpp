@@ -1,4 +1,5 @@
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 
 #include <cerrno>
 
@@ -20,13 +21,13 @@ std::optional<std::string> read_value(const Host& host, Facts& facts, const char
     }
     v = v.substr(0, nul);
   }
-  return std::string(parse::trim(v));
+  return std::string(text::trim(v));
 }
 
 std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path) {
   auto s = read_value(host, facts, probe, path);
   if (!s) return std::nullopt;
-  auto v = parse::u64(*s);
+  auto v = text::u64(*s);
   if (!v) facts.error(probe, path, "not a decimal number: \"" + s->substr(0, 40) + "\"");
   return v;
 }
@@ -34,7 +35,7 @@ std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char
 std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char* probe, const std::string& path) {
   auto s = read_value(host, facts, probe, path);
   if (!s) return std::nullopt;
-  auto v = parse::hex(*s);
+  auto v = text::hex(*s);
   if (!v) facts.error(probe, path, "not a hex number: \"" + s->substr(0, 40) + "\"");
   return v;
 }

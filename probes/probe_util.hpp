@@ -6,8 +6,8 @@
 #include <string>
 
 #include "amdml/facts.hpp"
-#include "amdml/host.hpp"
-#include "amdml/parse.hpp"
+#include "platform/host.hpp"
+#include "formats/system_files.hpp"
 
 namespace amdml::probes {
 

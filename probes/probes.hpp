@@ -1,7 +1,9 @@
 // Every probe's entry point; probes/registry.cpp puts them in run order.
 #pragma once
 
-#include "amdml/probes.hpp"
+#include "amdml/image.hpp"
+#include "platform/host.hpp"
+#include "probes/collect.hpp"
 
 namespace amdml::probes {
 
@@ -19,5 +21,9 @@ void container(const ProbeContext& ctx, Facts& f);  // container.cpp
 void env(const ProbeContext& ctx, Facts& f);        // env.cpp
 void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm)
 void ml(const ProbeContext& ctx, Facts& f);         // ml.cpp (ollama, PyTorch, llama.cpp)
+
+
+// Not a doctor probe: the image gate's kernel-file listing (image.cpp), under facts.rocm.path.
+ImageFacts image(const Host& host, const Facts& facts);
 
 }  // namespace amdml::probes

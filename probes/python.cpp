@@ -9,7 +9,8 @@
 #include <deque>
 #include <set>
 
-#include "amdml/ml_parse.hpp"
+#include "formats/ml_outputs.hpp"
+#include "platform/host.hpp"
 #include "probes/ml_probes.hpp"
 
 namespace amdml::probes {

@@ -1,6 +1,7 @@
 // The probe table: run order matters (gpus joins what pci, drm and kfd found;
 // identity checks the render nodes gpus named; runtime and ml use all of it).
-#include "amdml/secrets.hpp"
+#include "formats/secrets.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml {
@@ -33,7 +34,7 @@ bool is_relevant_env(const std::string& n) {
   for (auto* e : exact)
     if (n == e) return true;
   for (auto* p : prefixes)
-    if (n.rfind(p, 0) == 0) return !is_secret_name(n);  // never keep credentials (amdml/secrets.hpp)
+    if (n.rfind(p, 0) == 0) return !is_secret_name(n);  // never keep credentials (formats/secrets.hpp)
   return false;
 }
 

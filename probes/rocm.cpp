@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "probes/probe_util.hpp"
+#include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {

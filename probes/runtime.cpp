@@ -12,7 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/json_parse.hpp"
+#include "formats/json.hpp"
+#include "formats/runtime_record.hpp"
 #include "probes/probe_util.hpp"
 #include "probes/probes.hpp"
 

@@ -15,7 +15,7 @@
 
 #include "amdml/gfx.hpp"
 #include "amdml/report.hpp"
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 #include "amdml/units.hpp"
 #include "amdml/version.hpp"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "amdml/gfx.hpp"
-#include "amdml/systemd_unit.hpp"
+#include "amdml/service_unit.hpp"
 #include "amdml/version.hpp"
 
 namespace amdml {

@@ -12,9 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 #include "amdml/units.hpp"
 
 namespace amdml {
@@ -160,14 +158,6 @@ struct RuntimeFacts {
   LibdrmFacts libdrm;
   std::vector<GpuMemoryView> memory;  // one per Facts::gpus entry that any source has numbers for
 };
-
-// The recorded form (amdml-host.json "hsa" / "libdrm", and what the probe children
-// print). Reading is strict about types and lenient about absent keys: a missing value
-// stays unknown; a value of the wrong kind is an error naming the key.
-nlohmann::json hsa_record_json(const HsaFacts& h);
-Result<HsaFacts> parse_hsa_record(const nlohmann::json& j);
-nlohmann::json libdrm_record_json(const LibdrmFacts& d);
-Result<LibdrmFacts> parse_libdrm_record(const nlohmann::json& j);
 
 // "HSA_STATUS_ERROR_OUT_OF_RESOURCES" for 0x1008; nullopt for codes amdml does not know.
 std::optional<std::string> hsa_status_name(std::uint32_t code);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "amdml/gfx.hpp"
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 #include "amdml/units.hpp"
 #include "amdml/version.hpp"
 
@@ -200,10 +200,5 @@ struct RecipeFile {
   std::string path;  // relative to the recipes dir ("knowledge/gfx.toml")
   std::string text;
 };
-
-// The embedded recipes, or those under dir when given (--recipes DIR).
-Result<std::vector<RecipeFile>> recipe_files(const std::string& dir);
-// Parses the knowledge/*.toml files; a malformed file is an error naming file and line.
-Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files);
 
 }  // namespace amdml

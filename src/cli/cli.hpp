@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 
 #include "amdml/check.hpp"
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 #include "amdml/knowledge.hpp"
-#include "amdml/probes.hpp"
+#include "probes/collect.hpp"
 #include "amdml/report.hpp"
 
 namespace amdml::cli {

@@ -6,9 +6,10 @@
 #include <cstdio>
 #include <functional>
 
-#include "amdml/image_check.hpp"
-#include "amdml/knowledge_search.hpp"
-#include "amdml/render.hpp"
+#include "probes/probes.hpp"
+#include "rules/image_check.hpp"
+#include "model/knowledge_search.hpp"
+#include "render/render.hpp"
 #include "cli/cli.hpp"
 #include "platform/terminal.hpp"
 
@@ -123,7 +124,7 @@ std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckR
   return out + ")\n";
 }
 
-// `check --target`: the image itself, not the hardware (amdml/image_check.hpp).
+// `check --target`: the image itself, not the hardware (rules/image_check.hpp).
 int run_image_gate(const GlobalOptions& g, const CheckFlags& c) {
   GateOptions o;
   o.format = c.format;

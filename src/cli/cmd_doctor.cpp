@@ -2,8 +2,8 @@
 // warnings count too).
 #include <ctime>
 
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "cli/cli.hpp"
 #include "platform/terminal.hpp"
 #include "render/fleet.hpp"

@@ -7,11 +7,13 @@
 #include <cctype>
 #include <cstdio>
 
-#include "amdml/knowledge_search.hpp"
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "model/knowledge_search.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "cli/cli.hpp"
-#include "engine/embedded.hpp"
+#include "platform/embedded.hpp"
 
 namespace amdml::cli {
 

@@ -2,8 +2,9 @@
 // --undo a transaction, --list the recipes. Exit codes: 0 done or nothing to do,
 // 1 a step failed (and was rolled back) or a recipe was refused, 2 usage, 4 --apply
 // or --undo without root.
-#include "amdml/fix.hpp"
-#include "amdml/render.hpp"
+#include "fix/fix.hpp"
+#include "platform/host.hpp"
+#include "render/render.hpp"
 #include "cli/cli.hpp"
 #include "platform/prompt.hpp"
 #include "platform/safe_tree.hpp"

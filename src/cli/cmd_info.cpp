@@ -3,8 +3,8 @@
 // GPU agent is usable, 1 when none is, 2 on usage errors -- so a script can gate on it.
 #include <string_view>
 
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "cli/cli.hpp"
 #include "platform/terminal.hpp"
 #include "render/info.hpp"

@@ -3,7 +3,7 @@
 // they are not for people, so --help does not list them.
 #include <cstdlib>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "cli/cli.hpp"
 #include "platform/runtime_child.hpp"
 

@@ -4,8 +4,9 @@
 // snapshot (--snapshot) reproduces and nothing the snapshot would not contain.
 #include <ctime>
 
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "platform/host.hpp"
+#include "rules/rules.hpp"
 #include "cli/cli.hpp"
 #include "cli/snapshot_run.hpp"
 #include "platform/snapshot_writer.hpp"

@@ -1,7 +1,7 @@
 // amdml snapshot OUT: record exactly what the doctor's probes read on this machine (or
 // on --root DIR) into the --root layout -- a directory or OUT.tar.gz -- so the run can
 // be replayed anywhere with `amdml doctor --root`. Redacted unless --no-redact.
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "cli/cli.hpp"
 #include "cli/snapshot_run.hpp"
 #include "platform/snapshot_writer.hpp"

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "cli/cli.hpp"
 #include "cli/version.hpp"
 

@@ -4,10 +4,13 @@
 #include <cstdlib>
 
 #include "cli/cli.hpp"
-#include "amdml/fix.hpp"
-#include "amdml/parse.hpp"
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
+#include "fix/fix.hpp"
+#include "formats/system_files.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "platform/output_file.hpp"
 #include "platform/terminal.hpp"
 
@@ -67,7 +70,7 @@ std::string ProbeFlags::args() const {
     std::snprintf(buf, sizeof buf, "%g", runtime_timeout);
     out += std::string(" --runtime-timeout ") + buf;
   }
-  if (!python.empty()) out += " --python " + parse::shell_word(python);
+  if (!python.empty()) out += " --python " + text::shell_word(python);
   if (deep) out += " --deep";
   return out;
 }

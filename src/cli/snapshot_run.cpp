@@ -4,8 +4,8 @@
 #include <cerrno>
 #include <stdexcept>
 
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "platform/host_recording.hpp"
 
 namespace amdml::cli {

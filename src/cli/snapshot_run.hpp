@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "amdml/snapshot.hpp"
+#include "formats/snapshot.hpp"
 #include "cli/cli.hpp"
 
 namespace amdml::cli {

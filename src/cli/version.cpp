@@ -1,5 +1,7 @@
 // amdml --version (see version.hpp).
 #include "cli/version.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
 
 #include "amdml/knowledge.hpp"
 

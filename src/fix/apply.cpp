@@ -20,7 +20,8 @@
 #include <map>
 #include <set>
 
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
+#include "platform/host.hpp"
 #include "fix/journal.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"

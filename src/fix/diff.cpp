@@ -3,7 +3,7 @@
 // degrades to "replace everything", which is still correct, only less pleasant.
 #include <algorithm>
 
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
 
 namespace amdml::fix {
 

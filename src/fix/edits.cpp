@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 
 namespace amdml::fix {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
 
 namespace amdml::fix {
 

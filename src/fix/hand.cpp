@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "amdml/fix.hpp"
-#include "amdml/parse.hpp"
+#include "fix/fix.hpp"
+#include "formats/system_files.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
 
@@ -30,12 +30,12 @@ std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& pa
   for (const auto& step : r.steps) {
     switch (step.kind) {
       case StepKind::env_file: {
-        out.push_back("sudo mkdir -p " + parse::shell_word(parent_dir(step.path)));
+        out.push_back("sudo mkdir -p " + text::shell_word(parent_dir(step.path)));
         std::string cmd = "printf '%s\\n'";
         const std::string text = render_env_file(step.format, r.id, *env);
-        for (auto line : parse::split_lines(text))
-          cmd += " " + parse::shell_word(std::string(line));
-        out.push_back(cmd + " | sudo tee " + parse::shell_word(step.path) + " >/dev/null");
+        for (auto line : text::split_lines(text))
+          cmd += " " + text::shell_word(std::string(line));
+        out.push_back(cmd + " | sudo tee " + text::shell_word(step.path) + " >/dev/null");
         break;
       }
       case StepKind::daemon_reload: out.push_back("sudo systemctl daemon-reload"); break;

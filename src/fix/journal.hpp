@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 #include "platform/journal_store.hpp"
 
 namespace amdml::fix {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
 #include "fix/params.hpp"
 
 namespace amdml::fix {

@@ -5,8 +5,9 @@
 // re-checks every file against the bytes the plan saw before it writes.
 #include <algorithm>
 
-#include "amdml/fix.hpp"
-#include "amdml/parse.hpp"
+#include "fix/fix.hpp"
+#include "platform/host.hpp"
+#include "formats/system_files.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
 #include "platform/safe_tree.hpp"
@@ -232,9 +233,9 @@ void plan_env_file(Ctx& c, const RecipeStep& step, const EnvSettings& env) {
     auto etc_env = c.in.host.read_file("/etc/environment");
     if (etc_env)
       for (const auto& [k, v] : env.set)
-        for (auto line : parse::split_lines(*etc_env))
-          if (parse::trim(line).rfind(k + "=", 0) == 0)
-            c.rp.notes.push_back("/etc/environment also sets " + k + " (" + std::string(parse::trim(line)) +
+        for (auto line : text::split_lines(*etc_env))
+          if (text::trim(line).rfind(k + "=", 0) == 0)
+            c.rp.notes.push_back("/etc/environment also sets " + k + " (" + std::string(text::trim(line)) +
                                  "); login shells get amdml's value, but remove that line to avoid confusion");
   }
 }

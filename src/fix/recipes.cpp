@@ -3,9 +3,9 @@
 // so a typo in a recipe fails at start-up, not half-way through an apply.
 #include <algorithm>
 
-#include "amdml/fix.hpp"
-#include "amdml/parse.hpp"
-#include "engine/toml.hpp"
+#include "fix/fix.hpp"
+#include "formats/system_files.hpp"
+#include "formats/toml.hpp"
 
 namespace amdml::fix {
 
@@ -171,7 +171,7 @@ Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
   // Messages echo the file's text (a step kind, the TOML parser's description): keep
   // them one line even when that text holds a newline or another control character.
   Error e = r.error();
-  e.message = parse::one_line(std::move(e.message));
+  e.message = text::one_line(std::move(e.message));
   return e;
 }
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
 
 namespace amdml::fix {
 

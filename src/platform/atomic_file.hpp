@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 
 namespace amdml::platform {
 

@@ -1,5 +1,5 @@
 // make_host() and the Host enum names.
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 
 #include "platform/hosts.hpp"
 

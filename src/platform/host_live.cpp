@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/fs.hpp"
+#include "platform/host.hpp"
 #include "platform/hosts.hpp"
 #include "platform/process.hpp"
 

@@ -1,5 +1,5 @@
 // RecordingHost: forward, then note what came back (see host_recording.hpp).
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "platform/host_recording.hpp"
 
 #include <cerrno>
@@ -56,11 +56,11 @@ std::optional<std::string> RecordingHost::trace(const std::string& path, bool fo
   // Every component walked is recorded: directories and files by type, links with their
   // target (a file that is asked for children is not: the walk fails there).
   auto lookup = [&](const std::string& p, bool more) {
-    parse::PathNode n;
+    paths::PathNode n;
     auto st = lstat_cached(p);
     if (!st) return n;
     if (st->type != FileType::symlink) {
-      n.kind = st->type == FileType::directory ? parse::PathNode::Kind::directory : parse::PathNode::Kind::other;
+      n.kind = st->type == FileType::directory ? paths::PathNode::Kind::directory : paths::PathNode::Kind::other;
       if (!more || st->type == FileType::directory) note_type(p, st->type, st->mode);
       return n;
     }
@@ -70,11 +70,11 @@ std::optional<std::string> RecordingHost::trace(const std::string& path, bool fo
     link.kind = SnapshotNode::Kind::symlink;
     link.target = *target;
     rec_.tree[p] = link;
-    n.kind = parse::PathNode::Kind::symlink;
+    n.kind = paths::PathNode::Kind::symlink;
     n.target = *target;
     return n;
   };
-  return parse::resolve_path(path, follow_last, kMaxSymlinkHops, lookup);
+  return paths::resolve_path(path, follow_last, kMaxSymlinkHops, lookup);
 }
 
 void RecordingHost::note_error(const char* op, const std::string& path, const Error& e) const {

@@ -9,8 +9,8 @@
 #include <memory>
 #include <mutex>
 
-#include "amdml/host.hpp"
-#include "amdml/snapshot.hpp"
+#include "platform/host.hpp"
+#include "formats/snapshot.hpp"
 
 namespace amdml::platform {
 

@@ -9,9 +9,10 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "amdml/json_parse.hpp"
-#include "amdml/parse.hpp"
-#include "amdml/snapshot.hpp"
+#include "formats/json.hpp"
+#include "platform/host.hpp"
+#include "formats/system_files.hpp"
+#include "formats/snapshot.hpp"
 #include "platform/fs.hpp"
 #include "platform/hosts.hpp"
 
@@ -21,7 +22,7 @@ namespace {
 constexpr int kMaxSymlinkHops = 40;
 constexpr const char* kManifest = "amdml-host.json";
 
-// An errno by its symbolic name (amdml/snapshot.hpp); an unknown name reads as EACCES.
+// An errno by its symbolic name (formats/snapshot.hpp); an unknown name reads as EACCES.
 int errno_or_eacces(const std::string& name) { return errno_from_name(name).value_or(EACCES); }
 
 // Reads a json field of an expected kind; a wrong kind is a manifest error.
@@ -276,7 +277,7 @@ class RootedHost final : public Host {
   // once per host and remembered. Missing components are not remembered, and the final
   // syscall always runs on the real path, so a stale entry can only make a read fail.
   Result<std::pair<bool, std::string>> resolve(const std::string& path, bool follow_last) const {
-    std::vector<std::string> todo = parse::split_path(path);
+    std::vector<std::string> todo = paths::split_path(path);
     std::reverse(todo.begin(), todo.end());
     std::string cur;  // the resolved inner path so far ("" is the root)
     int hops = 0;
@@ -306,7 +307,7 @@ class RootedHost final : public Host {
       if (++hops > kMaxSymlinkHops) return make_error(path + ": too many levels of symbolic links", ELOOP);
       pop();
       if (!node->target.empty() && node->target[0] == '/') cur.clear();
-      auto parts = parse::split_path(node->target);
+      auto parts = paths::split_path(node->target);
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
     }
     return std::make_pair(exists, cur.empty() ? std::string("/") : cur);
@@ -370,7 +371,7 @@ Result<std::unique_ptr<Host>> make_rooted_host_from_manifest(const std::string& 
   if (manifest) {
     auto parsed = parse_manifest(*manifest);
     // Messages name the manifest's keys, which may hold newlines: keep them one line.
-    if (!parsed) return make_error(parse::one_line(parsed.error().message), parsed.error().code);
+    if (!parsed) return make_error(text::one_line(parsed.error().message), parsed.error().code);
     m = std::move(*parsed);
   }
   return std::unique_ptr<Host>(std::make_unique<RootedHost>(root, std::move(m)));

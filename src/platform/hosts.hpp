@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 
 namespace amdml::platform {
 

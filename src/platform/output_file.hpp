@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 
 namespace amdml::platform {
 

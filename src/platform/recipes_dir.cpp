@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "platform/embedded.hpp"
 #include "platform/fs.hpp"
 
 namespace amdml::platform {
@@ -32,3 +33,16 @@ Result<std::vector<RecipeFile>> read_recipes_dir(const std::string& dir) {
 }
 
 }  // namespace amdml::platform
+
+namespace amdml {
+
+Result<std::vector<RecipeFile>> recipe_files(const std::string& dir) {
+  if (dir.empty()) {
+    std::vector<RecipeFile> out;
+    for (const auto& e : embedded_recipes()) out.push_back({e.path, e.text});
+    return out;
+  }
+  return platform::read_recipes_dir(dir);
+}
+
+}  // namespace amdml

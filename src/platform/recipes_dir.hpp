@@ -1,4 +1,5 @@
-// Reading a --recipes DIR override from disk (every *.toml below it).
+// The recipe and knowledge files: the ones embedded at build time, or a --recipes DIR
+// override read from disk (every *.toml below it).
 #pragma once
 
 #include <string>
@@ -11,3 +12,10 @@ namespace amdml::platform {
 Result<std::vector<RecipeFile>> read_recipes_dir(const std::string& dir);
 
 }  // namespace amdml::platform
+
+namespace amdml {
+
+// The embedded recipes, or those under dir when given (--recipes DIR).
+Result<std::vector<RecipeFile>> recipe_files(const std::string& dir);
+
+}  // namespace amdml

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 
 namespace amdml::platform {
 

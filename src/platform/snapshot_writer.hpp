@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "amdml/result.hpp"
-#include "amdml/snapshot.hpp"
+#include "base/result.hpp"
+#include "formats/snapshot.hpp"
 
 namespace amdml::platform {
 

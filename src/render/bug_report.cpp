@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
 

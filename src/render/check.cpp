@@ -1,6 +1,6 @@
 // The check gate for people and machines: a "Checks" section after the text report,
 // and the "check" object the JSON document carries beside the doctor's keys.
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 
 namespace amdml {
 

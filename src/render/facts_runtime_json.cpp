@@ -2,6 +2,7 @@
 // the HSA and libdrm results, plus what amdml derived from them (the GPU each agent
 // joined to, and each GPU's memory by source).
 #include "render/facts_json.hpp"
+#include "formats/runtime_record.hpp"
 
 namespace amdml {
 

@@ -1,5 +1,6 @@
 // `amdml info` as text and JSON; see info.hpp.
 #include "render/info.hpp"
+#include "formats/runtime_record.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "amdml/report.hpp"
 
 namespace amdml {

@@ -2,7 +2,7 @@
 // everything else amdml knows is added beside them. Unknown values are null.
 #include <cstdio>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
 

@@ -5,7 +5,7 @@
 // same document.
 #include <cstdint>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "render/format.hpp"
 
 namespace amdml {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iterator>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 
 namespace amdml {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 #include "render/format.hpp"
 #include "render/ml_text.hpp"
 

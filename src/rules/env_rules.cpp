@@ -18,7 +18,7 @@ std::vector<std::string> split_commas(const std::string& s) {
   std::size_t start = 0;
   while (true) {
     auto comma = s.find(',', start);
-    out.push_back(std::string(parse::trim(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start))));
+    out.push_back(std::string(text::trim(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start))));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -39,7 +39,7 @@ std::vector<int> apply_rocr(const Facts& f, const std::vector<int>& gpus, const 
         const auto& id = f.gpus[static_cast<std::size_t>(gi)].unique_id;
         if (id && lower(*id) == lower(e.substr(4))) out.push_back(gi);
       }
-    } else if (auto n = parse::u64(e); n && *n < gpus.size()) {
+    } else if (auto n = text::u64(e); n && *n < gpus.size()) {
       out.push_back(gpus[*n]);
     }
   }
@@ -50,7 +50,7 @@ std::vector<int> apply_rocr(const Facts& f, const std::vector<int>& gpus, const 
 std::vector<int> apply_hip(const std::vector<int>& gpus, const std::string& value) {
   std::vector<int> out;
   for (const auto& e : split_commas(value)) {
-    auto n = parse::u64(e);
+    auto n = text::u64(e);
     if (!n || *n >= gpus.size()) break;
     out.push_back(gpus[*n]);
   }

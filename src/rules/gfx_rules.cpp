@@ -267,7 +267,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     std::optional<int> node;
     if (var.size() > prefix.size()) {
       if (var[prefix.size()] != '_') continue;
-      auto n = parse::u64(var.substr(prefix.size() + 1));
+      auto n = text::u64(var.substr(prefix.size() + 1));
       if (!n || *n > 4096) continue;
       node = static_cast<int>(*n);
     }

@@ -1,10 +1,10 @@
-// The image gate's evaluation (amdml/image_check.hpp): pure, over the doctor's facts, the
+// The image gate's evaluation (rules/image_check.hpp): pure, over the doctor's facts, the
 // kernel directory listings and the knowledge base. A check that cannot apply (no
 // PyTorch in the image, a library the image does not ship) is skipped, never passed.
 #include <algorithm>
 
-#include "amdml/image_check.hpp"
-#include "amdml/ml_parse.hpp"
+#include "rules/image_check.hpp"
+#include "formats/ml_outputs.hpp"
 
 namespace amdml {
 

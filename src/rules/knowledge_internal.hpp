@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {

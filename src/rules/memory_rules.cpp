@@ -111,7 +111,7 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
       // Already configured at least as high (by `amdml fix` or by hand) but not yet
       // loaded: what is left is the initramfs and a reboot, not another change.
       const auto c = configured(f, to_string(m), "pages_limit");
-      const auto set = c ? parse::u64(c->value) : std::nullopt;
+      const auto set = c ? text::u64(c->value) : std::nullopt;
       if (set && *set >= rec->value && (!tp.pages_limit || tp.pages_limit->value != *set)) {
         fd.notes.push_back(std::string(to_string(m)) + ".pages_limit=" + c->value + " is configured (" + c->where +
                            "): it takes effect when " + to_string(m) + " loads again, after the reboot.");
@@ -145,7 +145,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   auto consider = [&](const std::string& where, const std::string& key, const std::string& value) {
     if (!is_ttm_key(key) || configured(f, used, key)) return;
     misplaced.push_back({where, other + "." + key + "=" + value});
-    if (auto n = parse::u64(value)) params[key] = *n;
+    if (auto n = text::u64(value)) params[key] = *n;
   };
   for (const auto& o : f.modprobe.options)
     if (o.module == other) consider(o.file + ":" + std::to_string(o.line), o.key, o.value);
@@ -172,7 +172,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   if (!tp.pages_limit) return;
   const std::string live_path = param_path(f.driver.ttm_in_use, "pages_limit");
   if (auto c = configured(f, used, "pages_limit")) {
-    auto want = parse::u64(c->value);
+    auto want = text::u64(c->value);
     if (want && *want != tp.pages_limit->value) {
       auto fd = make_finding("memory.ttm-wrong-module", used + ".pages_limit is configured as " + c->value + " but the running value is " +
                                                             std::to_string(tp.pages_limit->value),

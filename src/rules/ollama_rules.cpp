@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-#include "amdml/systemd_unit.hpp"
+#include "formats/systemd_unit.hpp"
 #include "rules/ml_internal.hpp"
 #include "rules/ollama_builds.hpp"
 

@@ -1,7 +1,7 @@
 // The rule table and the finding catalog: one place lists every rule and every id.
 #include <algorithm>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml {
@@ -63,7 +63,7 @@ std::string fix_command(const Finding& fd, const Facts& facts) {
   // child import of --deep): fix finds them only when it looks at the same ones.
   bool deep = false;
   for (const auto& env : facts.ml.python) {
-    if (env.kind == "--python") out += " --python " + parse::shell_word(env.interpreter.value_or(env.prefix));
+    if (env.kind == "--python") out += " --python " + text::shell_word(env.interpreter.value_or(env.prefix));
     deep = deep || env.runtime.has_value();
   }
   if (deep) out += " --deep";

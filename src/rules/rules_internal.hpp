@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "amdml/rules.hpp"
+#include "rules/rules.hpp"
 
 namespace amdml::rules {
 

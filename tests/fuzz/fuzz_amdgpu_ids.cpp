@@ -1,6 +1,6 @@
 // Fuzz target: libdrm's amdgpu.ids (device, revision, marketing name) as the gpus probe
 // reads it from /usr/share/libdrm.
-#include "amdml/amdgpu_ids.hpp"
+#include "formats/amdgpu_ids.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,5 @@
 // Fuzz target: the kernel command line (/proc/cmdline): words, key=value, quotes.
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,12 +2,13 @@
 // /etc/gshadow member lists, modprobe.d options lines, systemd drop-ins. Any text must
 // come out edited or untouched, never torn, and an edit applied twice equals it
 // applied once (applying a fix twice changes nothing the second time).
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "fix/edits.hpp"
 #include "fuzz_check.hpp"
 
 namespace fix = amdml::fix;
 namespace parse = amdml::parse;
+namespace text = amdml::text;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(amdml::fuzz::as_text(data, size));
@@ -18,16 +19,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(g2.text == g1.text);
   FUZZ_CHECK(g2.added.empty());
   if (g1.added.empty()) FUZZ_CHECK(g1.text == text);
-  FUZZ_CHECK(parse::split_lines(g1.text).size() == parse::split_lines(text).size());
+  FUZZ_CHECK(text::split_lines(g1.text).size() == text::split_lines(text).size());
 
   const std::vector<std::pair<std::string, std::string>> opts{{"pages_limit", "25165824"}, {"page_pool_size", "25165824"}};
   for (const char* module : {"ttm", "amdttm"}) {
     auto m1 = fix::set_modprobe_options(text, module, opts);
     auto m2 = fix::set_modprobe_options(m1.text, module, opts);
     FUZZ_CHECK(m2.text == m1.text);
-    FUZZ_CHECK(m1.found.size() <= opts.size() * parse::split_lines(text).size());
+    FUZZ_CHECK(m1.found.size() <= opts.size() * text::split_lines(text).size());
     if (m1.found.empty()) FUZZ_CHECK(m1.text == text);
-    FUZZ_CHECK(m1.last_line >= 0 && m1.last_line <= static_cast<int>(parse::split_lines(text).size()));
+    FUZZ_CHECK(m1.last_line >= 0 && m1.last_line <= static_cast<int>(text::split_lines(text).size()));
     if (m1.last_line > 0) (void)fix::append_to_line(m1.text, m1.last_line, " page_pool_size=1");
   }
   (void)fix::dropin_environment(text);

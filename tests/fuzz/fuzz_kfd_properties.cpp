@@ -1,13 +1,13 @@
 // Fuzz target: KFD topology "key value" files (nodes/N/properties, mem_banks/N/properties).
 #include <algorithm>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
   auto kv = amdml::parse::kfd_properties(text);
-  auto lines = amdml::parse::split_lines(text);
+  auto lines = amdml::text::split_lines(text);
   FUZZ_CHECK(kv.malformed >= 0);
   FUZZ_CHECK(kv.values.size() + static_cast<std::size_t>(kv.malformed) <= lines.size());
   for (const auto& [k, v] : kv.values) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "amdml/knowledge.hpp"
+#include "formats/knowledge_toml.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

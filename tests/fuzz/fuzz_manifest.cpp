@@ -4,7 +4,7 @@
 // recorded command), because a manifest that parses must never make a probe throw.
 #include <nlohmann/json.hpp>
 
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 #include "fuzz_check.hpp"
 #include "platform/hosts.hpp"
 

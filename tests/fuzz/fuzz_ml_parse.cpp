@@ -2,7 +2,7 @@
 // library file names carrying a gfx target, ollama backend directory names, and the
 // --deep torch child's output line (JSON) and stderr.
 #include "amdml/host.hpp"
-#include "amdml/ml_parse.hpp"
+#include "formats/ml_outputs.hpp"
 #include "fuzz_check.hpp"
 
 namespace mlparse = amdml::mlparse;

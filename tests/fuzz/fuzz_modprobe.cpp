@@ -1,11 +1,11 @@
 // Fuzz target: modprobe.d files ("options MODULE key=value", continuations, comments).
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
   auto f = amdml::parse::modprobe_conf(text);
-  const int lines = static_cast<int>(amdml::parse::split_lines(text).size());
+  const int lines = static_cast<int>(amdml::text::split_lines(text).size());
   for (const auto& o : f.options) {
     FUZZ_CHECK(o.line >= 1 && o.line <= lines);
     FUZZ_CHECK(!o.module.empty());

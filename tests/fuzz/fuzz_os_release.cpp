@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

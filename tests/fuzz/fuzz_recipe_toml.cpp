@@ -1,6 +1,6 @@
 // Fuzz target: fix recipes (recipes/fixes/*.toml, also user-supplied with --recipes DIR).
 // A recipe that loads must be complete: an id, a title and steps of known kinds.
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // Fuzz target: systemd unit files and drop-ins (ollama.service, ollama.service.d/*.conf):
 // sections, continuations, comments, and the Environment= word splitting and unescaping.
-#include "amdml/parse.hpp"
-#include "amdml/systemd_unit.hpp"
+#include "formats/system_files.hpp"
+#include "formats/systemd_unit.hpp"
 #include "fuzz_check.hpp"
 
 namespace systemd = amdml::systemd;
@@ -9,7 +9,7 @@ namespace systemd = amdml::systemd;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
   auto unit = systemd::parse_unit_text(text, "/etc/systemd/system/fuzz.service");
-  const int lines = static_cast<int>(amdml::parse::split_lines(text).size());
+  const int lines = static_cast<int>(amdml::text::split_lines(text).size());
   for (const auto& a : unit.assignments) {
     FUZZ_CHECK(a.line >= 1 && a.line <= lines);
     FUZZ_CHECK(!a.key.empty());

@@ -2,7 +2,7 @@
 // built-in table (exact revision first; an unknown revision never picks one model).
 #include <gtest/gtest.h>
 
-#include "amdml/amdgpu_ids.hpp"
+#include "formats/amdgpu_ids.hpp"
 
 using namespace amdml;
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/render.hpp"
+#include "render/render.hpp"
 #include "cli_test_util.hpp"
 #include "test_tree.hpp"
 

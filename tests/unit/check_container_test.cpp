@@ -3,8 +3,11 @@
 // docker), and the rules' branches with literal facts.
 #include <gtest/gtest.h>
 
-#include "amdml/probes.hpp"
-#include "amdml/rules.hpp"
+#include "probes/collect.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
+#include "rules/rules.hpp"
 
 using namespace amdml;
 

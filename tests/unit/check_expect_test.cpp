@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "amdml/check.hpp"
-#include "amdml/render.hpp"
-#include "amdml/rules.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
 
 using namespace amdml;
 

@@ -2,7 +2,8 @@
 // files, diffs, parameter checks, the recipe table.
 #include <gtest/gtest.h>
 
-#include "amdml/fix.hpp"
+#include "fix/fix.hpp"
+#include "platform/recipes_dir.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
 
@@ -195,7 +196,7 @@ TEST(FixRecipes, BadRecipeFilesAreErrorsNamingTheFile) {
 }
 
 TEST(FixRecipes, MalformedArrayTableHeadersAreOneLineErrors) {
-  // toml++ 3.3.0 asserts on these in debug builds (src/engine/toml.hpp).
+  // toml++ 3.3.0 asserts on these in debug builds (src/formats/toml.hpp).
   for (const char* text : {"[[[1]]]\n", "id = \"q\"\n[[[steps]]]\n", "[[=\n"}) {
     auto r = load_recipes({{"fixes/q.toml", text}});
     ASSERT_FALSE(r) << text;

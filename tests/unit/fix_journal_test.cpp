@@ -11,6 +11,7 @@
 #include <chrono>
 
 #include "fix/journal.hpp"
+#include "platform/host.hpp"
 #include "fix_test_util.hpp"
 #include "forwarding_host.hpp"
 #include "platform/journal_store.hpp"

@@ -14,9 +14,12 @@
 #include <sstream>
 #include <string>
 
-#include "amdml/fix.hpp"
-#include "amdml/probes.hpp"
-#include "amdml/rules.hpp"
+#include "fix/fix.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
+#include "probes/collect.hpp"
+#include "rules/rules.hpp"
 
 namespace fixtest {
 

@@ -3,7 +3,7 @@
 // without spelling out the other fifteen methods again. record_fact keeps Host's default.
 #pragma once
 
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 
 namespace amdml::test_support {
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_tree.hpp"
+#include "platform/host.hpp"
 
 namespace amdml {
 namespace {

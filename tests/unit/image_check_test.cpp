@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "amdml/image_check.hpp"
+#include "rules/image_check.hpp"
 
 namespace amdml {
 namespace {

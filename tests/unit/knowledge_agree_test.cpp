@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
-#include "amdml/rules.hpp"
+#include "rules/rules.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
 
 using namespace amdml;
 

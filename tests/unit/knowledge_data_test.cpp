@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "amdml/knowledge.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
 
 namespace amdml {
 namespace {
@@ -295,7 +297,7 @@ TEST(KnowledgeLoader, RejectsBadData) {
 }
 
 // Input that toml++ 3.3.0 mis-handles internally (an assert in debug builds, undefined
-// behaviour in release builds; see src/engine/toml.hpp): a parse error with the file
+// behaviour in release builds; see src/formats/toml.hpp): a parse error with the file
 // and line, like any other.
 TEST(KnowledgeLoader, InputThatBreaksTomlppIsAParseError) {
   for (const char* text : {"[[[1]]]\n", "[[[a]]]\n", "[[[]]\n", "x = 1\n[[=\n", "[ [\n", "\xcc\xaa", "x = 1\n[\xcc\xaa]\n",

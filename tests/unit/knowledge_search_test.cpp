@@ -1,7 +1,7 @@
 // Product-name lookup and "did you mean" for `amdml explain`.
 #include <gtest/gtest.h>
 
-#include "amdml/knowledge_search.hpp"
+#include "model/knowledge_search.hpp"
 
 namespace amdml {
 namespace {

@@ -2,7 +2,7 @@
 // the --deep child's output.
 #include <gtest/gtest.h>
 
-#include "amdml/ml_parse.hpp"
+#include "formats/ml_outputs.hpp"
 
 using namespace amdml;
 using namespace amdml::mlparse;

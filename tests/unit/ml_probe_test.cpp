@@ -12,10 +12,14 @@
 #include <set>
 #include <sstream>
 
-#include "amdml/ml_parse.hpp"
-#include "amdml/probes.hpp"
-#include "amdml/rules.hpp"
-#include "amdml/systemd_unit.hpp"
+#include "formats/ml_outputs.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
+#include "probes/collect.hpp"
+#include "rules/rules.hpp"
+#include "formats/systemd_unit.hpp"
+#include "probes/service_unit.hpp"
 #include "probes/probes.hpp"
 
 using namespace amdml;

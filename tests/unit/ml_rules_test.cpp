@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "amdml/rules.hpp"
+#include "rules/rules.hpp"
 
 using namespace amdml;
 

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "amdml/gfx.hpp"
-#include "amdml/json_parse.hpp"
-#include "amdml/parse.hpp"
+#include "formats/json.hpp"
+#include "formats/system_files.hpp"
 #include "amdml/units.hpp"
 #include "amdml/version.hpp"
 
@@ -43,15 +43,15 @@ TEST(Version, ParsesLeadingTriple) {
 }
 
 TEST(Parse, Numbers) {
-  EXPECT_EQ(parse::u64("3052026\n"), 3052026u);
-  EXPECT_FALSE(parse::u64("-1"));
-  EXPECT_FALSE(parse::u64("12x"));
-  EXPECT_FALSE(parse::u64(""));
-  EXPECT_FALSE(parse::u64("99999999999999999999999"));
-  EXPECT_EQ(parse::hex("0x1002\n"), 0x1002u);
-  EXPECT_EQ(parse::hex("0x030000"), 0x030000u);
-  EXPECT_FALSE(parse::hex("0x"));
-  EXPECT_EQ(parse::i64("-1"), -1);
+  EXPECT_EQ(text::u64("3052026\n"), 3052026u);
+  EXPECT_FALSE(text::u64("-1"));
+  EXPECT_FALSE(text::u64("12x"));
+  EXPECT_FALSE(text::u64(""));
+  EXPECT_FALSE(text::u64("99999999999999999999999"));
+  EXPECT_EQ(text::hex("0x1002\n"), 0x1002u);
+  EXPECT_EQ(text::hex("0x030000"), 0x030000u);
+  EXPECT_FALSE(text::hex("0x"));
+  EXPECT_EQ(text::i64("-1"), -1);
 }
 
 TEST(Parse, KfdProperties) {
@@ -89,23 +89,23 @@ TEST(Parse, LoginEnvTakesPlainAssignmentsOnly) {
 TEST(Parse, ResolvePathWalksLinksLikeTheKernel) {
   // /a dir, /a/f file, /a/rel -> f, /a/abs -> /a/f, /loop -> /loop, /a/up -> ../a
   auto lookup = [](const std::string& p, bool) {
-    using K = parse::PathNode::Kind;
-    if (p == "/a") return parse::PathNode{K::directory, ""};
-    if (p == "/a/f") return parse::PathNode{K::other, ""};
-    if (p == "/a/rel") return parse::PathNode{K::symlink, "f"};
-    if (p == "/a/abs") return parse::PathNode{K::symlink, "/a/f"};
-    if (p == "/a/up") return parse::PathNode{K::symlink, "../a"};
-    if (p == "/loop") return parse::PathNode{K::symlink, "/loop"};
-    return parse::PathNode{};
+    using K = paths::PathNode::Kind;
+    if (p == "/a") return paths::PathNode{K::directory, ""};
+    if (p == "/a/f") return paths::PathNode{K::other, ""};
+    if (p == "/a/rel") return paths::PathNode{K::symlink, "f"};
+    if (p == "/a/abs") return paths::PathNode{K::symlink, "/a/f"};
+    if (p == "/a/up") return paths::PathNode{K::symlink, "../a"};
+    if (p == "/loop") return paths::PathNode{K::symlink, "/loop"};
+    return paths::PathNode{};
   };
-  EXPECT_EQ(parse::resolve_path("/a/rel", true, 40, lookup), "/a/f");
-  EXPECT_EQ(parse::resolve_path("/a/abs", true, 40, lookup), "/a/f");
-  EXPECT_EQ(parse::resolve_path("/a/rel", false, 40, lookup), "/a/rel");
-  EXPECT_EQ(parse::resolve_path("/../a/./up/up/f", true, 40, lookup), "/a/f");
-  EXPECT_FALSE(parse::resolve_path("/a/f/x", true, 40, lookup));  // a file has no children
-  EXPECT_FALSE(parse::resolve_path("/a/missing", true, 40, lookup));
-  EXPECT_FALSE(parse::resolve_path("/loop", true, 40, lookup));
-  EXPECT_EQ(parse::resolve_path("/loop", false, 40, lookup), "/loop");
+  EXPECT_EQ(paths::resolve_path("/a/rel", true, 40, lookup), "/a/f");
+  EXPECT_EQ(paths::resolve_path("/a/abs", true, 40, lookup), "/a/f");
+  EXPECT_EQ(paths::resolve_path("/a/rel", false, 40, lookup), "/a/rel");
+  EXPECT_EQ(paths::resolve_path("/../a/./up/up/f", true, 40, lookup), "/a/f");
+  EXPECT_FALSE(paths::resolve_path("/a/f/x", true, 40, lookup));  // a file has no children
+  EXPECT_FALSE(paths::resolve_path("/a/missing", true, 40, lookup));
+  EXPECT_FALSE(paths::resolve_path("/loop", true, 40, lookup));
+  EXPECT_EQ(paths::resolve_path("/loop", false, 40, lookup), "/loop");
 }
 
 TEST(Parse, Meminfo) {

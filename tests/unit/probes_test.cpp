@@ -7,7 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/probes.hpp"
+#include "probes/collect.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
 #include "test_tree.hpp"
 #include "forwarding_host.hpp"
 

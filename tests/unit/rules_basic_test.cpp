@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "amdml/rules.hpp"
+#include "rules/rules.hpp"
 
 namespace amdml {
 namespace {

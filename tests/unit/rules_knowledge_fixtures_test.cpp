@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include "amdml/probes.hpp"
-#include "amdml/rules.hpp"
+#include "probes/collect.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
+#include "rules/rules.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml {

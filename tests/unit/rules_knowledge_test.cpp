@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "amdml/knowledge.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml {

@@ -17,8 +17,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/probes.hpp"
-#include "amdml/rules.hpp"
+#include "probes/collect.hpp"
+#include "formats/runtime_record.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/host.hpp"
+#include "rules/rules.hpp"
 #include "forwarding_host.hpp"
 #include "platform/process.hpp"
 #include "render/info.hpp"

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "amdml/facts_runtime.hpp"
+#include "formats/runtime_record.hpp"
 
 using namespace amdml;
 using nlohmann::json;

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "amdml/rules.hpp"
+#include "rules/rules.hpp"
 
 using namespace amdml;
 

@@ -7,7 +7,8 @@
 #include <cerrno>
 #include <fstream>
 
-#include "amdml/snapshot.hpp"
+#include "formats/snapshot.hpp"
+#include "platform/host.hpp"
 #include "forwarding_host.hpp"
 #include "platform/host_recording.hpp"
 #include "platform/snapshot_writer.hpp"

@@ -3,8 +3,8 @@
 
 #include <cerrno>
 
-#include "amdml/probes.hpp"
-#include "amdml/snapshot.hpp"
+#include "probes/collect.hpp"
+#include "formats/snapshot.hpp"
 
 using namespace amdml;
 

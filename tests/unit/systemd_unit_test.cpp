@@ -2,7 +2,7 @@
 // continuations, Environment= quoting and escapes, resets, env files, typo'd keys.
 #include <gtest/gtest.h>
 
-#include "amdml/systemd_unit.hpp"
+#include "formats/systemd_unit.hpp"
 
 using namespace amdml;
 using namespace amdml::systemd;

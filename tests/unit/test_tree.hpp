@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 
 namespace amdml::test {
 

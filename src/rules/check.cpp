@@ -6,8 +6,8 @@
 #include <array>
 #include <charconv>
 
-#include "amdml/parse.hpp"
-#include "amdml/rules.hpp"
+#include "formats/system_files.hpp"
+#include "rules/rules.hpp"
 
 namespace amdml {
 
@@ -258,10 +258,10 @@ std::string VersionConstraint::str() const {
 Result<std::vector<VersionConstraint>> parse_version_spec(std::string_view spec) {
   std::vector<VersionConstraint> out;
   std::string_view rest = spec;
-  if (parse::trim(spec).empty()) return make_error("empty version constraint (e.g. \">=6.4\")");
+  if (text::trim(spec).empty()) return make_error("empty version constraint (e.g. \">=6.4\")");
   while (true) {
     auto comma = rest.find(',');
-    std::string_view item = parse::trim(rest.substr(0, comma));
+    std::string_view item = text::trim(rest.substr(0, comma));
     VersionConstraint k;
     struct {
       const char* text;
@@ -273,7 +273,7 @@ Result<std::vector<VersionConstraint>> parse_version_spec(std::string_view spec)
       std::string_view t = o.text;
       if (item.substr(0, t.size()) == t) {
         k.op = o.op;
-        item = parse::trim(item.substr(t.size()));
+        item = text::trim(item.substr(t.size()));
         matched = true;
         break;
       }

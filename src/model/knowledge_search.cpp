@@ -1,5 +1,5 @@
 // Product-name lookup and "did you mean" over the knowledge base (knowledge_search.hpp).
-#include "amdml/knowledge_search.hpp"
+#include "model/knowledge_search.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -6,8 +6,8 @@
 // own rocBLAS files; with --deep, torch.cuda.get_arch_list()), ollama's ROCm backend
 // has it, and HSA_OVERRIDE_GFX_VERSION set in the image is valid for it.
 //
-// The file listings are collected through the Host (probes/image.cpp); the evaluation
-// is a pure function of them, the doctor's facts and the knowledge base.
+// The file listings are collected through the Host (probes/image.cpp, amdml/image.hpp);
+// the evaluation here is a pure function of them, the doctor's facts and the knowledge base.
 #pragma once
 
 #include <string>
@@ -15,27 +15,11 @@
 
 #include "amdml/check.hpp"
 #include "amdml/facts.hpp"
-#include "amdml/host.hpp"
+#include "amdml/image.hpp"
 #include "amdml/knowledge.hpp"
 
 namespace amdml {
 
-// One kernel directory of a ROCm math library and the file names in it.
-struct KernelDir {
-  std::string library;  // "rocBLAS", "hipBLASLt", "MIOpen"
-  std::string path;     // "/opt/rocm/lib/rocblas/library"
-  bool present = false;
-  std::vector<std::string> files;
-};
-
-struct ImageFacts {
-  std::vector<KernelDir> kernel_dirs;  // rocBLAS, hipBLASLt, MIOpen (empty without a ROCm path)
-};
-
-namespace probes {
-// Lists the math libraries' kernel directories under facts.rocm.path.
-ImageFacts image(const Host& host, const Facts& facts);
-}  // namespace probes
 
 // Whether a kernel file of `library` is for `target`: Tensile files name it as a word
 // ("TensileLibrary_lazy_gfx942.dat", "Kernels.so-000-gfx1100.hsaco"); MIOpen databases

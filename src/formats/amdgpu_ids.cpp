@@ -1,7 +1,7 @@
-// Parsing libdrm's amdgpu.ids; see amdml/amdgpu_ids.hpp.
-#include "amdml/amdgpu_ids.hpp"
+// Parsing libdrm's amdgpu.ids; see amdgpu_ids.hpp.
+#include "formats/amdgpu_ids.hpp"
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 
 namespace amdml {
 
@@ -9,9 +9,9 @@ namespace {
 
 // A hex field of at most `digits` digits, nothing else.
 std::optional<std::uint32_t> hex_field(std::string_view s, std::size_t digits) {
-  s = parse::trim(s);
+  s = text::trim(s);
   if (s.empty() || s.size() > digits) return std::nullopt;
-  auto v = parse::hex(s);
+  auto v = text::hex(s);
   if (!v || s.find_first_of("xX") != std::string_view::npos) return std::nullopt;
   return static_cast<std::uint32_t>(*v);
 }
@@ -20,8 +20,8 @@ std::optional<std::uint32_t> hex_field(std::string_view s, std::size_t digits) {
 
 AmdgpuIds parse_amdgpu_ids(std::string_view text) {
   AmdgpuIds out;
-  for (auto raw : parse::split_lines(text)) {
-    auto line = parse::trim(raw);
+  for (auto raw : text::split_lines(text)) {
+    auto line = text::trim(raw);
     if (line.empty() || line.front() == '#') continue;
     auto c1 = line.find(',');
     if (c1 == std::string_view::npos) {
@@ -39,12 +39,12 @@ AmdgpuIds parse_amdgpu_ids(std::string_view text) {
     }
     auto dev = hex_field(line.substr(0, c1), 4);
     auto rev = hex_field(line.substr(c1 + 1, c2 - c1 - 1), 2);
-    auto name = parse::trim(line.substr(c2 + 1));
+    auto name = text::trim(line.substr(c2 + 1));
     if (!dev || !rev || name.empty() || name.size() > 128) {
       ++out.malformed;
       continue;
     }
-    out.entries.push_back({static_cast<std::uint16_t>(*dev), static_cast<std::uint8_t>(*rev), parse::one_line(std::string(name))});
+    out.entries.push_back({static_cast<std::uint16_t>(*dev), static_cast<std::uint8_t>(*rev), text::one_line(std::string(name))});
   }
   return out;
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "amdml/facts.hpp"
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 #include "amdml/knowledge.hpp"
 
 namespace amdml {

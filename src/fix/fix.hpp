@@ -21,9 +21,9 @@
 
 #include "amdml/facts.hpp"
 #include "amdml/finding.hpp"
-#include "amdml/host.hpp"
+#include "platform/host.hpp"
 #include "amdml/knowledge.hpp"
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 
 namespace amdml::platform {
 class SafeTree;

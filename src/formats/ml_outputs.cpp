@@ -1,10 +1,10 @@
-// Text parsers for the ML probes; see include/amdml/ml_parse.hpp.
-#include "amdml/ml_parse.hpp"
+// Text parsers for the ML probes; see ml_outputs.hpp.
+#include "formats/ml_outputs.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/json_parse.hpp"
-#include "amdml/parse.hpp"
+#include "formats/json.hpp"
+#include "formats/system_files.hpp"
 
 namespace amdml {
 
@@ -51,7 +51,7 @@ namespace {
 // The right-hand side of `name[: annotation] = 'value'` when it is a string literal;
 // "None" yields an empty optional with *is_none set.
 std::optional<std::string> py_string(std::string_view rhs, bool* is_none) {
-  rhs = parse::trim(rhs);
+  rhs = text::trim(rhs);
   *is_none = rhs == "None";
   if (rhs.size() < 2) return std::nullopt;
   char q = rhs.front();
@@ -63,15 +63,15 @@ std::optional<std::string> py_string(std::string_view rhs, bool* is_none) {
 
 TorchVersionPy torch_version_py(std::string_view text) {
   TorchVersionPy v;
-  for (auto line : parse::split_lines(text)) {
-    line = parse::trim(line);
+  for (auto line : text::split_lines(text)) {
+    line = text::trim(line);
     if (line.empty() || line.front() == '#') continue;
     auto eq = line.find('=');
     if (eq == std::string_view::npos) continue;
     auto lhs = line.substr(0, eq);
     auto colon = lhs.find(':');
     if (colon != std::string_view::npos) lhs = lhs.substr(0, colon);
-    lhs = parse::trim(lhs);
+    lhs = text::trim(lhs);
     bool none = false;
     auto val = py_string(line.substr(eq + 1), &none);
     if (lhs == "__version__" && val) {
@@ -135,7 +135,7 @@ TorchRuntime torch_runtime(const CommandResult& r) {
   t.timed_out = r.timed_out;
   constexpr std::string_view marker = "AMDML_TORCH ";
   bool parsed = false;
-  for (auto line : parse::split_lines(r.out)) {
+  for (auto line : text::split_lines(r.out)) {
     auto p = line.find(marker);
     if (p == std::string_view::npos) continue;
     auto doc = parse_json(line.substr(p + marker.size()));
@@ -159,8 +159,8 @@ TorchRuntime torch_runtime(const CommandResult& r) {
   } else if (!parsed || (r.exit_code != 0 && !t.error)) {
     // A HIP abort prints its reason on stderr and dies: keep the most telling line.
     std::string best;
-    for (auto line : parse::split_lines(r.err)) {
-      line = parse::trim(line);
+    for (auto line : text::split_lines(r.err)) {
+      line = text::trim(line);
       if (line.empty()) continue;
       bool telling = line.find("hipError") != std::string_view::npos || line.find("HIP error") != std::string_view::npos ||
                      line.find("HSA_STATUS") != std::string_view::npos || line.find("Error") != std::string_view::npos ||

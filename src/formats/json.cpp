@@ -1,5 +1,5 @@
-// Bounded JSON parsing (see amdml/json_parse.hpp).
-#include "amdml/json_parse.hpp"
+// Bounded JSON parsing (see formats/json.hpp).
+#include "formats/json.hpp"
 
 namespace amdml {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "amdml/result.hpp"
+#include "base/result.hpp"
 
 namespace amdml {
 

@@ -1,5 +1,5 @@
-// Text-format parsers; see include/amdml/parse.hpp.
-#include "amdml/parse.hpp"
+// Text-format parsers; see system_files.hpp.
+#include "formats/system_files.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,125 +7,14 @@
 
 namespace amdml::parse {
 
-std::string_view trim(std::string_view s) {
-  const char* ws = " \t\r\n\f\v";
-  auto b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string_view> split_lines(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto j = s.find('\n', i);
-    if (j == std::string_view::npos) j = s.size();
-    out.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-std::string shell_word(std::string_view s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-=:,@%") ==
-                        std::string_view::npos)
-    return std::string(s);
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
-std::vector<std::string> split_ws(std::string_view s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
-    std::size_t j = i;
-    while (j < s.size() && !(s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r')) ++j;
-    if (j > i) out.emplace_back(s.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-std::vector<std::string> split_path(const std::string& p) {
-  std::vector<std::string> parts;
-  std::size_t i = 0;
-  while (i < p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    if (j > i) parts.push_back(p.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
-
-std::string join_path(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
-}
-
-std::optional<std::string> resolve_path(const std::string& path, bool follow_last, int max_hops,
-                                        const std::function<PathNode(const std::string& p, bool more)>& lookup) {
-  std::vector<std::string> todo = split_path(path);
-  std::reverse(todo.begin(), todo.end());
-  std::vector<std::string> done;
-  int hops = 0;
-  while (!todo.empty()) {
-    std::string c = std::move(todo.back());
-    todo.pop_back();
-    if (c == ".") continue;
-    if (c == "..") {
-      if (!done.empty()) done.pop_back();
-      continue;
-    }
-    done.push_back(c);
-    const std::string p = join_path(done);
-    const PathNode node = lookup(p, !todo.empty());
-    if (node.kind == PathNode::Kind::missing) return std::nullopt;
-    if (node.kind != PathNode::Kind::symlink) {
-      if (!todo.empty() && node.kind != PathNode::Kind::directory) return std::nullopt;
-      continue;
-    }
-    if (todo.empty() && !follow_last) return p;
-    if (++hops > max_hops) return std::nullopt;
-    done.pop_back();
-    if (!node.target.empty() && node.target[0] == '/') done.clear();
-    auto parts = split_path(node.target);
-    for (auto i = parts.rbegin(); i != parts.rend(); ++i) todo.push_back(*i);
-  }
-  return join_path(done);
-}
-
-std::optional<std::uint64_t> u64(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || s[0] == '-' || s[0] == '+') return std::nullopt;
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<std::int64_t> i64(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || s[0] == '+') return std::nullopt;
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<std::uint64_t> hex(std::string_view s) {
-  s = trim(s);
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-  if (s.empty()) return std::nullopt;
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+using text::hex;
+using text::i64;
+using text::one_line;
+using text::shell_word;
+using text::split_lines;
+using text::split_ws;
+using text::trim;
+using text::u64;
 
 std::optional<std::uint64_t> KeyValues::get(std::string_view key) const {
   auto it = values.find(key);
@@ -215,11 +104,6 @@ std::vector<Assignment> login_env(std::string_view text) {
   return out;
 }
 
-std::string one_line(std::string message) {
-  for (auto& c : message)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return message;
-}
 
 bool login_env_followed(std::string_view name) {
   for (std::string_view p : {"HSA_", "ROCR_", "HIP_", "ROCM_", "GPU_DEVICE_ORDINAL", "OLLAMA_", "GGML_"})

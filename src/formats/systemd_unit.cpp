@@ -1,11 +1,11 @@
-// systemd unit/drop-in parsing and merging; see include/amdml/systemd_unit.hpp.
-#include "amdml/systemd_unit.hpp"
+// systemd unit/drop-in parsing and merging; see systemd_unit.hpp.
+#include "formats/systemd_unit.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <set>
 
-#include "amdml/parse.hpp"
+#include "formats/system_files.hpp"
 
 namespace amdml::systemd {
 
@@ -145,7 +145,7 @@ bool env_name_valid(std::string_view name) {
 ParsedUnit parse_unit_text(std::string_view text, const std::string& file) {
   ParsedUnit out;
   std::string section;
-  auto lines = parse::split_lines(text);
+  auto lines = text::split_lines(text);
   std::string pending;   // a continued line being assembled
   int pending_line = 0;  // where it started
   auto finish = [&](const std::string& logical, int line_no) {
@@ -432,7 +432,7 @@ ServiceConfig merge_service(const std::vector<ParsedUnit>& files) {
           cfg.supplementary_groups.clear();
           continue;
         }
-        for (auto& g : parse::split_ws(a.value))
+        for (auto& g : text::split_ws(a.value))
           if (std::find(cfg.supplementary_groups.begin(), cfg.supplementary_groups.end(), g) ==
               cfg.supplementary_groups.end())
             cfg.supplementary_groups.push_back(g);
@@ -485,81 +485,6 @@ const std::vector<std::string>& system_unit_dirs() {
                                                 "/usr/local/lib/systemd/system", "/usr/lib/systemd/system",
                                                 "/lib/systemd/system"};
   return dirs;
-}
-
-LoadedService load_service(const Host& host, const std::string& unit) {
-  LoadedService out;
-  std::vector<ParsedUnit> parsed;
-  for (const auto& dir : system_unit_dirs()) {
-    std::string p = dir + "/" + unit;
-    auto st = host.lstat(p);
-    if (!st) continue;
-    if (st->type == FileType::symlink) {
-      auto target = host.read_link(p);
-      if (target && *target == "/dev/null") {
-        out.unit_path = p;
-        out.masked = true;
-        return out;
-      }
-    }
-    auto text = host.read_file(p);
-    if (!text) {
-      out.config.issues.push_back({UnitIssue::Kind::syntax, p, 0, p, "cannot read: " + text.error().message});
-      continue;
-    }
-    out.unit_path = p;
-    parsed.push_back(parse_unit_text(*text, p));
-    break;
-  }
-  // Drop-in directories: the unit's own, then the type-wide one ("service.d"); within
-  // each, the search directories in priority order. The first directory to provide a
-  // file name owns it.
-  std::vector<std::string> dropin_dirs;
-  auto dot = unit.rfind('.');
-  std::string type = dot == std::string::npos ? "" : unit.substr(dot + 1);
-  for (const auto& dir : system_unit_dirs()) dropin_dirs.push_back(dir + "/" + unit + ".d");
-  if (!type.empty())
-    for (const auto& dir : system_unit_dirs()) dropin_dirs.push_back(dir + "/" + type + ".d");
-  std::map<std::string, std::string> by_name;  // file name -> full path (sorted by name)
-  std::set<std::string> seen_dirs;
-  for (const auto& d : dropin_dirs) {
-    // /lib is often a symlink to /usr/lib: one directory read twice must not count twice
-    auto canon = host.canonical(d);
-    std::string key = canon ? *canon : d;
-    if (!seen_dirs.insert(key).second) continue;
-    auto entries = host.list_dir(d);
-    if (!entries) continue;
-    for (const auto& e : *entries) {
-      if (e.name.size() <= 5 || e.name.compare(e.name.size() - 5, 5, ".conf") != 0) continue;
-      if (e.type == FileType::directory) continue;
-      by_name.emplace(e.name, d + "/" + e.name);
-    }
-  }
-  if (!out.unit_path && by_name.empty()) return out;
-  std::vector<std::string> dropin_paths;
-  for (const auto& [name, path] : by_name) {
-    auto st = host.lstat(path);
-    if (st && st->type == FileType::symlink) {
-      auto target = host.read_link(path);
-      if (target && *target == "/dev/null") continue;  // a masked drop-in
-    }
-    auto text = host.read_file(path);
-    if (!text) {
-      out.config.issues.push_back({UnitIssue::Kind::syntax, path, 0, path, "cannot read: " + text.error().message});
-      continue;
-    }
-    parsed.push_back(parse_unit_text(*text, path));
-    dropin_paths.push_back(path);
-  }
-  auto earlier = std::move(out.config.issues);
-  out.config = merge_service(parsed);
-  out.config.issues.insert(out.config.issues.begin(), earlier.begin(), earlier.end());
-  if (out.unit_path) out.config.files.push_back(*out.unit_path);
-  for (const auto& path : dropin_paths) out.config.files.push_back(path);
-  apply_env_files(out.config, &host, [](const void* ctx, const std::string& path) -> Result<std::string> {
-    return static_cast<const Host*>(ctx)->read_file(path, 1 << 20);
-  });
-  return out;
 }
 
 }  // namespace amdml::systemd

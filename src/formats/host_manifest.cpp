@@ -3,8 +3,8 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "amdml/parse.hpp"
-#include "amdml/snapshot.hpp"
+#include "formats/system_files.hpp"
+#include "formats/snapshot.hpp"
 
 namespace amdml {
 
@@ -120,18 +120,18 @@ std::optional<SnapshotNode::Kind> kind_in_tree(const std::map<std::string, Snaps
 // Resolves like the rooted host does; true when the path exists in the written tree.
 bool resolves_in_tree(const std::map<std::string, SnapshotNode>& tree, const std::string& path, bool follow_last) {
   auto lookup = [&](const std::string& p, bool) {
-    parse::PathNode n;
+    paths::PathNode n;
     auto kind = kind_in_tree(tree, p);
     if (!kind) return n;
     if (*kind == SnapshotNode::Kind::symlink) {
-      n.kind = parse::PathNode::Kind::symlink;
+      n.kind = paths::PathNode::Kind::symlink;
       n.target = tree.at(p).target;
     } else {
-      n.kind = *kind == SnapshotNode::Kind::directory ? parse::PathNode::Kind::directory : parse::PathNode::Kind::other;
+      n.kind = *kind == SnapshotNode::Kind::directory ? paths::PathNode::Kind::directory : paths::PathNode::Kind::other;
     }
     return n;
   };
-  return parse::resolve_path(path, follow_last, 40, lookup).has_value();
+  return paths::resolve_path(path, follow_last, 40, lookup).has_value();
 }
 
 std::string octal(std::uint32_t mode) {

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "amdml/host.hpp"
-#include "amdml/result.hpp"
-#include "amdml/secrets.hpp"
+#include "base/result.hpp"
+#include "formats/secrets.hpp"
 
 namespace amdml {
 
@@ -115,7 +115,7 @@ class Redactor {
   static Redactor plan(const Recording& r, const RedactOptions& options);
 
   // Rewrites the recording in place: file contents, paths, symlink targets, identity,
-  // uname, environment, facts, commands and recorded errors. Secrets (amdml/secrets.hpp)
+  // uname, environment, facts, commands and recorded errors. Secrets (formats/secrets.hpp)
   // are cut from all of them whatever the options.
   void apply(Recording& r);
   // The same replacements on any text (the rendered report, a JSON dump).

@@ -1,13 +1,11 @@
 // Loading the knowledge base from recipes/knowledge/*.toml; lookups over it.
-#include "amdml/knowledge.hpp"
+#include "formats/knowledge_toml.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "amdml/parse.hpp"
-#include "engine/embedded.hpp"
-#include "engine/toml.hpp"
-#include "platform/recipes_dir.hpp"
+#include "formats/system_files.hpp"
+#include "formats/toml.hpp"
 
 namespace amdml {
 
@@ -73,7 +71,7 @@ std::optional<UbuntuAbi> ubuntu_abi(const std::string& release) {
   if (dash == std::string::npos) return std::nullopt;
   auto dash2 = release.find('-', dash + 1);
   if (dash2 == std::string::npos) return std::nullopt;
-  auto abi = parse::u64(release.substr(dash + 1, dash2 - dash - 1));
+  auto abi = text::u64(release.substr(dash + 1, dash2 - dash - 1));
   if (!abi) return std::nullopt;
   return UbuntuAbi{*abi, release.substr(dash2 + 1)};
 }
@@ -162,7 +160,7 @@ OverrideParse parse_hsa_override(std::string_view value) {
   auto to_target = [](const std::array<std::uint64_t, 3>& n) {
     return GfxTarget{static_cast<std::uint32_t>(n[0]), static_cast<std::uint32_t>(n[1]), static_cast<std::uint32_t>(n[2])};
   };
-  if (parse::trim(value).empty()) {
+  if (text::trim(value).empty()) {
     out.error = OverrideError::empty;
     return out;
   }
@@ -174,10 +172,10 @@ OverrideParse parse_hsa_override(std::string_view value) {
     out.target = to_target(*n);
     return out;
   }
-  std::string_view inner = parse::trim(value);
+  std::string_view inner = text::trim(value);
   if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') && inner.back() == inner.front()) {
     out.error = OverrideError::quoted;
-    inner = parse::trim(inner.substr(1, inner.size() - 2));
+    inner = text::trim(inner.substr(1, inner.size() - 2));
     if (auto n = strict(inner); n && in_range(*n)) out.suggestion = to_target(*n);
     else if (auto g = GfxTarget::parse_name(inner)) out.suggestion = g;
     return out;
@@ -313,15 +311,6 @@ bool Knowledge::ollama_igpu_allowlisted(const GfxTarget& t, const Version& v) co
   return it != ollama_policy.igpu_allow.end() && v >= it->second;
 }
 
-Result<std::vector<RecipeFile>> recipe_files(const std::string& dir) {
-  if (dir.empty()) {
-    std::vector<RecipeFile> out;
-    for (const auto& e : embedded_recipes()) out.push_back({e.path, e.text});
-    return out;
-  }
-  return platform::read_recipes_dir(dir);
-}
-
 namespace {
 
 std::string where(const std::string& file, const toml::node& n) {
@@ -415,7 +404,7 @@ Status load_chips(const std::string& file, const toml::table& root, Knowledge& k
     if (!name || !devs || devs->empty()) return make_error(where(file, *t) + ": a [[chip]] needs 'name' and 'devices'");
     for (const auto& e : *devs) {
       auto s = e.value<std::string>();
-      auto d = s ? parse::hex(*s) : std::nullopt;
+      auto d = s ? text::hex(*s) : std::nullopt;
       if (!d || *d > 0xffff) return make_error(where(file, *t) + ": 'devices' must hold hex PCI ids like \"0x6818\"");
       auto dev = static_cast<std::uint16_t>(*d);
       if (std::find(seen.begin(), seen.end(), dev) != seen.end())
@@ -441,11 +430,11 @@ Status load_pci(const std::string& file, const toml::table& root, Knowledge& kb)
     if (!t) return make_error(file + ": [[pci]] entries must be tables");
     PciProduct p;
     auto dev = (*t)["device"].value<std::string>();
-    auto d = dev ? parse::hex(*dev) : std::nullopt;
+    auto d = dev ? text::hex(*dev) : std::nullopt;
     if (!d || *d > 0xffff) return make_error(where(file, *t) + ": 'device' must be a hex PCI id like \"0x73bf\"");
     p.device = static_cast<std::uint16_t>(*d);
     if (auto rev = (*t)["revision"].value<std::string>()) {
-      auto r = parse::hex(*rev);
+      auto r = text::hex(*rev);
       if (!r || *r > 0xff) return make_error(where(file, *t) + ": 'revision' must be hex like \"0xc1\"");
       p.revision = static_cast<std::uint8_t>(*r);
     }

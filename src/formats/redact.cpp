@@ -5,7 +5,7 @@
 // still holds. Group names and every number are kept: findings do not change.
 //
 // Secrets are a separate, unconditional pass, and the one policy for them lives here
-// (amdml/secrets.hpp): environment variables are kept only when relevant and not
+// (formats/secrets.hpp): environment variables are kept only when relevant and not
 // credential-like, and their dropped values -- together with every secret shape
 // scrub_secrets() knows -- are cut from every text, JSON value and key.
 #include <algorithm>
@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "amdml/parse.hpp"
-#include "amdml/secrets.hpp"
-#include "amdml/snapshot.hpp"
+#include "formats/system_files.hpp"
+#include "formats/secrets.hpp"
+#include "formats/snapshot.hpp"
 
 namespace amdml {
 

@@ -13,40 +13,11 @@
 #include <vector>
 
 #include "amdml/facts.hpp"
+#include "base/paths.hpp"
+#include "base/text.hpp"
 
 namespace amdml::parse {
 
-std::string_view trim(std::string_view s);
-std::vector<std::string_view> split_lines(std::string_view s);
-std::vector<std::string> split_ws(std::string_view s);
-// s as one POSIX shell word: unchanged when it holds only safe characters, else in
-// single quotes (a ' inside becomes '\''). For commands printed for people to paste.
-std::string shell_word(std::string_view s);
-
-// An absolute path's components ("/a//b/" -> {"a", "b"}) and back ({} -> "/"). No
-// "." or ".." handling: the callers walk components themselves.
-std::vector<std::string> split_path(const std::string& p);
-std::string join_path(const std::vector<std::string>& parts);
-
-// What one absolute path is, for resolve_path.
-struct PathNode {
-  enum class Kind { missing, directory, other, symlink } kind = Kind::missing;
-  std::string target;  // a symlink's text
-};
-// Resolves PATH component by component as the kernel does: "." skipped, ".." clamped at
-// "/", symlinks followed (relative to their directory; absolute from "/") at most
-// max_hops times; with follow_last false a final symlink is the answer. lookup(p, more)
-// says what the prefix p is (more: components follow it). nullopt when a component is
-// missing, something other than a directory has more components, or the hops run out.
-std::optional<std::string> resolve_path(const std::string& path, bool follow_last, int max_hops,
-                                        const std::function<PathNode(const std::string& p, bool more)>& lookup);
-
-// Whole-string unsigned decimal ("123\n" ok; "", "-1", "12x", overflow -> nullopt).
-std::optional<std::uint64_t> u64(std::string_view s);
-// Whole-string signed decimal.
-std::optional<std::int64_t> i64(std::string_view s);
-// "0x1002" or "1002" (hex), whole string.
-std::optional<std::uint64_t> hex(std::string_view s);
 
 // KFD "key value" lines; malformed lines are skipped and counted.
 struct KeyValues {
@@ -58,10 +29,6 @@ KeyValues kfd_properties(std::string_view text);
 
 // os-release KEY=value with shell quoting.
 std::map<std::string, std::string> os_release(std::string_view text);
-
-// An error message that quotes input (a key, a file's text) as one line: control
-// characters, newlines included, become spaces.
-std::string one_line(std::string message);
 
 // Variables set for new login sessions: /etc/environment, environment.d(5) files and
 // /etc/profile.d/*.sh -- "NAME=value" or "export NAME=value" lines with shell quoting.

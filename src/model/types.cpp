@@ -7,7 +7,7 @@
 #include "amdml/facts.hpp"
 #include "amdml/finding.hpp"
 #include "amdml/gfx.hpp"
-#include "amdml/parse.hpp"
+#include "base/text.hpp"
 #include "amdml/units.hpp"
 #include "amdml/version.hpp"
 
@@ -29,7 +29,7 @@ std::string format_bytes(Bytes b) {
 }
 
 bool parse_bytes(const std::string& text_in, Bytes& out) {
-  std::string text(parse::trim(text_in));
+  std::string text(text::trim(text_in));
   if (text.empty()) return false;
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
@@ -40,7 +40,7 @@ bool parse_bytes(const std::string& text_in, Bytes& out) {
   } catch (...) {
     return false;
   }
-  std::string unit(parse::trim(std::string_view(text).substr(i)));
+  std::string unit(text::trim(std::string_view(text).substr(i)));
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   double mult = 1;
   if (unit.empty() || unit == "b") mult = 1;
@@ -60,7 +60,7 @@ std::string Version::str() const {
 }
 
 std::optional<Version> Version::parse(std::string_view text) {
-  text = parse::trim(text);
+  text = text::trim(text);
   if (!text.empty() && (text[0] == 'v' || text[0] == 'V')) text.remove_prefix(1);
   std::uint32_t parts[3] = {0, 0, 0};
   int n = 0;
@@ -107,7 +107,7 @@ std::optional<GfxTarget> GfxTarget::from_kfd_version(std::uint64_t v) {
 }
 
 std::optional<GfxTarget> GfxTarget::parse_name(std::string_view name) {
-  name = parse::trim(name);
+  name = text::trim(name);
   auto colon = name.find(':');
   if (colon != std::string_view::npos) name = name.substr(0, colon);
   auto dash = name.rfind("--");  // amdgcn-amd-amdhsa--gfx90a
