@@ -1,6 +1,6 @@
 // Result<T>: the value of a fallible operation or the Error that stopped it.
 //
-// Lower layers (platform, probes, engine, rules, fix) never throw: they return a
+// Lower layers (platform, probes, formats, rules, fix) never throw: they return a
 // Result and let the caller decide whether the failure is a fact to report or a
 // reason to stop. Only the CLI edge turns errors into messages and exit codes.
 #pragma once
@@ -58,3 +58,20 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace amdml
+
+// Propagating an error without spelling it out. In a function that returns a Result<U>
+// or a Status:
+//   AMDML_TRY(auto text, host.read_file(path));  // declares text, or returns the Error
+//   AMDML_TRY_STATUS(tree.write(path, bytes));   // returns the Error of a failed Status
+#define AMDML_TRY_CAT2(a, b) a##b
+#define AMDML_TRY_CAT(a, b) AMDML_TRY_CAT2(a, b)
+#define AMDML_TRY_IMPL(tmp, decl, expr) \
+  auto tmp = (expr);                    \
+  if (!tmp) return tmp.error();         \
+  decl = std::move(*tmp)
+#define AMDML_TRY(decl, expr) AMDML_TRY_IMPL(AMDML_TRY_CAT(amdml_try_, __LINE__), decl, expr)
+#define AMDML_TRY_STATUS(expr)                     \
+  do {                                             \
+    if (auto amdml_status_ = (expr); !amdml_status_) \
+      return amdml_status_.error();                \
+  } while (0)

@@ -13,6 +13,8 @@ namespace amdml::text {
 std::string_view trim(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view s);
 std::vector<std::string> split_ws(std::string_view s);
+// The parts with sep between them ({} -> "").
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // s as one POSIX shell word: unchanged when it holds only safe characters, else in
 // single quotes (a ' inside becomes '\''). For commands printed for people to paste.
 std::string shell_word(std::string_view s);
