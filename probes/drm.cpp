@@ -4,16 +4,12 @@
 #include <optional>
 #include <set>
 
+#include "base/paths.hpp"
 #include "probes/probe_util.hpp"
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
-
-static std::string last_component(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
 
 namespace {
 
@@ -21,7 +17,7 @@ namespace {
 // component of the resolved device link; empty when neither can be read (a dangling link).
 std::string slot_of(const Host& h, const std::string& entry) {
   std::string slot;
-  if (auto c = h.canonical(entry + "/device")) slot = last_component(*c);
+  if (auto c = h.canonical(entry + "/device")) slot = paths::basename(*c);
   if (auto ue = h.read_file(entry + "/device/uevent", 1 << 14)) {
     auto kv = parse::uevent(*ue);
     if (kv.count("PCI_SLOT_NAME")) slot = kv["PCI_SLOT_NAME"];
@@ -107,7 +103,7 @@ void drm(const ProbeContext& ctx, Facts& f) {
     c.vendor = 0x1002;
     if (auto v = read_hex(h, f, "drm", dev + "/device"); v && *v <= 0xffff) c.device = static_cast<std::uint16_t>(*v);
     if (auto v = read_hex(h, f, "drm", dev + "/revision"); v && *v <= 0xff) c.revision = static_cast<std::uint8_t>(*v);
-    if (auto canon = h.canonical(dev)) c.pci_slot = last_component(*canon);
+    if (auto canon = h.canonical(dev)) c.pci_slot = paths::basename(*canon);
     if (auto ue = h.read_file(dev + "/uevent", 1 << 14)) {
       auto kv = parse::uevent(*ue);
       if (kv.count("PCI_SLOT_NAME")) c.pci_slot = kv["PCI_SLOT_NAME"];

@@ -21,9 +21,9 @@ void add_backend(LlamaBinary& b, LlamaBackend k) {
 
 // Backends by the libraries beside the binary; true when any ggml library was seen.
 bool from_libraries(const Host& host, const std::string& bin, LlamaBinary& b) {
-  auto dir = mlpath::dirname(bin);
+  auto dir = paths::dirname(bin);
   bool any = false;
-  for (const auto& d : {dir, mlpath::join(mlpath::dirname(dir), "lib"), mlpath::join(mlpath::dirname(dir), "lib64")}) {
+  for (const auto& d : {dir, mlpath::join(paths::dirname(dir), "lib"), mlpath::join(paths::dirname(dir), "lib64")}) {
     auto entries = host.list_dir(d);
     if (!entries) continue;
     std::vector<std::string> names;

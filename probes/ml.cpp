@@ -11,18 +11,6 @@ namespace amdml::probes {
 
 namespace mlpath {
 
-std::string dirname(const std::string& p) {
-  auto s = p.find_last_of('/');
-  if (s == std::string::npos) return ".";
-  if (s == 0) return "/";
-  return p.substr(0, s);
-}
-
-std::string basename(const std::string& p) {
-  auto s = p.find_last_of('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
-
 std::string join(const std::string& dir, const std::string& name) {
   if (dir.empty() || dir.back() == '/') return dir + name;
   return dir + "/" + name;

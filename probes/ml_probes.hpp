@@ -1,10 +1,11 @@
 // The parts of the ML-stack probe (probes/ml.cpp runs them in this order) and the
-// small path helpers they share.
+// small path helpers they share (dirname/basename are base/paths.hpp's).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "base/paths.hpp"
 #include "probes/probes.hpp"
 #include "platform/host.hpp"
 
@@ -15,8 +16,6 @@ void python(const ProbeContext& ctx, Facts& f);    // python.cpp: environments, 
 void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp binaries and backends
 
 namespace mlpath {
-std::string dirname(const std::string& p);   // "/a/b/c" -> "/a/b", "/a" -> "/"
-std::string basename(const std::string& p);  // "/a/b/c" -> "c"
 std::string join(const std::string& dir, const std::string& name);
 // The PATH entries of the host's environment (absolute ones only, no duplicates).
 std::vector<std::string> path_dirs(const Host& host);

@@ -47,7 +47,7 @@ void read_version(const Host& host, OllamaFacts& o) {
 void read_libraries(const Host& host, OllamaFacts& o) {
   std::vector<std::string> candidates;
   auto add = [&](const std::string& bin) {
-    auto lib = mlpath::join(mlpath::dirname(mlpath::dirname(bin)), "lib/ollama");
+    auto lib = mlpath::join(paths::dirname(paths::dirname(bin)), "lib/ollama");
     if (std::find(candidates.begin(), candidates.end(), lib) == candidates.end()) candidates.push_back(lib);
   };
   if (auto c = host.canonical(*o.binary)) add(*c);

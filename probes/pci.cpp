@@ -1,6 +1,7 @@
 // AMD GPUs on PCI (vendor 0x1002, class 0x03xxxx display, or 0x12xxxx processing
 // accelerator -- how MI300-series Instinct parts identify): seen even when no driver is
 // bound, so "the card is there but amdgpu is not" is diagnosable.
+#include "base/paths.hpp"
 #include "probes/probe_util.hpp"
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
@@ -34,8 +35,7 @@ void pci(const ProbeContext& ctx, Facts& f) {
     if (auto s = read_hex(h, f, "pci", dir + "/subsystem_device"); s && *s <= 0xffff)
       g.subsystem_device = static_cast<std::uint16_t>(*s);
     if (auto link = h.read_link(dir + "/driver")) {
-      auto slash = link->rfind('/');
-      g.driver = slash == std::string::npos ? *link : link->substr(slash + 1);
+      g.driver = paths::basename(*link);
     } else if (auto ue = h.read_file(dir + "/uevent", 1 << 14)) {
       auto kv = parse::uevent(*ue);
       if (kv.count("DRIVER")) g.driver = kv["DRIVER"];

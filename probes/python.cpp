@@ -164,7 +164,7 @@ class Finder {
         if (skip.count(s)) continue;
         if (s.front() == '.' && !hidden_ok.count(s)) continue;
         // pyenv's interpreters are prefixes without pyvenv.cfg
-        if (mlpath::basename(dir) == "versions" && mlpath::basename(mlpath::dirname(dir)) == ".pyenv") {
+        if (paths::basename(dir) == "versions" && paths::basename(paths::dirname(dir)) == ".pyenv") {
           add("pyenv", mlpath::join(dir, s), std::nullopt);
           continue;
         }
@@ -198,7 +198,7 @@ void python(const ProbeContext& ctx, Facts& f) {
     if (mlpath::is_dir(h, p)) {
       finder.add("--python", p, std::nullopt);
     } else if (mlpath::is_file(h, p)) {
-      finder.add("--python", mlpath::dirname(mlpath::dirname(p)), p);
+      finder.add("--python", paths::dirname(paths::dirname(p)), p);
     } else {
       f.error("ml", p, "--python: no such interpreter or environment");
     }
@@ -207,10 +207,10 @@ void python(const ProbeContext& ctx, Facts& f) {
     auto py = mlpath::join(d, "python3");
     if (!mlpath::is_file(h, py)) continue;
     // pyenv/asdf shims are dispatch scripts; their real prefixes are found under home
-    if (mlpath::basename(d) == "shims") continue;
+    if (paths::basename(d) == "shims") continue;
     // /bin -> /usr/bin on merged-/usr systems: one interpreter, one environment
     auto real_dir = h.canonical(d);
-    auto prefix = mlpath::dirname(real_dir ? *real_dir : d);
+    auto prefix = paths::dirname(real_dir ? *real_dir : d);
     bool system = prefix == "/usr" || prefix == "/usr/local" || prefix == "/";
     std::vector<std::string> extra;
     if (system) {

@@ -5,24 +5,16 @@
 #include <optional>
 #include <string_view>
 
+#include "base/enum_names.hpp"
+
 namespace amdml {
 
 enum class Severity { info = 0, warning = 1, error = 2 };
 
-constexpr std::string_view to_string(Severity s) {
-  switch (s) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::info: return "info";
-  }
-  return "info";
-}
+inline constexpr EnumName<Severity> kSeverityNames[] = {
+    {Severity::error, "error"}, {Severity::warning, "warning"}, {Severity::info, "info"}};
 
-inline std::optional<Severity> parse_severity(std::string_view s) {
-  if (s == "error") return Severity::error;
-  if (s == "warning") return Severity::warning;
-  if (s == "info") return Severity::info;
-  return std::nullopt;
-}
+constexpr std::string_view to_string(Severity s) { return enum_name(kSeverityNames, s, "info"); }
+inline std::optional<Severity> parse_severity(std::string_view s) { return enum_from_name(kSeverityNames, s); }
 
 }  // namespace amdml

@@ -23,6 +23,17 @@ std::string join_path(const std::vector<std::string>& parts) {
   return out.empty() ? "/" : out;
 }
 
+std::string dirname(const std::string& p) {
+  auto s = p.rfind('/');
+  if (s == std::string::npos) return ".";
+  return s == 0 ? "/" : p.substr(0, s);
+}
+
+std::string basename(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
 std::optional<std::string> resolve_path(const std::string& path, bool follow_last, int max_hops,
                                         const std::function<PathNode(const std::string& p, bool more)>& lookup) {
   std::vector<std::string> todo = split_path(path);

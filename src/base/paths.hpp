@@ -14,6 +14,15 @@ namespace amdml::paths {
 std::vector<std::string> split_path(const std::string& p);
 std::string join_path(const std::vector<std::string>& parts);
 
+// The text before and after a path's last '/', as string operations (no file system,
+// no trailing-slash stripping, unlike dirname(1)):
+//   dirname("/a/b") == "/a"   dirname("/a") == "/"   dirname("/") == "/"
+//   dirname("a") == "."       dirname("") == "."     dirname("/a/") == "/a"
+//   basename("/a/b") == "b"   basename("a") == "a"   basename("/") == ""
+//   basename("/a/") == ""     basename("") == ""
+std::string dirname(const std::string& p);
+std::string basename(const std::string& p);
+
 // What one absolute path is, for resolve_path.
 struct PathNode {
   enum class Kind { missing, directory, other, symlink } kind = Kind::missing;

@@ -20,6 +20,7 @@
 #include <map>
 #include <set>
 
+#include "base/paths.hpp"
 #include "fix/fix.hpp"
 #include "platform/host.hpp"
 #include "fix/journal.hpp"
@@ -94,7 +95,7 @@ bool is_user_db(const std::string& path) {
   return path == "/etc/group" || path == "/etc/gshadow" || path == "/etc/passwd" || path == "/etc/shadow";
 }
 
-std::string dirname(const std::string& p) { return p.substr(0, p.rfind('/')); }
+using paths::dirname;
 
 CommandRecord run_one(const Host& host, const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                       const ApplyOptions& o) {

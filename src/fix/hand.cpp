@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/paths.hpp"
 #include "fix/fix.hpp"
 #include "formats/system_files.hpp"
 #include "fix/edits.hpp"
@@ -13,10 +14,7 @@ namespace amdml::fix {
 
 namespace {
 
-std::string parent_dir(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos || slash == 0 ? std::string("/") : path.substr(0, slash);
-}
+using paths::dirname;
 
 }  // namespace
 
@@ -30,7 +28,7 @@ std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& pa
   for (const auto& step : r.steps) {
     switch (step.kind) {
       case StepKind::env_file: {
-        out.push_back("sudo mkdir -p " + text::shell_word(parent_dir(step.path)));
+        out.push_back("sudo mkdir -p " + text::shell_word(dirname(step.path)));
         std::string cmd = "printf '%s\\n'";
         const std::string text = render_env_file(step.format, r.id, *env);
         for (auto line : text::split_lines(text))

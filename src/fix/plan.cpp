@@ -5,6 +5,7 @@
 // re-checks every file against the bytes the plan saw before it writes.
 #include <algorithm>
 
+#include "base/paths.hpp"
 #include "fix/fix.hpp"
 #include "platform/host.hpp"
 #include "formats/system_files.hpp"
@@ -44,8 +45,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string dirname(const std::string& p) { return p.substr(0, p.rfind('/')); }
-std::string basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+using paths::basename;
+using paths::dirname;
 
 struct Ctx {
   const PlanInputs& in;

@@ -1,53 +1,15 @@
-// The pure half of a snapshot: the size policy, the amdml-host.json manifest and errno
-// names. No I/O here; src/platform/snapshot_writer.cpp puts the result on disk.
+// The pure half of a snapshot: the size policy and the amdml-host.json manifest. No
+// I/O here; src/platform/snapshot_writer.cpp puts the result on disk.
 #include <cerrno>
 #include <cstdio>
 
+#include "base/errno_names.hpp"
 #include "formats/system_files.hpp"
 #include "formats/snapshot.hpp"
 
 namespace amdml {
 
 using nlohmann::json;
-
-// ---- errno names ------------------------------------------------------------------
-
-namespace {
-
-struct ErrnoName {
-  int code;
-  const char* name;
-};
-
-constexpr ErrnoName kErrnoNames[] = {
-    {EPERM, "EPERM"},   {ENOENT, "ENOENT"},       {ESRCH, "ESRCH"},   {EINTR, "EINTR"},     {EIO, "EIO"},
-    {ENXIO, "ENXIO"},   {E2BIG, "E2BIG"},         {ENOEXEC, "ENOEXEC"}, {EBADF, "EBADF"},   {ECHILD, "ECHILD"},
-    {EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"},       {EACCES, "EACCES"}, {EFAULT, "EFAULT"},   {EBUSY, "EBUSY"},
-    {EEXIST, "EEXIST"}, {EXDEV, "EXDEV"},         {ENODEV, "ENODEV"}, {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},
-    {EINVAL, "EINVAL"}, {ENFILE, "ENFILE"},       {EMFILE, "EMFILE"}, {ENOTTY, "ENOTTY"},   {ETXTBSY, "ETXTBSY"},
-    {EFBIG, "EFBIG"},   {ENOSPC, "ENOSPC"},       {ESPIPE, "ESPIPE"}, {EROFS, "EROFS"},     {EPIPE, "EPIPE"},
-    {ERANGE, "ERANGE"}, {ENAMETOOLONG, "ENAMETOOLONG"}, {ENOSYS, "ENOSYS"}, {ELOOP, "ELOOP"},
-    {ENODATA, "ENODATA"}, {ETIMEDOUT, "ETIMEDOUT"}, {EOPNOTSUPP, "EOPNOTSUPP"}, {ESTALE, "ESTALE"},
-    {ENOTCONN, "ENOTCONN"}, {ECONNREFUSED, "ECONNREFUSED"}, {EOVERFLOW, "EOVERFLOW"},
-};
-
-}  // namespace
-
-std::string errno_name(int code) {
-  for (const auto& e : kErrnoNames)
-    if (e.code == code) return e.name;
-  return "E" + std::to_string(code);
-}
-
-std::optional<int> errno_from_name(const std::string& name) {
-  for (const auto& e : kErrnoNames)
-    if (name == e.name) return e.code;
-  // "E<number>": what errno_name prints for a code it has no name for.
-  if (name.size() > 1 && name[0] == 'E' && name.find_first_not_of("0123456789", 1) == std::string::npos &&
-      name.size() < 6)
-    return std::stoi(name.substr(1));
-  return std::nullopt;
-}
 
 // ---- Size policy ------------------------------------------------------------------
 

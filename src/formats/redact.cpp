@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/paths.hpp"
 #include "formats/system_files.hpp"
 #include "formats/secrets.hpp"
 #include "formats/snapshot.hpp"
@@ -133,10 +134,7 @@ const SnapshotNode* file_node(const Recording& r, const std::string& path) {
   return &it->second;
 }
 
-std::string basename_of(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
+using paths::basename;
 
 struct PasswdLine {
   std::string name;
@@ -216,10 +214,10 @@ std::string blank_gecos(const std::string& text, const std::set<std::string>& us
   return out;
 }
 
-bool is_unique_id_path(const std::string& p) { return basename_of(p) == "unique_id"; }
+bool is_unique_id_path(const std::string& p) { return basename(p) == "unique_id"; }
 bool is_serial_path(const std::string& p) {
   static const char* names[] = {"serial_number", "serial", "product_serial", "board_serial", "chassis_serial"};
-  std::string b = basename_of(p);
+  std::string b = basename(p);
   for (const char* n : names)
     if (b == n) return true;
   return false;
@@ -799,7 +797,7 @@ Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
       std::string v = trim(node.content);
       if (v.rfind("0x", 0) == 0) v = v.substr(2);
       if (auto n = parse_u64(v, 16); n && *n != 0) red.fake_unique_id(*n);
-    } else if (basename_of(path) == "properties") {
+    } else if (basename(path) == "properties") {
       // KFD node properties: "unique_id <decimal>".
       std::size_t at = node.content.find("unique_id ");
       if (at != std::string::npos && (at == 0 || node.content[at - 1] == '\n')) {
@@ -824,7 +822,7 @@ namespace {
 // kept when a probe looks for it by name (pyvenv.cfg) or when it sits in a software
 // tree (lib, bin, site-packages, rocBLAS's library, ...), where names are the facts.
 bool keep_listed_home_file(const std::string& path) {
-  const std::string name = basename_of(path);
+  const std::string name = basename(path);
   if (name == "pyvenv.cfg") return true;
   static const char* kSoftwareDirs[] = {"lib", "lib64", "bin", "site-packages", "dist-packages", "library", "envs",
                                         "conda-meta", "include", "share"};

@@ -156,8 +156,4 @@ struct SnapshotMeta {
 // devices, container, commands, errors, every recorded fact, and "snapshot" (meta).
 nlohmann::json snapshot_manifest(const Recording& r, const SnapshotMeta& meta);
 
-// errno <-> its symbolic name ("EACCES"); unknown numbers print as "E<number>".
-std::string errno_name(int code);
-std::optional<int> errno_from_name(const std::string& name);
-
 }  // namespace amdml

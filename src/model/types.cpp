@@ -7,6 +7,7 @@
 #include "amdml/facts.hpp"
 #include "amdml/finding.hpp"
 #include "amdml/gfx.hpp"
+#include "base/enum_names.hpp"
 #include "base/text.hpp"
 #include "amdml/units.hpp"
 #include "amdml/version.hpp"
@@ -136,24 +137,22 @@ std::optional<GfxTarget> GfxTarget::parse_name(std::string_view name) {
   return GfxTarget{mj, static_cast<std::uint32_t>(mi), static_cast<std::uint32_t>(st)};
 }
 
-const char* to_string(TtmModule m) {
-  switch (m) {
-    case TtmModule::none: return "none";
-    case TtmModule::ttm: return "ttm";
-    case TtmModule::amdttm: return "amdttm";
-  }
-  return "none";
-}
+namespace {
 
-const char* to_string(RocmSource s) {
-  switch (s) {
-    case RocmSource::none: return "none";
-    case RocmSource::rocm_path: return "ROCM_PATH";
-    case RocmSource::opt_rocm: return "/opt/rocm";
-    case RocmSource::distro: return "distribution";
-  }
-  return "none";
-}
+constexpr EnumName<TtmModule> kTtmModuleNames[] = {
+    {TtmModule::none, "none"}, {TtmModule::ttm, "ttm"}, {TtmModule::amdttm, "amdttm"}};
+
+constexpr EnumName<RocmSource> kRocmSourceNames[] = {
+    {RocmSource::none, "none"},
+    {RocmSource::rocm_path, "ROCM_PATH"},
+    {RocmSource::opt_rocm, "/opt/rocm"},
+    {RocmSource::distro, "distribution"},
+};
+
+}  // namespace
+
+const char* to_string(TtmModule m) { return enum_name(kTtmModuleNames, m, "none"); }
+const char* to_string(RocmSource s) { return enum_name(kRocmSourceNames, s, "none"); }
 
 std::string KfdNode::pci_slot() const {
   char buf[32];

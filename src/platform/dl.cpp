@@ -73,15 +73,15 @@ LoadedLibrary load_first(const std::vector<std::string>& candidates) {
 
 StdoutToStderr::StdoutToStderr() {
   std::fflush(stdout);
-  saved_ = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
-  if (saved_ >= 0) ::dup2(2, 1);
+  saved_.reset(::fcntl(1, F_DUPFD_CLOEXEC, 3));
+  if (saved_) ::dup2(2, 1);
 }
 
 StdoutToStderr::~StdoutToStderr() {
-  if (saved_ < 0) return;
+  if (!saved_) return;
   std::fflush(stdout);
-  ::dup2(saved_, 1);
-  ::close(saved_);
+  ::dup2(saved_.get(), 1);
+  saved_.reset();
 }
 
 void probe_step(const char* name) {

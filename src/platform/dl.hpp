@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "amdml/facts_runtime.hpp"
+#include "base/fd.hpp"
 
 namespace amdml::platform {
 
@@ -44,7 +45,7 @@ class StdoutToStderr {
   StdoutToStderr& operator=(const StdoutToStderr&) = delete;
 
  private:
-  int saved_ = -1;
+  Fd saved_;
 };
 
 // Writes "amdml-probe: step <name>" to stderr (unbuffered), so a parent that has to

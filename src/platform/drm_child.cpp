@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/fd.hpp"
 #include "platform/dl.hpp"
 #include "platform/runtime_child.hpp"
 
@@ -26,16 +27,16 @@ struct DrmApi {
 nlohmann::json query_node(const DrmApi& api, const std::string& node) {
   nlohmann::json d = {{"render_node", node}, {"opened", false}};
   probe_step(("open " + node).c_str());
-  int fd = ::open(node.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) {
+  Fd fd(::open(node.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd) {
     d["error"] = std::string("open: ") + std::strerror(errno);
     return d;
   }
   std::uint32_t major = 0, minor = 0;
   amdgpu_device_handle dev = nullptr;
   probe_step(("amdgpu_device_initialize " + node).c_str());
-  int rc = api.initialize(fd, &major, &minor, &dev);
-  ::close(fd);  // libdrm keeps its own duplicate
+  int rc = api.initialize(fd.get(), &major, &minor, &dev);
+  fd.reset();  // libdrm keeps its own duplicate
   if (rc != 0) {
     d["error"] = "amdgpu_device_initialize: " + std::string(std::strerror(rc < 0 ? -rc : rc));
     return d;

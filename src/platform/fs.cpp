@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/fd.hpp"
+
 namespace amdml::platform {
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -33,21 +35,12 @@ static Error os_error(const std::string& shown, int err) {
 
 Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit) {
   // O_NONBLOCK so a FIFO planted where a sysfs file should be cannot hang us.
-  int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return os_error(shown, errno);
+  Fd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!fd) return os_error(shown, errno);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return os_error(shown, err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(shown + ": not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-  }
-  auto out = read_fd(fd, shown, limit);
-  ::close(fd);
-  return out;
+  if (::fstat(fd.get(), &st) != 0) return os_error(shown, errno);
+  if (!S_ISREG(st.st_mode)) return make_error(shown + ": not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+  return read_fd(fd.get(), shown, limit);
 }
 
 Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit) {

@@ -1,6 +1,8 @@
 // make_host() and the Host enum names.
 #include "platform/host.hpp"
 
+#include "base/enum_names.hpp"
+
 #include "platform/hosts.hpp"
 
 namespace amdml {
@@ -10,38 +12,23 @@ Result<std::unique_ptr<Host>> make_host(const std::string& root) {
   return platform::make_rooted_host(root);
 }
 
-const char* to_string(FileType t) {
-  switch (t) {
-    case FileType::regular: return "file";
-    case FileType::directory: return "dir";
-    case FileType::symlink: return "symlink";
-    case FileType::char_device: return "char";
-    case FileType::block_device: return "block";
-    case FileType::fifo: return "fifo";
-    case FileType::socket: return "socket";
-    case FileType::other: return "other";
-  }
-  return "other";
-}
+namespace {
 
-const char* to_string(ContainerKind k) {
-  switch (k) {
-    case ContainerKind::docker: return "docker";
-    case ContainerKind::podman: return "podman";
-    case ContainerKind::kubernetes: return "kubernetes";
-    case ContainerKind::lxc: return "lxc";
-    case ContainerKind::other: return "other";
-  }
-  return "other";
-}
+constexpr EnumName<FileType> kFileTypeNames[] = {
+    {FileType::regular, "file"},     {FileType::directory, "dir"},      {FileType::symlink, "symlink"},
+    {FileType::char_device, "char"}, {FileType::block_device, "block"}, {FileType::fifo, "fifo"},
+    {FileType::socket, "socket"},    {FileType::other, "other"},
+};
 
-std::optional<ContainerKind> parse_container_kind(const std::string& s) {
-  if (s == "docker") return ContainerKind::docker;
-  if (s == "podman") return ContainerKind::podman;
-  if (s == "kubernetes") return ContainerKind::kubernetes;
-  if (s == "lxc") return ContainerKind::lxc;
-  if (s == "other") return ContainerKind::other;
-  return std::nullopt;
-}
+constexpr EnumName<ContainerKind> kContainerKindNames[] = {
+    {ContainerKind::docker, "docker"}, {ContainerKind::podman, "podman"}, {ContainerKind::kubernetes, "kubernetes"},
+    {ContainerKind::lxc, "lxc"},       {ContainerKind::other, "other"},
+};
+
+}  // namespace
+
+const char* to_string(FileType t) { return enum_name(kFileTypeNames, t, "other"); }
+const char* to_string(ContainerKind k) { return enum_name(kContainerKindNames, k, "other"); }
+std::optional<ContainerKind> parse_container_kind(const std::string& s) { return enum_from_name(kContainerKindNames, s); }
 
 }  // namespace amdml

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "base/fd.hpp"
 #include "platform/fs.hpp"
 #include "platform/host.hpp"
 #include "platform/hosts.hpp"
@@ -100,10 +101,8 @@ class LiveHost final : public Host {
       d.uid = st.st_uid;
       d.gid = st.st_gid;
       if (d.type == FileType::char_device) {
-        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd >= 0) {
+        if (Fd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)); fd) {
           d.open = OpenCheck::ok;
-          ::close(fd);
         } else {
           d.open = OpenCheck::failed;
           d.open_errno = errno;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "base/errno_names.hpp"
 #include "formats/json.hpp"
 #include "platform/host.hpp"
 #include "formats/system_files.hpp"
@@ -22,7 +23,7 @@ namespace {
 constexpr int kMaxSymlinkHops = 40;
 constexpr const char* kManifest = "amdml-host.json";
 
-// An errno by its symbolic name (formats/snapshot.hpp); an unknown name reads as EACCES.
+// An errno by its symbolic name (base/errno_names.hpp); an unknown name reads as EACCES.
 int errno_or_eacces(const std::string& name) { return errno_from_name(name).value_or(EACCES); }
 
 // Reads a json field of an expected kind; a wrong kind is a manifest error.
@@ -62,16 +63,16 @@ Result<Manifest> parse_manifest(const std::string& text) {
   if (doc.contains("uname") && !doc["uname"].is_null()) {
     const auto& u = doc["uname"];
     if (!u.is_object()) return make_error(std::string(kManifest) + ": uname must be an object");
-    if (auto s = get_opt(u, "release", "uname.", m.uname.release); !s) return s.error();
-    if (auto s = get_opt(u, "machine", "uname.", m.uname.machine); !s) return s.error();
+    AMDML_TRY_STATUS(get_opt(u, "release", "uname.", m.uname.release));
+    AMDML_TRY_STATUS(get_opt(u, "machine", "uname.", m.uname.machine));
   }
   if (doc.contains("process") && !doc["process"].is_null()) {
     const auto& p = doc["process"];
     if (!p.is_object()) return make_error(std::string(kManifest) + ": process must be an object");
-    if (auto s = get_opt(p, "user", "process.", m.identity.user); !s) return s.error();
-    if (auto s = get_opt(p, "uid", "process.", m.identity.uid); !s) return s.error();
-    if (auto s = get_opt(p, "gid", "process.", m.identity.gid); !s) return s.error();
-    if (auto s = get_opt(p, "euid", "process.", m.identity.euid); !s) return s.error();
+    AMDML_TRY_STATUS(get_opt(p, "user", "process.", m.identity.user));
+    AMDML_TRY_STATUS(get_opt(p, "uid", "process.", m.identity.uid));
+    AMDML_TRY_STATUS(get_opt(p, "gid", "process.", m.identity.gid));
+    AMDML_TRY_STATUS(get_opt(p, "euid", "process.", m.identity.euid));
     if (p.contains("groups") && !p["groups"].is_null()) {
       if (!p["groups"].is_array()) return make_error(std::string(kManifest) + ": process.groups must be an array");
       std::vector<std::uint32_t> g;
@@ -83,7 +84,7 @@ Result<Manifest> parse_manifest(const std::string& text) {
       m.identity.groups = g;
     }
   }
-  if (auto s = get_opt(doc, "sudo_user", "", m.identity.sudo_user); !s) return s.error();
+  AMDML_TRY_STATUS(get_opt(doc, "sudo_user", "", m.identity.sudo_user));
   if (doc.contains("env") && !doc["env"].is_null()) {
     if (!doc["env"].is_object()) return make_error(std::string(kManifest) + ": env must be an object");
     for (const auto& [k, v] : doc["env"].items()) {
@@ -99,7 +100,7 @@ Result<Manifest> parse_manifest(const std::string& text) {
       DeviceNode d;
       d.path = path;
       std::optional<std::string> type;
-      if (auto s = get_opt(v, "type", "devices." + path + ".", type); !s) return s.error();
+      AMDML_TRY_STATUS(get_opt(v, "type", "devices." + path + ".", type));
       if (type && *type == "block") d.type = FileType::block_device;
       else if (type && *type == "dir") d.type = FileType::directory;
       else d.type = FileType::char_device;
@@ -117,10 +118,10 @@ Result<Manifest> parse_manifest(const std::string& text) {
           return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
         }
       }
-      if (auto s = get_opt(v, "uid", "devices." + path + ".", d.uid); !s) return s.error();
-      if (auto s = get_opt(v, "gid", "devices." + path + ".", d.gid); !s) return s.error();
+      AMDML_TRY_STATUS(get_opt(v, "uid", "devices." + path + ".", d.uid));
+      AMDML_TRY_STATUS(get_opt(v, "gid", "devices." + path + ".", d.gid));
       std::optional<std::string> open;
-      if (auto s = get_opt(v, "open", "devices." + path + ".", open); !s) return s.error();
+      AMDML_TRY_STATUS(get_opt(v, "open", "devices." + path + ".", open));
       if (open) {
         if (*open == "ok") d.open = OpenCheck::ok;
         else {
@@ -183,40 +184,34 @@ class RootedHost final : public Host {
 
   Result<std::string> read_file(const std::string& path, std::size_t limit) const override {
     if (auto e = recorded_error("read", path)) return *e;
-    auto real = resolve(path, true);
-    if (!real) return real.error();
-    return read_real_file(root_ + real->second, path, limit);
+    AMDML_TRY(auto real, resolve(path, true));
+    return read_real_file(root_ + real.second, path, limit);
   }
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
     if (auto e = recorded_error("list", path)) return *e;
-    auto real = resolve(path, true);
-    if (!real) return real.error();
-    return list_real_dir(root_ + real->second, path);
+    AMDML_TRY(auto real, resolve(path, true));
+    return list_real_dir(root_ + real.second, path);
   }
   Result<std::string> read_link(const std::string& path) const override {
     if (auto e = recorded_error("readlink", path)) return *e;
-    auto real = resolve(path, false);
-    if (!real) return real.error();
-    return read_real_link(root_ + real->second, path);
+    AMDML_TRY(auto real, resolve(path, false));
+    return read_real_link(root_ + real.second, path);
   }
   Result<FileStat> stat(const std::string& path) const override {
     if (auto e = recorded_error("stat", path)) return *e;
-    auto real = resolve(path, true);
-    if (!real) return real.error();
-    return stat_real(root_ + real->second, path, false);
+    AMDML_TRY(auto real, resolve(path, true));
+    return stat_real(root_ + real.second, path, false);
   }
   Result<FileStat> lstat(const std::string& path) const override {
     if (auto e = recorded_error("lstat", path)) return *e;
-    auto real = resolve(path, false);
-    if (!real) return real.error();
-    return stat_real(root_ + real->second, path, false);
+    AMDML_TRY(auto real, resolve(path, false));
+    return stat_real(root_ + real.second, path, false);
   }
   Result<std::string> canonical(const std::string& path) const override {
     if (auto e = recorded_error("canonical", path)) return *e;
-    auto real = resolve(path, true);
-    if (!real) return real.error();
-    if (!real->first) return make_error(path + ": " + errno_text(ENOENT), ENOENT);
-    return real->second;
+    AMDML_TRY(auto real, resolve(path, true));
+    if (!real.first) return make_error(path + ": " + errno_text(ENOENT), ENOENT);
+    return real.second;
   }
 
   Identity identity() const override { return m_.identity; }
@@ -356,9 +351,7 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
   std::optional<std::string> manifest;
   std::string mpath = root + "/" + kManifest;
   if (::lstat(mpath.c_str(), &st) == 0) {
-    auto text = read_real_file(mpath, mpath, kMaxManifestBytes);
-    if (!text) return text.error();
-    manifest = std::move(*text);
+    AMDML_TRY(manifest, read_real_file(mpath, mpath, kMaxManifestBytes));
   }
   auto host = make_rooted_host_from_manifest(root, manifest);
   if (!host) return make_error(root_in + "/" + host.error().message);

@@ -36,15 +36,14 @@ bool JournalStore::valid_id(const std::string& id) {
 Result<std::string> JournalStore::create() {
   // A sequence number first, so ids sort in the order the runs happened even when the
   // clock jumps or two runs share a second; the caller holds the fix lock.
-  auto existing = list();
-  if (!existing) return existing.error();
+  AMDML_TRY(auto existing, list());
   int seq = 0;
-  for (const auto& e : *existing) seq = std::max(seq, std::atoi(e.c_str()));
+  for (const auto& e : existing) seq = std::max(seq, std::atoi(e.c_str()));
   char prefix[16];
   std::snprintf(prefix, sizeof prefix, "%04d", seq + 1);
   std::string id = std::string(prefix) + "-" + utc_format("%Y%m%dT%H%M%SZ");
   std::vector<std::string> created;
-  if (auto st = tree_.make_dirs(std::string(kJournalDir) + "/" + id, 0700, &created); !st) return st.error();
+  AMDML_TRY_STATUS(tree_.make_dirs(std::string(kJournalDir) + "/" + id, 0700, &created));
   return id;
 }
 
@@ -55,10 +54,9 @@ Status JournalStore::put(const std::string& txn, const std::string& name, const 
 }
 
 Result<std::optional<std::string>> JournalStore::get(const std::string& txn, const std::string& name) const {
-  auto f = tree_.read(std::string(kJournalDir) + "/" + txn + "/" + name, 64 << 20);
-  if (!f) return f.error();
-  if (!f->exists) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(f->bytes));
+  AMDML_TRY(auto f, tree_.read(std::string(kJournalDir) + "/" + txn + "/" + name, 64 << 20));
+  if (!f.exists) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(f.bytes));
 }
 
 Status JournalStore::reserve(const std::string& txn, std::uint64_t bytes) {
@@ -76,10 +74,9 @@ std::string JournalStore::real_path(const std::string& txn, const std::string& n
 }
 
 Result<std::vector<std::string>> JournalStore::list() const {
-  auto names = tree_.list(kJournalDir);
-  if (!names) return names.error();
+  AMDML_TRY(auto names, tree_.list(kJournalDir));
   std::vector<std::string> out;
-  for (auto& n : *names)
+  for (auto& n : names)
     if (valid_id(n)) out.push_back(std::move(n));
   return out;
 }

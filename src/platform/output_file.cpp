@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "base/fd.hpp"
 #include "platform/atomic_file.hpp"
 #include "platform/fs.hpp"
 
@@ -92,27 +93,25 @@ Status write_descriptor(int fd, std::string_view content) {
 // (ENXIO) instead of waiting forever; a reader gets kFifoReaderWaitMs to turn up.
 Status write_through(const std::string& path, const struct stat& expected, std::string_view content) {
   bool fifo = S_ISFIFO(expected.st_mode);
-  int fd = -1;
+  Fd fd;
   for (int waited = 0;; waited += 50) {
-    fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0 || !(fifo && errno == ENXIO)) break;
+    fd.reset(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK));
+    if (fd || !(fifo && errno == ENXIO)) break;
     if (waited >= kFifoReaderWaitMs)
       return make_error("is a FIFO that no process is reading (waited " + std::to_string(kFifoReaderWaitMs / 1000) + " s)",
                         ENXIO);
     ::usleep(50 * 1000);
   }
-  if (fd < 0) return make_error(errno_text(errno), errno);
+  if (!fd) return make_error(errno_text(errno), errno);
   struct stat st {};
   // The node checked is the node opened: a swap in between is refused, not written.
-  if (::fstat(fd, &st) != 0 || st.st_dev != expected.st_dev || st.st_ino != expected.st_ino ||
-      (st.st_mode & S_IFMT) != (expected.st_mode & S_IFMT)) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) != 0 || st.st_dev != expected.st_dev || st.st_ino != expected.st_ino ||
+      (st.st_mode & S_IFMT) != (expected.st_mode & S_IFMT))
     return make_error("was replaced while amdml opened it; nothing was written", EAGAIN);
-  }
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  Status written = write_fd(fd, content, "write");
-  if (::close(fd) != 0 && written) return make_error(errno_text(errno), errno);
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  Status written = write_fd(fd.get(), content, "write");
+  if (fd.close() != 0 && written) return make_error(errno_text(errno), errno);
   if (!written) return make_error(errno_text(written.error().code), written.error().code);
   return {};
 }

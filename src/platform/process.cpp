@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/fd.hpp"
 #include "platform/fs.hpp"
 
 extern char** environ;
@@ -155,6 +156,16 @@ void kill_leftovers(std::vector<pid_t> known) {
   }
 }
 
+// Both ends of a new pipe, close-on-exec.
+struct Pipe {
+  Fd read, write;
+};
+Result<Pipe> make_pipe() {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) return make_error("pipe: " + errno_text(errno), errno);
+  return Pipe{Fd(ends[0]), Fd(ends[1])};
+}
+
 }  // namespace
 
 std::optional<std::string> find_in_path(const std::string& program) {
@@ -200,35 +211,24 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
 
-  int out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return make_error("pipe: " + errno_text(errno), errno);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]); ::close(out_pipe[1]);
-    return make_error("pipe: " + errno_text(errno), errno);
-  }
-  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]); ::close(out_pipe[1]); ::close(err_pipe[0]); ::close(err_pipe[1]);
-    return make_error("pipe: " + errno_text(errno), errno);
-  }
+  AMDML_TRY(Pipe out_pipe, make_pipe());
+  AMDML_TRY(Pipe err_pipe, make_pipe());
+  AMDML_TRY(Pipe exec_pipe, make_pipe());
   static const bool subreaper = ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
   const std::vector<pid_t> children_before = subreaper ? own_children() : std::vector<pid_t>{};
   EndingSignals signals;
   pid_t pid = ::fork();
-  if (pid < 0) {
-    int err = errno;
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], exec_pipe[0], exec_pipe[1]}) ::close(fd);
-    return make_error("fork: " + errno_text(err), err);
-  }
+  if (pid < 0) return make_error("fork: " + errno_text(errno), errno);
   if (pid == 0) {
     ::setpgid(0, 0);
     signals.reset_in_child();
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
+    ::dup2(out_pipe.write.get(), 1);
+    ::dup2(err_pipe.write.get(), 2);
     ::execve(exe->c_str(), cargv.data(), envp.data());
     int err = errno;
-    ssize_t ignored = ::write(exec_pipe[1], &err, sizeof err);
+    ssize_t ignored = ::write(exec_pipe.write.get(), &err, sizeof err);
     (void)ignored;
     ::_exit(127);
   }
@@ -236,22 +236,23 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
   // terminal's Ctrl-C reaches amdml alone (which then ends the group itself).
   ::setpgid(pid, pid);
   signals.watch(pid);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  ::close(exec_pipe[1]);
+  out_pipe.write.reset();
+  err_pipe.write.reset();
+  exec_pipe.write.reset();
 
   CommandResult result;
   int exec_errno = 0;
-  while (::read(exec_pipe[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR && !signals.caught()) {
+  while (::read(exec_pipe.read.get(), &exec_errno, sizeof exec_errno) < 0 && errno == EINTR && !signals.caught()) {
   }
-  ::close(exec_pipe[0]);
+  exec_pipe.read.reset();
 
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + options.timeout;
   // Set once the program has exited: then its pipes are read only as long as they
   // hold output, not for as long as a grandchild keeps them open.
   std::optional<clock::time_point> drain_until;
-  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  Fd* const readers[2] = {&out_pipe.read, &err_pipe.read};
+  struct pollfd fds[2] = {{out_pipe.read.get(), POLLIN, 0}, {err_pipe.read.get(), POLLIN, 0}};
   int open_fds = 2;
   char buf[8192];
   while (open_fds > 0 && !signals.caught()) {
@@ -273,7 +274,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
       if (n <= 0) {
-        ::close(fds[i].fd);
+        readers[i]->reset();
         fds[i].fd = -1;
         --open_fds;
         continue;
@@ -282,8 +283,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
       if (dst.size() < options.output_limit) dst.append(buf, static_cast<std::size_t>(n));
     }
   }
-  for (auto& f : fds)
-    if (f.fd >= 0) ::close(f.fd);
+  for (Fd* r : readers) r->reset();
   // Output closed: the program gets the rest of the deadline to exit.
   while (!result.timed_out && !signals.caught() && !has_exited(pid)) {
     if (clock::now() >= deadline) {

@@ -27,7 +27,7 @@ static Status walk(const std::string& base, const std::string& rel, std::vector<
 
 Result<std::vector<RecipeFile>> read_recipes_dir(const std::string& dir) {
   std::vector<RecipeFile> out;
-  if (auto s = walk(dir, "", out, 0); !s) return s.error();
+  AMDML_TRY_STATUS(walk(dir, "", out, 0));
   std::sort(out.begin(), out.end(), [](const RecipeFile& a, const RecipeFile& b) { return a.path < b.path; });
   return out;
 }

@@ -197,42 +197,33 @@ std::string SafeTree::real_path(const std::string& path) const {
   return root_ + path;
 }
 
-Result<std::pair<int, std::string>> SafeTree::open_parent(const std::string& path, bool create, std::uint32_t dir_mode,
-                                                          std::vector<std::string>* created) const {
-  auto parts = inner_components(path);
-  if (!parts) return parts.error();
-  int fd = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return os_error(root_, errno);
-  for (std::size_t i = 0; i + 1 < parts->size(); ++i) {
-    const std::string& c = (*parts)[i];
-    std::string shown = join_shown(*parts, i + 1);
-    int next = ops_.openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
-    if (next < 0 && errno == ENOENT && create) {
-      if (ops_.mkdirat(fd, c.c_str(), dir_mode) != 0 && errno != EEXIST) {
-        int err = errno;
-        ::close(fd);
-        return os_error(shown, err);
-      }
+Result<std::pair<Fd, std::string>> SafeTree::open_parent(const std::string& path, bool create, std::uint32_t dir_mode,
+                                                         std::vector<std::string>* created) const {
+  AMDML_TRY(auto parts, inner_components(path));
+  Fd fd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return os_error(root_, errno);
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string& c = parts[i];
+    std::string shown = join_shown(parts, i + 1);
+    Fd next(ops_.openat(fd.get(), c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0));
+    if (!next && errno == ENOENT && create) {
+      if (ops_.mkdirat(fd.get(), c.c_str(), dir_mode) != 0 && errno != EEXIST) return os_error(shown, errno);
       if (created) created->push_back(shown);
-      next = ops_.openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+      next.reset(ops_.openat(fd.get(), c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0));
     }
-    if (next < 0) {
+    if (!next) {
       int err = errno;
       struct stat st {};
-      bool link = ::fstatat(fd, c.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-      ::close(fd);
+      bool link = ::fstatat(fd.get(), c.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+      fd.reset();
       if (link) return make_error(shown + ": is a symlink; amdml does not write through symlinks", ELOOP);
       if (err == ELOOP || err == ENOTDIR) return make_error(shown + ": not a directory", ENOTDIR);
       return os_error(shown, err);
     }
-    ::close(fd);
-    fd = next;
-    if (auto st = check_dir(fd, shown); !st) {
-      ::close(fd);
-      return st.error();
-    }
+    fd = std::move(next);
+    AMDML_TRY_STATUS(check_dir(fd.get(), shown));
   }
-  return std::make_pair(fd, parts->back());
+  return std::make_pair(std::move(fd), parts.back());
 }
 
 Result<FileState> SafeTree::read(const std::string& path, std::size_t limit) const {
@@ -241,35 +232,28 @@ Result<FileState> SafeTree::read(const std::string& path, std::size_t limit) con
     if (parent.error().code == ENOENT) return FileState{};
     return parent.error();
   }
-  auto [dfd, base] = *parent;
-  int fd = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) {
+  auto& [dfd, base] = *parent;
+  Fd fd(::openat(dfd.get(), base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd) {
     int err = errno;
     struct stat st {};
-    bool link = ::fstatat(dfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-    ::close(dfd);
+    bool link = ::fstatat(dfd.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+    dfd.reset();
     if (err == ENOENT) return FileState{};
     if (link || err == ELOOP) return make_error(path + ": is a symlink; amdml does not write through symlinks", ELOOP);
     return os_error(path, err);
   }
-  ::close(dfd);
+  dfd.reset();
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return os_error(path, err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(path + ": not a regular file", EINVAL);
-  }
+  if (::fstat(fd.get(), &st) != 0) return os_error(path, errno);
+  if (!S_ISREG(st.st_mode)) return make_error(path + ": not a regular file", EINVAL);
   FileState out;
   out.exists = true;
   out.mode = st.st_mode & 07777;
   out.uid = st.st_uid;
   out.gid = st.st_gid;
-  auto bytes = read_fd(fd, path, limit);
-  ::close(fd);
+  auto bytes = read_fd(fd.get(), path, limit);
+  fd.reset();
   if (!bytes) return bytes.error();
   out.bytes = std::move(*bytes);
   return out;
@@ -283,13 +267,9 @@ Result<std::vector<std::string>> SafeTree::list(const std::string& dir) const {
     if (parent.error().code == ENOENT) return names;
     return parent.error();
   }
-  int dfd = parent->first;
-  DIR* d = ::fdopendir(dfd);
-  if (!d) {
-    int err = errno;
-    ::close(dfd);
-    return os_error(dir, err);
-  }
+  DIR* d = ::fdopendir(parent->first.get());
+  if (!d) return os_error(dir, errno);
+  parent->first.release();  // the DIR owns it now
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n != "." && n != "..") names.push_back(std::move(n));
@@ -301,14 +281,13 @@ Result<std::vector<std::string>> SafeTree::list(const std::string& dir) const {
 
 Status SafeTree::write(const std::string& path, const std::string& bytes, const FileMeta& meta,
                        std::vector<std::string>* created_dirs) {
-  auto parent = open_parent(path, true, 0755, created_dirs);
-  if (!parent) return parent.error();
+  AMDML_TRY(auto parent, open_parent(path, true, 0755, created_dirs));
   // Plain variables, not a structured binding: the lambdas below capture them (clang
   // before 16 cannot capture structured bindings).
-  const int dfd = parent->first;
-  const std::string base = parent->second;
+  const int dfd = parent.first.get();
+  const std::string base = parent.second;
   auto fail_dir = [&](Error e) {
-    ::close(dfd);
+    parent.first.reset();
     return Status(std::move(e));
   };
   std::uint32_t mode = meta.mode.value_or(0644);
@@ -325,10 +304,9 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
     if (!meta.mode) mode = st.st_mode & 07777;
     if (!uid) uid = st.st_uid;
     if (!gid) gid = st.st_gid;
-    int old = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (old >= 0) {
-      auto got = read_xattrs(old);
-      ::close(old);
+    if (Fd old(::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)); old) {
+      auto got = read_xattrs(old.get());
+      old.reset();
       if (!got) return fail_dir(make_error(path + ": reading its extended attributes: " + got.error().message, got.error().code));
       xattrs = std::move(*got);
     }
@@ -342,7 +320,7 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
   auto fail = [&](int err, const char* what) {
     ops_.close(fd);
     ::unlinkat(dfd, tmp.c_str(), 0);
-    ::close(dfd);
+    parent.first.reset();
     return Status(make_error(path + ": " + what + ": " + errno_text(err), err));
   };
   std::size_t off = 0;
@@ -374,78 +352,53 @@ Status SafeTree::write(const std::string& path, const std::string& bytes, const 
   if (ops_.close(fd) != 0) {
     int err = errno;
     ::unlinkat(dfd, tmp.c_str(), 0);
-    ::close(dfd);
     return make_error(path + ": close: " + errno_text(err), err);
   }
   if (ops_.renameat(dfd, tmp.c_str(), dfd, base.c_str()) != 0) {
     int err = errno;
     ::unlinkat(dfd, tmp.c_str(), 0);
-    ::close(dfd);
     return make_error(path + ": rename: " + errno_text(err), err);
   }
   // The rename is done; a failed directory fsync means it may not survive a power
   // loss, which the caller must hear about.
-  if (ops_.fsync(dfd) != 0) {
-    int err = errno;
-    ::close(dfd);
-    return make_error(path + ": fsync of the directory: " + errno_text(err), err);
-  }
-  ::close(dfd);
+  if (ops_.fsync(dfd) != 0) return make_error(path + ": fsync of the directory: " + errno_text(errno), errno);
   return {};
 }
 
 Status SafeTree::remove(const std::string& path) {
   auto parent = open_parent(path, false, 0, nullptr);
   if (!parent) return parent.error().code == ENOENT ? Status() : Status(parent.error());
-  auto [dfd, base] = *parent;
+  auto& [dfd, base] = *parent;
   struct stat st {};
-  if (::fstatat(dfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    int err = errno;
-    ::close(dfd);
-    return err == ENOENT ? Status() : Status(os_error(path, err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(dfd);
-    return make_error(path + ": not a regular file; not removing it", EINVAL);
-  }
-  if (ops_.unlinkat(dfd, base.c_str(), 0) != 0) {
-    int err = errno;
-    ::close(dfd);
-    return os_error(path, err);
-  }
-  int rc = ops_.fsync(dfd);
-  int err = errno;
-  ::close(dfd);
-  if (rc != 0) return make_error(path + ": fsync of the directory: " + errno_text(err), err);
+  if (::fstatat(dfd.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? Status() : Status(os_error(path, errno));
+  if (!S_ISREG(st.st_mode)) return make_error(path + ": not a regular file; not removing it", EINVAL);
+  if (ops_.unlinkat(dfd.get(), base.c_str(), 0) != 0) return os_error(path, errno);
+  if (ops_.fsync(dfd.get()) != 0) return make_error(path + ": fsync of the directory: " + errno_text(errno), errno);
   return {};
 }
 
 Status SafeTree::remove_dir_if_empty(const std::string& path) {
   auto parent = open_parent(path, false, 0, nullptr);
   if (!parent) return parent.error().code == ENOENT ? Status() : Status(parent.error());
-  auto [dfd, base] = *parent;
-  int rc = ops_.unlinkat(dfd, base.c_str(), AT_REMOVEDIR);
+  auto& [dfd, base] = *parent;
+  int rc = ops_.unlinkat(dfd.get(), base.c_str(), AT_REMOVEDIR);
   int err = errno;
-  if (rc == 0) ops_.fsync(dfd);
-  ::close(dfd);
+  if (rc == 0) ops_.fsync(dfd.get());
+  dfd.reset();
   if (rc != 0 && err != ENOENT && err != ENOTEMPTY && err != EEXIST) return os_error(path, err);
   return {};
 }
 
 Status SafeTree::reserve(const std::string& path, std::uint64_t bytes) {
-  auto parent = open_parent(path, true, 0700, nullptr);
-  if (!parent) return parent.error();
-  const int dfd = parent->first;
-  int fd = ops_.openat(dfd, parent->second.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    int err = errno;
-    ::close(dfd);
-    return os_error(path, err);
-  }
+  AMDML_TRY(auto parent, open_parent(path, true, 0700, nullptr));
+  const int dfd = parent.first.get();
+  int fd = ops_.openat(dfd, parent.second.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return os_error(path, errno);
   auto fail = [&](int err) {
     ops_.close(fd);
-    ::unlinkat(dfd, parent->second.c_str(), 0);
-    ::close(dfd);
+    ::unlinkat(dfd, parent.second.c_str(), 0);
+    parent.first.reset();
     return Status(os_error(path, err));
   };
   if (bytes > 0 && ops_.fallocate(fd, static_cast<off_t>(bytes)) != 0) {
@@ -463,14 +416,13 @@ Status SafeTree::reserve(const std::string& path, std::uint64_t bytes) {
   }
   if (ops_.fsync(fd) != 0) return fail(errno);
   ops_.close(fd);
-  ::close(dfd);
   return {};
 }
 
 Result<int> SafeTree::remove_stale_temps(const std::string& dir) {
   auto parent = open_parent(dir + "/_", false, 0, nullptr);
   if (!parent) return parent.error().code == ENOENT ? Result<int>(0) : Result<int>(parent.error());
-  const int dfd = parent->first;
+  const int dfd = parent->first.get();
   auto names = list(dir);
   int removed = 0;
   if (names)
@@ -483,14 +435,11 @@ Result<int> SafeTree::remove_stale_temps(const std::string& dir) {
       if (st.st_uid != 0 && st.st_uid != ::geteuid()) continue;
       if (ops_.unlinkat(dfd, n.c_str(), 0) == 0) ++removed;
     }
-  ::close(dfd);
   return removed;
 }
 
 Status SafeTree::make_dirs(const std::string& path, std::uint32_t mode, std::vector<std::string>* created_dirs) {
-  auto parent = open_parent(path + "/_", true, mode, created_dirs);
-  if (!parent) return parent.error();
-  ::close(parent->first);
+  AMDML_TRY_STATUS(open_parent(path + "/_", true, mode, created_dirs));
   return {};
 }
 
@@ -510,16 +459,11 @@ std::string file_kind(unsigned mode) {
   }
 }
 
-// A lock file must be a regular file; the descriptor is closed when it is not.
+// A lock file must be a regular file.
 Status check_lock_file(int fd, const std::string& shown) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return os_error(shown, err);
-  }
+  if (::fstat(fd, &st) != 0) return os_error(shown, errno);
   if (S_ISREG(st.st_mode)) return {};
-  ::close(fd);
   return make_error(shown + ": not a regular file (" + file_kind(st.st_mode) + "); refusing to lock it", EINVAL);
 }
 
@@ -527,73 +471,50 @@ Status check_lock_file(int fd, const std::string& shown) {
 
 Result<TreeLock> TreeLock::acquire(SafeTree& tree, const std::string& path, int timeout_ms) {
   std::vector<std::string> created;
-  auto st = tree.make_dirs(path.substr(0, path.rfind('/')), 0700, &created);
-  if (!st) return st.error();
-  auto parts = inner_components(path);
-  if (!parts) return parts.error();
+  AMDML_TRY_STATUS(tree.make_dirs(path.substr(0, path.rfind('/')), 0700, &created));
+  AMDML_TRY(auto parts, inner_components(path));
   std::string dir_real = tree.real_path(path.substr(0, path.rfind('/')));
-  int dfd = ::open(dir_real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dfd < 0) return os_error(dir_real, errno);
-  int fd = ::openat(dfd, parts->back().c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
-  int err = errno;
-  ::close(dfd);
-  if (fd < 0) return os_error(path, err);
-  if (auto st = check_lock_file(fd, path); !st) return st.error();
+  Fd dfd(::open(dir_real.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dfd) return os_error(dir_real, errno);
+  Fd fd(::openat(dfd.get(), parts.back().c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600));
+  dfd.reset();
+  if (!fd) return os_error(path, errno);
+  AMDML_TRY_STATUS(check_lock_file(fd.get(), path));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) {
-      err = errno;
-      ::close(fd);
-      return os_error(path, err);
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::close(fd);
+  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return os_error(path, errno);
+    if (std::chrono::steady_clock::now() >= deadline)
       return make_error(path + ": another amdml fix is running (lock held); try again when it has finished", EWOULDBLOCK);
-    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return TreeLock(fd);
-}
-
-TreeLock::~TreeLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+  return TreeLock(std::move(fd));
 }
 
 Result<PasswdLock> PasswdLock::acquire(SafeTree& tree, bool live, int timeout_ms) {
   std::string real = tree.real_path("/etc/.pwd.lock");
   // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader forever.
   int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (live ? O_CREAT : 0);
-  int fd = ::open(real.c_str(), flags, 0600);
-  if (fd < 0) {
+  Fd fd(::open(real.c_str(), flags, 0600));
+  if (!fd) {
     int err = errno;
-    if (!live && err == ENOENT) return PasswdLock(-1);
+    if (!live && err == ENOENT) return PasswdLock(Fd());
     struct stat st {};
     if (::lstat(real.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
       return make_error("/etc/.pwd.lock: not a regular file (" + file_kind(st.st_mode) + "); refusing to lock it", EINVAL);
     return os_error("/etc/.pwd.lock", err);
   }
-  if (auto st = check_lock_file(fd, "/etc/.pwd.lock"); !st) return st.error();
+  AMDML_TRY_STATUS(check_lock_file(fd.get(), "/etc/.pwd.lock"));
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (::fcntl(fd, F_SETLK, &fl) != 0) {
-    if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
-      int err = errno;
-      ::close(fd);
-      return os_error("/etc/.pwd.lock", err);
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::close(fd);
+  while (::fcntl(fd.get(), F_SETLK, &fl) != 0) {
+    if (errno != EACCES && errno != EAGAIN && errno != EINTR) return os_error("/etc/.pwd.lock", errno);
+    if (std::chrono::steady_clock::now() >= deadline)
       return make_error("/etc/.pwd.lock: held by another program editing users or groups (usermod, vipw?)", EAGAIN);
-    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return PasswdLock(fd);
-}
-
-PasswdLock::~PasswdLock() {
-  if (fd_ >= 0) ::close(fd_);
+  return PasswdLock(std::move(fd));
 }
 
 void test_kill_point(int step) {

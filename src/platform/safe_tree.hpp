@@ -20,8 +20,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/fd.hpp"
 #include "base/result.hpp"
 
 namespace amdml::platform {
@@ -128,7 +130,7 @@ class SafeTree {
  private:
   // Opens the parent directory of path (checked component by component); with create,
   // missing directories are made. Returns the dir fd and the final component.
-  Result<std::pair<int, std::string>> open_parent(const std::string& path, bool create, std::uint32_t dir_mode,
+  Result<std::pair<Fd, std::string>> open_parent(const std::string& path, bool create, std::uint32_t dir_mode,
                                                   std::vector<std::string>* created) const;
 
   std::string root_;
@@ -143,13 +145,12 @@ Result<std::vector<std::string>> inner_components(const std::string& path);
 class TreeLock {
  public:
   static Result<TreeLock> acquire(SafeTree& tree, const std::string& path, int timeout_ms);
-  TreeLock(TreeLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  TreeLock(TreeLock&& o) noexcept = default;
   TreeLock& operator=(TreeLock&&) = delete;
-  ~TreeLock();
 
  private:
-  explicit TreeLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit TreeLock(Fd fd) : fd_(std::move(fd)) {}
+  Fd fd_;  // closing it releases the flock
 };
 
 // The lock shadow-utils (lckpwdf, useradd, usermod, vipw) take before editing
@@ -161,13 +162,12 @@ class TreeLock {
 class PasswdLock {
  public:
   static Result<PasswdLock> acquire(SafeTree& tree, bool live, int timeout_ms);
-  PasswdLock(PasswdLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  PasswdLock(PasswdLock&& o) noexcept = default;
   PasswdLock& operator=(PasswdLock&&) = delete;
-  ~PasswdLock();
 
  private:
-  explicit PasswdLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit PasswdLock(Fd fd) : fd_(std::move(fd)) {}
+  Fd fd_;  // closing it releases the fcntl lock
 };
 
 // Test hook: when AMDML_TEST_KILL_AT_STEP=N is set in the process environment and

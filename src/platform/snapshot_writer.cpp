@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "base/fd.hpp"
+#include "base/paths.hpp"
 #include "platform/fs.hpp"
 #include "platform/process.hpp"
 
@@ -41,31 +43,13 @@ Status make_dirs(const std::string& base, const std::string& inner) {
 }
 
 Status write_new_file(const std::string& path, const std::string& content, unsigned mode) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return os_error(path, errno);
-  if (auto st = write_fd(fd, content, path); !st) {
-    ::close(fd);
-    return st;
-  }
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd) return os_error(path, errno);
+  AMDML_TRY_STATUS(write_fd(fd.get(), content, path));
   // The umask may have narrowed the mode; a replay must be able to read every file.
-  if (::fchmod(fd, mode) != 0) {
-    int err = errno;
-    ::close(fd);
-    return os_error(path, err);
-  }
-  if (::close(fd) != 0) return os_error(path, errno);
+  if (::fchmod(fd.get(), mode) != 0) return os_error(path, errno);
+  if (fd.close() != 0) return os_error(path, errno);
   return {};
-}
-
-std::string parent_of(const std::string& p) {
-  auto s = p.rfind('/');
-  if (s == std::string::npos) return ".";
-  return s == 0 ? "/" : p.substr(0, s);
-}
-
-std::string base_of(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
 }
 
 bool dir_is_empty(const std::string& dir) {
@@ -76,8 +60,8 @@ bool dir_is_empty(const std::string& dir) {
 }  // namespace
 
 Result<std::string> make_temp_dir(const std::string& beside) {
-  std::string path = parent_of(beside) + "/." + base_of(beside) + ".amdml-XXXXXX";
-  if (!::mkdtemp(path.data())) return os_error(parent_of(beside), errno);
+  std::string path = paths::dirname(beside) + "/." + paths::basename(beside) + ".amdml-XXXXXX";
+  if (!::mkdtemp(path.data())) return os_error(paths::dirname(beside), errno);
   ::chmod(path.c_str(), 0755);
   return path;
 }
@@ -85,7 +69,7 @@ Result<std::string> make_temp_dir(const std::string& beside) {
 bool is_tarball_path(const std::string& out) { return ends_with(out, ".tar.gz") || ends_with(out, ".tgz"); }
 
 std::string tarball_dir_name(const std::string& out) {
-  std::string name = base_of(out);
+  std::string name = paths::basename(out);
   if (ends_with(name, ".tgz")) name.resize(name.size() - 4);
   else if (ends_with(name, ".tar.gz")) name.resize(name.size() - 7);
   if (name.empty() || name == "." || name == "..") name = "amdml-snapshot";
@@ -98,7 +82,7 @@ Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string&
     if (inner.empty() || inner[0] != '/' || inner == "/") continue;
     if (inner.find("/../") != std::string::npos || ends_with(inner, "/..")) continue;
     if (inner == "/amdml-host.json") continue;  // the manifest's own place
-    if (auto st = make_dirs(dir, parent_of(inner) == "/" ? "" : parent_of(inner)); !st) return st.error();
+    AMDML_TRY_STATUS(make_dirs(dir, paths::dirname(inner) == "/" ? "" : paths::dirname(inner)));
     const std::string path = dir + inner;
     switch (node.kind) {
       case SnapshotNode::Kind::directory:
@@ -110,10 +94,8 @@ Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string&
         break;
       case SnapshotNode::Kind::file:
       case SnapshotNode::Kind::placeholder:
-        if (auto st = write_new_file(path, node.kind == SnapshotNode::Kind::file ? node.content : std::string(),
-                                     (node.mode & 0777) | 0600);
-            !st)
-          return st.error();
+        AMDML_TRY_STATUS(write_new_file(path, node.kind == SnapshotNode::Kind::file ? node.content : std::string(),
+                                        (node.mode & 0777) | 0600));
         ++stats.files;
         stats.bytes += node.content.size();
         break;
@@ -123,7 +105,7 @@ Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string&
         break;
     }
   }
-  if (auto st = write_new_file(dir + "/amdml-host.json", manifest_text, 0644); !st) return st.error();
+  AMDML_TRY_STATUS(write_new_file(dir + "/amdml-host.json", manifest_text, 0644));
   stats.bytes += manifest_text.size();
   return stats;
 }

@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include "probes/collect.hpp"
+#include "base/errno_names.hpp"
 #include "formats/snapshot.hpp"
 
 using namespace amdml;
