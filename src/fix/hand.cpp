@@ -27,9 +27,10 @@ std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& pa
   auto env = parse_env_params(r.id, params);
   if (!env) return {};
   std::vector<std::string> out;
-  for (const auto& step : r.steps) {
-    switch (step.kind) {
+  for (const auto& any : r.steps) {
+    switch (kind_of(any)) {
       case StepKind::env_file: {
+        const auto& step = std::get<EnvFileStep>(any);
         out.push_back("sudo mkdir -p " + text::shell_word(parent_dir(step.path)));
         std::string cmd = "printf '%s\\n'";
         const std::string text = render_env_file(step.format, r.id, *env);
@@ -39,7 +40,9 @@ std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& pa
         break;
       }
       case StepKind::daemon_reload: out.push_back("sudo systemctl daemon-reload"); break;
-      case StepKind::restart_if_running: out.push_back("sudo systemctl try-restart " + step.unit); break;
+      case StepKind::restart_if_running:
+        out.push_back("sudo systemctl try-restart " + std::get<RestartIfRunningStep>(any).unit);
+        break;
       default: return {};
     }
   }

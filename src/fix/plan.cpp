@@ -14,23 +14,10 @@
 
 namespace amdml::fix {
 
-std::string Command::text() const {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-  return out;
-}
-
-bool RecipePlan::pending() const {
-  if (refused) return false;
-  return std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); });
-}
-
-bool Plan::pending() const {
-  return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.pending(); });
-}
-
-bool Plan::refused() const {
-  return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.refused.has_value(); });
+const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string& id) {
+  for (const auto& r : recipes)
+    if (r.id == id) return &r;
+  return nullptr;
 }
 
 namespace {
@@ -77,7 +64,7 @@ struct Ctx {
   }
 };
 
-void plan_group_members(Ctx& c, const RecipeStep& step, const GroupsParams& p) {
+void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams& p) {
   for (const auto& path : step.files) {
     auto f = c.state(path);
     bool shadow = path.find("shadow") != std::string::npos;
@@ -115,7 +102,7 @@ void plan_group_members(Ctx& c, const RecipeStep& step, const GroupsParams& p) {
   }
 }
 
-void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
+void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
   std::vector<std::pair<std::string, std::string>> opts = {{"pages_limit", std::to_string(p.pages_limit.value)}};
   if (p.page_pool_size) opts.emplace_back("page_pool_size", std::to_string(p.page_pool_size->value));
   auto names = c.in.tree.list(step.dir);
@@ -197,7 +184,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
   for (auto& fc : edits) c.rp.files.push_back(std::move(fc));
 }
 
-void plan_env_file(Ctx& c, const RecipeStep& step, const EnvSettings& env) {
+void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
   auto f = c.read(step.path);
   if (!f) return;
   if (f->exists && f->bytes.rfind(kOwnMarker, 0) != 0) {
@@ -310,41 +297,44 @@ void build(Ctx& c) {
   }
   for (const auto& step : r.steps) {
     if (c.rp.refused) return;
-    switch (step.kind) {
+    switch (kind_of(step)) {
       case StepKind::group_members:
         if (!groups) c.rp.refused = make_error(r.file + ": group-members needs params = \"groups\"");
-        else plan_group_members(c, step, *groups);
+        else plan_group_members(c, std::get<GroupMembersStep>(step), *groups);
         break;
       case StepKind::modprobe_option:
         if (!ttm) c.rp.refused = make_error(r.file + ": modprobe-option needs params = \"ttm\"");
-        else plan_modprobe(c, step, *ttm);
+        else plan_modprobe(c, std::get<ModprobeOptionStep>(step), *ttm);
         break;
       case StepKind::env_file:
         if (!env) c.rp.refused = make_error(r.file + ": env-file needs params = \"hsa\" or \"env\"");
-        else plan_env_file(c, step, *env);
+        else plan_env_file(c, std::get<EnvFileStep>(step), *env);
         break;
       case StepKind::daemon_reload:
         if (systemd_running(c.in.host)) c.rp.commands.push_back({{"systemctl", "daemon-reload"}, "make systemd read the drop-in"});
         else c.rp.notes.push_back("systemd is not running here: no daemon-reload");
         break;
-      case StepKind::restart_if_running:
+      case StepKind::restart_if_running: {
+        const auto& unit = std::get<RestartIfRunningStep>(step).unit;
         if (systemd_running(c.in.host))
-          c.rp.commands.push_back({{"systemctl", "try-restart", step.unit}, "restart " + step.unit + " if it is running"});
+          c.rp.commands.push_back({{"systemctl", "try-restart", unit}, "restart " + unit + " if it is running"});
         break;
+      }
       case StepKind::initramfs:
         if (!ttm) c.rp.refused = make_error(r.file + ": initramfs needs params = \"ttm\"");
         else plan_initramfs(c, *ttm);
         break;
       case StepKind::follow_up: {
-        std::string text = step.text;
-        if (groups && !step.service_text.empty())
+        const auto& f = std::get<FollowUpStep>(step);
+        std::string text = f.text;
+        if (groups && !f.service_text.empty())
           for (const auto& pw : c.in.facts.identity.passwd)
-            if (pw.name == groups->user && pw.uid < 1000) text = step.service_text;
+            if (pw.name == groups->user && pw.uid < 1000) text = f.service_text;
         if (groups) {
           text = replace_all(text, "{user}", groups->user);
           text = replace_all(text, "{group}", groups->groups.front());
         }
-        c.rp.follow_ups.push_back(step.need);
+        c.rp.follow_ups.push_back(f.need);
         c.rp.follow_up_text.push_back(text);
         break;
       }

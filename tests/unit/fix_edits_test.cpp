@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "fix/fix.hpp"
+#include "formats/recipe_toml.hpp"
+#include "render/fix_text.hpp"
 #include "platform/recipes_dir.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
@@ -193,6 +195,25 @@ TEST(FixRecipes, BadRecipeFilesAreErrorsNamingTheFile) {
   EXPECT_TRUE(load_recipes({{"fixes/z.toml", ok}}));
   EXPECT_FALSE(load_recipes({{"fixes/z.toml", ok}, {"fixes/z2.toml", ok}}));
   EXPECT_FALSE(load_recipes({{"fixes/w.toml", "id = \"w\"\ntitle = \"t\"\nparams = \"magic\"\n[[steps]]\nkind = \"initramfs\"\n"}}));
+}
+
+TEST(FixRecipes, AnUnknownKeyIsAnErrorNamingFileAndLine) {
+  const std::string head = "id = \"k\"\ntitle = \"t\"\nparams = \"env\"\n";
+  // A typo in a step: "fromat" for "format" (line 7).
+  auto step = load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"env-file\"\nfromat = \"profile-sh\"\n"
+                                                    "path = \"/etc/x.sh\"\nformat = \"profile-sh\"\n"}});
+  ASSERT_FALSE(step);
+  EXPECT_EQ(step.error().message, "recipes/fixes/k.toml:6: unknown key 'fromat' in a env-file step");
+  // A key another step kind has is still unknown here: a restart step has no 'path'.
+  auto other = load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"restart-if-running\"\nunit = \"u.service\"\n"
+                                                     "path = \"/etc/x\"\n"}});
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().message, "recipes/fixes/k.toml:7: unknown key 'path' in a restart-if-running step");
+  // A typo at the top: "resolve" for "resolves".
+  auto top = load_recipes({{"fixes/k.toml", head + "resolve = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}});
+  ASSERT_FALSE(top);
+  EXPECT_EQ(top.error().message, "recipes/fixes/k.toml:4: unknown key 'resolve'");
+  EXPECT_TRUE(load_recipes({{"fixes/k.toml", head + "resolves = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}}));
 }
 
 TEST(FixRecipes, MalformedArrayTableHeadersAreOneLineErrors) {

@@ -16,9 +16,11 @@
 
 #include "fix/fix.hpp"
 #include "formats/knowledge_toml.hpp"
+#include "formats/recipe_toml.hpp"
 #include "platform/recipes_dir.hpp"
 #include "platform/host.hpp"
 #include "probes/collect.hpp"
+#include "render/fix_text.hpp"
 #include "rules/rules.hpp"
 
 namespace fixtest {
@@ -141,7 +143,7 @@ inline void become_root_via_sudo(const TempTree& t) {
 struct Diagnosed {
   std::unique_ptr<amdml::Host> host;
   amdml::Knowledge kb;
-  std::vector<amdml::fix::Recipe> recipes;
+  std::vector<amdml::Recipe> recipes;
   amdml::Facts facts;
   std::vector<amdml::Finding> findings;
 
@@ -151,7 +153,7 @@ struct Diagnosed {
     host = std::move(*h);
     auto files = amdml::recipe_files("");
     kb = *amdml::load_knowledge(*files);
-    auto r = amdml::fix::load_recipes(*files);
+    auto r = amdml::load_recipes(*files);
     if (!r) throw std::runtime_error(r.error().message);
     recipes = *r;
     amdml::ProbeOptions po;
