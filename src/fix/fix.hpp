@@ -15,8 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdml/facts.hpp"
 #include "amdml/finding.hpp"
 #include "amdml/plan.hpp"
@@ -37,7 +35,7 @@ const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string&
 // The commands that do by hand what recipe r does with these parameters: the same
 // files with the same bytes, the same systemctl calls. Empty for recipes that edit a
 // person's files (groups, modprobe options) and for nonsense parameters.
-std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& params);
+std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params);
 // Replaces each finding's hand commands with those derived from its fix's recipe, where
 // hand_commands gives any: advice and recipe never disagree.
 void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings);
@@ -60,7 +58,7 @@ struct PlanInputs {
 Plan plan_fixes(const PlanInputs& in);
 
 // Parameter checks, exposed for tests: each returns an error for nonsense.
-Status check_params(const Recipe& r, const nlohmann::json& params, const Facts& facts);
+Status check_params(const Recipe& r, const FixParams& params, const Facts& facts);
 
 // --- apply, rollback, undo --------------------------------------------------------
 

@@ -20,7 +20,7 @@ std::string parent_dir(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& params) {
+std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params) {
   // Only recipes made wholly of whole-file writes and systemctl calls are typed by hand
   // this way; the others (group and modprobe edits) merge into a person's file.
   if (r.params != ParamSchema::env) return {};

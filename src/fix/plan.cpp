@@ -4,12 +4,14 @@
 // (which refuses symlinks), so the plan a person reads is the plan that runs: apply
 // re-checks every file against the bytes the plan saw before it writes.
 #include <algorithm>
+#include <variant>
 
 #include "fix/fix.hpp"
 #include "platform/host.hpp"
 #include "formats/system_files.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
+#include "formats/fix_params_json.hpp"
 #include "platform/safe_tree.hpp"
 
 namespace amdml::fix {
@@ -344,37 +346,35 @@ void build(Ctx& c) {
 
 // Two findings asking the same recipe: merge what can be merged (more groups for the
 // same user, more environment names), otherwise keep the first and say so.
-bool merge_params(ParamSchema schema, nlohmann::json& into, const nlohmann::json& more) {
+bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
   if (into == more) return true;
-  if (schema == ParamSchema::groups && into.is_object() && more.is_object() && into.value("user", "") == more.value("user", "x") &&
-      into.contains("groups") && more.contains("groups") && into["groups"].is_array() && more["groups"].is_array()) {
-    for (const auto& g : more["groups"])
-      if (std::find(into["groups"].begin(), into["groups"].end(), g) == into["groups"].end()) into["groups"].push_back(g);
+  auto* groups = std::get_if<GroupsParams>(&into);
+  const auto* more_groups = std::get_if<GroupsParams>(&more);
+  if (schema == ParamSchema::groups && groups && more_groups && !groups->user.empty() && groups->user == more_groups->user) {
+    for (const auto& g : more_groups->groups)
+      if (std::find(groups->groups.begin(), groups->groups.end(), g) == groups->groups.end()) groups->groups.push_back(g);
     return true;
   }
   // The same module and limit, one of them also naming page_pool_size: one change.
-  if (schema == ParamSchema::ttm && into.is_object() && more.is_object() && into.value("module", "") == more.value("module", "x") &&
-      into.contains("pages_limit") && more.contains("pages_limit") && into["pages_limit"] == more["pages_limit"]) {
-    if (into.contains("page_pool_size") && more.contains("page_pool_size") && into["page_pool_size"] != more["page_pool_size"])
-      return false;
-    if (more.contains("page_pool_size")) into["page_pool_size"] = more["page_pool_size"];
+  auto* ttm = std::get_if<TtmLimitParams>(&into);
+  const auto* more_ttm = std::get_if<TtmLimitParams>(&more);
+  if (schema == ParamSchema::ttm && ttm && more_ttm && !ttm->module.empty() && ttm->module == more_ttm->module &&
+      ttm->pages_limit && ttm->pages_limit == more_ttm->pages_limit) {
+    if (ttm->page_pool_size && more_ttm->page_pool_size && ttm->page_pool_size != more_ttm->page_pool_size) return false;
+    if (more_ttm->page_pool_size) ttm->page_pool_size = more_ttm->page_pool_size;
     return true;
   }
-  if (schema == ParamSchema::env && into.is_object() && more.is_object()) {
-    nlohmann::json merged = into;
-    if (more.contains("env") && more["env"].is_object()) {
-      if (!merged.contains("env")) merged["env"] = nlohmann::json::object();
-      for (const auto& [k, v] : more["env"].items()) {
-        if (merged["env"].contains(k) && merged["env"][k] != v) return false;
-        merged["env"][k] = v;
-      }
+  const auto* env = std::get_if<EnvParams>(&into);
+  const auto* more_env = std::get_if<EnvParams>(&more);
+  if (schema == ParamSchema::env && env && more_env) {
+    EnvParams merged = *env;
+    for (const auto& [k, v] : more_env->env) {
+      if (merged.env.count(k) && merged.env[k] != v) return false;
+      merged.env[k] = v;
     }
-    if (more.contains("unset") && more["unset"].is_array()) {
-      if (!merged.contains("unset")) merged["unset"] = nlohmann::json::array();
-      for (const auto& n : more["unset"])
-        if (std::find(merged["unset"].begin(), merged["unset"].end(), n) == merged["unset"].end()) merged["unset"].push_back(n);
-    }
-    into = merged;
+    for (const auto& n : more_env->unset)
+      if (std::find(merged.unset.begin(), merged.unset.end(), n) == merged.unset.end()) merged.unset.push_back(n);
+    into = std::move(merged);
     return true;
   }
   return false;
@@ -403,7 +403,7 @@ Plan plan_fixes(const PlanInputs& in) {
     // Group memberships of different users go together; two different page limits or
     // overrides cannot both be right: the first one wins and the plan says so.
     if (it != plan.recipes.end() && (!it->recipe || it->recipe->params != ParamSchema::groups)) {
-      it->notes.push_back(f.id + " asks for different parameters (" + f.fix->params.dump() +
+      it->notes.push_back(f.id + " asks for different parameters (" + fix_params_text(f.fix->params) +
                           "); run `amdml fix` again after this one");
       it->deferred.push_back(f);
       continue;
@@ -421,8 +421,9 @@ Plan plan_fixes(const PlanInputs& in) {
     if (ref.recipe.empty() || (in.only && ref.recipe != *in.only)) continue;
     const Recipe* r = find_recipe(in.recipes, ref.recipe);
     if (!r || !check_params(*r, ref.params, in.facts)) continue;
-    auto user = [](const nlohmann::json& p) {
-      return p.is_object() && p.contains("user") && p["user"].is_string() ? p["user"].get<std::string>() : std::string();
+    auto user = [](const FixParams& p) {
+      const auto* g = std::get_if<GroupsParams>(&p);
+      return g ? g->user : std::string();
     };
     RecipePlan* same = nullptr;
     for (auto& rp : plan.recipes)

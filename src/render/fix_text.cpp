@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include "formats/fix_params_json.hpp"
+
 namespace amdml {
 
 namespace {
@@ -170,7 +172,7 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
   for (const auto& rp : plan.recipes) {
     out += "\n[" + rp.ref.recipe + "]" + (rp.recipe ? " " + rp.recipe->title : "") + "\n";
     for (const auto& f : rp.findings) out += "  resolves " + f.id + ": " + f.title + "\n";
-    out += "  params " + rp.ref.params.dump() + "\n";
+    out += "  params " + fix_params_text(rp.ref.params) + "\n";
     if (rp.refused) {
       out += "  REFUSED: " + rp.refused->message + "\n";
       for (const auto& f : rp.findings)

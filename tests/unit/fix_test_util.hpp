@@ -15,6 +15,7 @@
 #include <string>
 
 #include "fix/fix.hpp"
+#include "formats/fix_params_json.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "formats/recipe_toml.hpp"
 #include "platform/recipes_dir.hpp"
@@ -168,12 +169,19 @@ struct Diagnosed {
   }
 };
 
-inline amdml::Finding literal_finding(const std::string& id, const std::string& recipe, nlohmann::json params) {
+// Fix parameters from their JSON form (the report's fix.params), as a test spells them.
+inline amdml::FixParams params_json(const nlohmann::json& j) {
+  auto p = amdml::parse_fix_params(j);
+  if (!p) throw std::runtime_error(p.error().message);
+  return *p;
+}
+
+inline amdml::Finding literal_finding(const std::string& id, const std::string& recipe, const nlohmann::json& params) {
   amdml::Finding f;
   f.id = id;
   f.severity = amdml::Severity::warning;
   f.title = "literal " + id;
-  f.fix = amdml::FixRef{recipe, std::move(params)};
+  f.fix = amdml::FixRef{recipe, params_json(params)};
   return f;
 }
 
