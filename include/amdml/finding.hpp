@@ -3,11 +3,11 @@
 // exact commands a person would type.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "amdml/fix_params.hpp"
 #include "amdml/severity.hpp"
 
 namespace amdml {
@@ -18,8 +18,8 @@ struct Evidence {
 };
 
 struct FixRef {
-  std::string recipe;                               // pinned recipe id ("hsa-override")
-  nlohmann::json params = nlohmann::json::object();  // recipe parameters
+  std::string recipe;  // pinned recipe id ("hsa-override")
+  FixParams params;    // recipe parameters, of the kind the recipe's schema names
 };
 
 // How a hand command relates to the one before it: the first step ("run"), a step

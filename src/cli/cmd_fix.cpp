@@ -3,6 +3,8 @@
 // 1 a step failed (and was rolled back) or a recipe was refused, 2 usage, 4 --apply
 // or --undo without root.
 #include "fix/fix.hpp"
+#include "formats/recipe_toml.hpp"
+#include "render/fix_text.hpp"
 #include "platform/host.hpp"
 #include "render/render.hpp"
 #include "cli/cli.hpp"
@@ -56,10 +58,10 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
   o->probe.add_to(sub);
   return [o, &g]() -> int {
     Session s = open_session(g);
-    auto recipes = fix::load_recipes(s.recipes);
+    auto recipes = load_recipes(s.recipes);
     if (!recipes) throw UsageError(recipes.error().message);
     if (o->list) {
-      emit_text("", fix::format_recipe_list(*recipes));
+      emit_text("", format_recipe_list(*recipes));
       return kExitOk;
     }
     if (!o->only.empty() && !fix::find_recipe(*recipes, o->only))
@@ -82,7 +84,7 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
         error_line(r.error().message);
         return kExitFindings;
       }
-      emit_text("", fix::format_undo(*r));
+      emit_text("", format_undo(*r));
       return kExitOk;
     }
 
@@ -94,21 +96,21 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
     std::optional<std::string> only;
     if (!o->only.empty()) only = o->only;
     fix::PlanInputs in{*s.host, tree, before.facts, before.findings, *recipes, only};
-    fix::Plan plan = fix::plan_fixes(in);
+    Plan plan = fix::plan_fixes(in);
     std::string apply_cmd = sudo_command(g, s, "--apply" + (o->only.empty() ? std::string() : " --only " + o->only)) +
                             o->probe.args();
 
     if (!o->apply) {
-      emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));
+      emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
       return plan.refused() ? kExitFindings : kExitOk;
     }
     if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd);
     if (!plan.pending()) {
-      emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));
+      emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
       return plan.refused() ? kExitFindings : kExitOk;
     }
     if (!o->yes && platform::stdin_is_tty()) {
-      emit_text("", fix::format_plan(plan, !s.host->live(), apply_cmd));
+      emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
       if (!platform::ask_yes_no("Apply these changes?")) {
         emit_text("", "Nothing was changed.\n");
         return kExitOk;
@@ -119,10 +121,10 @@ CommandRunner setup_fix(CLI::App& sub, const GlobalOptions& g) {
       error_line("nothing was changed: " + applied.error().message);
       return kExitFindings;
     }
-    std::string text = fix::format_apply(*applied, plan);
+    std::string text = format_apply(*applied, plan);
     if (applied->ok) {
       Report after = run_doctor(s, po);
-      text += fix::format_verify(plan, *applied, before.findings, after.findings);
+      text += format_verify(plan, *applied, before.findings, after.findings);
     }
     for (const auto& rp : plan.recipes)
       if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";

@@ -8,6 +8,7 @@
 #include "platform/recipes_dir.hpp"
 #include "platform/host.hpp"
 #include "fix/fix.hpp"
+#include "formats/recipe_toml.hpp"
 #include "formats/system_files.hpp"
 #include "render/render.hpp"
 #include "rules/rules.hpp"
@@ -85,7 +86,7 @@ Report run_doctor(const Session& s, const ProbeOptions& options) {
   r.findings = diagnose(r.facts, s.kb);
   // A finding a recipe fixes tells the person the recipe's own files and values by hand
   // (a broken recipe set is `amdml fix`'s error to report; the diagnosis stands without).
-  if (auto recipes = fix::load_recipes(s.recipes)) fix::derive_hand_commands(*recipes, r.findings);
+  if (auto recipes = load_recipes(s.recipes)) fix::derive_hand_commands(*recipes, r.findings);
   r.summary = summarize(r.findings);
   return r;
 }

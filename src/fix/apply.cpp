@@ -24,6 +24,7 @@
 #include "fix/fix.hpp"
 #include "platform/host.hpp"
 #include "fix/journal.hpp"
+#include "formats/fix_params_json.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
 
@@ -244,7 +245,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   for (const auto& rp : plan.recipes)
     if (rp.pending()) {
       j.doc["recipes"].push_back(rp.recipe->id);
-      j.doc["requests"].push_back({{"recipe", rp.recipe->id}, {"params", encode_strings(rp.ref.params)}});
+      j.doc["requests"].push_back({{"recipe", rp.recipe->id}, {"params", encode_strings(fix_params_json(rp.ref.params))}});
     }
   if (auto st = j.save(); !st) return make_error("journal: " + st.error().message, st.error().code);
 
@@ -414,7 +415,12 @@ std::vector<std::pair<std::string, FixRef>> interrupted_requests(platform::SafeT
       out.emplace_back(id, FixRef{});
       continue;
     }
-    for (const auto& r : d["requests"]) out.emplace_back(id, FixRef{r["recipe"].get<std::string>(), decode_strings(r.value("params", json::object()))});
+    // Parameters that do not read back are kept as a request for no recipe: the
+    // transaction is still interrupted, but nothing is planned from them.
+    for (const auto& r : d["requests"]) {
+      auto params = parse_fix_params(decode_strings(r.value("params", json::object())));
+      out.emplace_back(id, params ? FixRef{r["recipe"].get<std::string>(), *params} : FixRef{});
+    }
   }
   return out;
 }

@@ -18,16 +18,17 @@ using paths::dirname;
 
 }  // namespace
 
-std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& params) {
+std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params) {
   // Only recipes made wholly of whole-file writes and systemctl calls are typed by hand
   // this way; the others (group and modprobe edits) merge into a person's file.
   if (r.params != ParamSchema::env) return {};
   auto env = parse_env_params(r.id, params);
   if (!env) return {};
   std::vector<std::string> out;
-  for (const auto& step : r.steps) {
-    switch (step.kind) {
+  for (const auto& any : r.steps) {
+    switch (kind_of(any)) {
       case StepKind::env_file: {
+        const auto& step = std::get<EnvFileStep>(any);
         out.push_back("sudo mkdir -p " + text::shell_word(dirname(step.path)));
         std::string cmd = "printf '%s\\n'";
         const std::string text = render_env_file(step.format, r.id, *env);
@@ -37,7 +38,9 @@ std::vector<std::string> hand_commands(const Recipe& r, const nlohmann::json& pa
         break;
       }
       case StepKind::daemon_reload: out.push_back("sudo systemctl daemon-reload"); break;
-      case StepKind::restart_if_running: out.push_back("sudo systemctl try-restart " + step.unit); break;
+      case StepKind::restart_if_running:
+        out.push_back("sudo systemctl try-restart " + std::get<RestartIfRunningStep>(any).unit);
+        break;
       default: return {};
     }
   }

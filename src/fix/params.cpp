@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include "fix/fix.hpp"
 #include "fix/params.hpp"
@@ -58,10 +61,16 @@ std::optional<int> take_number(std::string_view& s, std::size_t max_digits) {
 // Pages below this (256 MiB) cannot be a limit anyone meant for an ML workload.
 constexpr std::uint64_t kMinPages = 65536;
 
-std::optional<std::uint64_t> positive_int(const nlohmann::json& v) {
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer() && v.get<std::int64_t>() > 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-  return std::nullopt;
+// A value as JSON spells it, for messages: "render:x" with its quotes.
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// p's parameters of kind P; parameters of another kind read as none at all.
+template <class P>
+P params_of(const FixParams& p) {
+  if (const auto* mine = std::get_if<P>(&p)) return *mine;
+  return P{};
 }
 
 }  // namespace
@@ -79,118 +88,103 @@ bool valid_gfx_override(const std::string& v) {
   return stepping && s.empty() && *major <= 63 && *minor <= 255 && *stepping <= 255;
 }
 
-Result<GroupsParams> parse_groups_params(const nlohmann::json& p, const Facts& facts) {
+Result<GroupsParams> parse_groups_params(const FixParams& params, const Facts& facts) {
+  const auto p = params_of<GroupsParams>(params);
   GroupsParams out;
-  if (!p.is_object() || !p.contains("user") || !p["user"].is_string())
-    return make_error("groups: params need \"user\" (a login name)");
-  out.user = p["user"].get<std::string>();
+  if (p.user.empty()) return make_error("groups: params need \"user\" (a login name)");
+  out.user = p.user;
   if (!valid_user_name(out.user)) return make_error("groups: \"" + out.user + "\" is not a valid user name");
   if (out.user == "root") return make_error("groups: refusing to add root to groups (root needs none)");
-  if (!p.contains("groups") || !p["groups"].is_array() || p["groups"].empty())
-    return make_error("groups: params need \"groups\" (a non-empty list of group names)");
-  for (const auto& g : p["groups"]) {
-    if (!g.is_string() || !valid_group_name(g.get<std::string>()))
-      return make_error("groups: " + g.dump() + " is not a valid group name");
-    if (std::find(out.groups.begin(), out.groups.end(), g.get<std::string>()) == out.groups.end())
-      out.groups.push_back(g.get<std::string>());
+  if (p.groups.empty()) return make_error("groups: params need \"groups\" (a non-empty list of group names)");
+  for (const auto& g : p.groups) {
+    if (!valid_group_name(g)) return make_error("groups: " + quoted(g) + " is not a valid group name");
+    if (std::find(out.groups.begin(), out.groups.end(), g) == out.groups.end()) out.groups.push_back(g);
   }
   const PasswdEntry* pw = nullptr;
   for (const auto& e : facts.identity.passwd)
     if (e.name == out.user) pw = &e;
   if (!pw)
     return make_error("groups: " + out.user + " is not in /etc/passwd (a directory user?); add the groups with your "
-                      "directory tools, or by hand: sudo usermod -a -G " + p["groups"][0].get<std::string>() + " " + out.user);
+                      "directory tools, or by hand: sudo usermod -a -G " + p.groups[0] + " " + out.user);
   if (pw->uid == 0) return make_error("groups: " + out.user + " has uid 0; refusing to add root to groups");
   return out;
 }
 
-Result<TtmParams> parse_ttm_params(const nlohmann::json& p, const Facts& facts) {
+Result<TtmParams> parse_ttm_params(const FixParams& params, const Facts& facts) {
+  const auto p = params_of<TtmLimitParams>(params);
   TtmParams out;
-  if (!p.is_object()) return make_error("ttm-pages-limit: params must be an object");
-  out.module = p.value("module", std::string());
+  out.module = p.module;
   if (out.module != "ttm" && out.module != "amdttm")
     return make_error("ttm-pages-limit: \"module\" must be \"ttm\" or \"amdttm\"");
   if (!facts.memory.total) return make_error("ttm-pages-limit: RAM size unknown (/proc/meminfo); refusing to set a limit blind");
   const std::uint64_t ram_pages = Pages::from_bytes(*facts.memory.total).value;
-  auto check = [&](const char* key, bool required) -> Result<std::optional<Pages>> {
-    if (!p.contains(key)) {
+  auto check = [&](const char* key, const std::optional<Pages>& given, bool required) -> Result<std::optional<Pages>> {
+    if (!given) {
       if (required) return make_error(std::string("ttm-pages-limit: \"") + key + "\" is required");
       return std::optional<Pages>();
     }
-    auto v = positive_int(p[key]);
-    if (!v) return make_error(std::string("ttm-pages-limit: \"") + key + "\" must be a positive integer (4 KiB pages)");
-    if (*v < kMinPages)
-      return make_error(std::string("ttm-pages-limit: ") + key + "=" + std::to_string(*v) + " pages (" +
-                        format_bytes(Pages{*v}.bytes()) + ") is too small to be meant");
-    if (*v > ram_pages)
-      return make_error(std::string("ttm-pages-limit: ") + key + "=" + std::to_string(*v) + " pages (" +
-                        format_bytes(Pages{*v}.bytes()) + ") is more than the RAM (" + format_bytes(*facts.memory.total) + ")");
-    return std::optional<Pages>(Pages{*v});
+    const std::uint64_t v = given->value;
+    if (v == 0) return make_error(std::string("ttm-pages-limit: \"") + key + "\" must be a positive integer (4 KiB pages)");
+    if (v < kMinPages)
+      return make_error(std::string("ttm-pages-limit: ") + key + "=" + std::to_string(v) + " pages (" +
+                        format_bytes(Pages{v}.bytes()) + ") is too small to be meant");
+    if (v > ram_pages)
+      return make_error(std::string("ttm-pages-limit: ") + key + "=" + std::to_string(v) + " pages (" +
+                        format_bytes(Pages{v}.bytes()) + ") is more than the RAM (" + format_bytes(*facts.memory.total) + ")");
+    return given;
   };
-  auto limit = check("pages_limit", true);
-  if (!limit) return limit.error();
-  out.pages_limit = **limit;
-  auto pool = check("page_pool_size", false);
-  if (!pool) return pool.error();
-  out.page_pool_size = *pool;
+  AMDML_TRY(const auto limit, check("pages_limit", p.pages_limit, true));
+  out.pages_limit = *limit;
+  AMDML_TRY(out.page_pool_size, check("page_pool_size", p.page_pool_size, false));
   return out;
 }
 
-Result<EnvSettings> parse_hsa_params(const nlohmann::json& p) {
+Result<EnvSettings> parse_hsa_params(const FixParams& params) {
+  const auto p = params_of<HsaParams>(params);
   EnvSettings out;
-  if (!p.is_object()) return make_error("hsa-override: params must be an object");
-  bool global = p.contains("value"), per_node = p.contains("per_node");
+  bool global = p.value.has_value(), per_node = !p.per_node.empty();
   if (global == per_node) return make_error("hsa-override: params need exactly one of \"value\" and \"per_node\"");
   if (global) {
-    if (!p["value"].is_string() || !valid_gfx_override(p["value"].get<std::string>()))
-      return make_error("hsa-override: \"value\" must be MAJOR.MINOR.STEPPING like 11.0.0, got " + p["value"].dump());
-    out.set.emplace_back("HSA_OVERRIDE_GFX_VERSION", p["value"].get<std::string>());
+    if (!valid_gfx_override(*p.value))
+      return make_error("hsa-override: \"value\" must be MAJOR.MINOR.STEPPING like 11.0.0, got " + quoted(*p.value));
+    out.set.emplace_back("HSA_OVERRIDE_GFX_VERSION", *p.value);
     return out;
   }
-  if (!p["per_node"].is_object() || p["per_node"].empty())
-    return make_error("hsa-override: \"per_node\" must map KFD node indices to versions");
   std::vector<std::pair<int, std::string>> nodes;
-  for (const auto& [k, v] : p["per_node"].items()) {
+  for (const auto& [k, v] : p.per_node) {
     if (k.empty() || k.size() > 3 || k.find_first_not_of("0123456789") != std::string::npos)
       return make_error("hsa-override: per_node key \"" + k + "\" is not a node index");
-    if (!v.is_string() || !valid_gfx_override(v.get<std::string>()))
-      return make_error("hsa-override: per_node." + k + " must be MAJOR.MINOR.STEPPING, got " + v.dump());
-    nodes.emplace_back(std::stoi(k), v.get<std::string>());
+    if (!valid_gfx_override(v))
+      return make_error("hsa-override: per_node." + k + " must be MAJOR.MINOR.STEPPING, got " + quoted(v));
+    nodes.emplace_back(std::stoi(k), v);
   }
   std::sort(nodes.begin(), nodes.end());
   for (const auto& [n, v] : nodes) out.set.emplace_back("HSA_OVERRIDE_GFX_VERSION_" + std::to_string(n), v);
   return out;
 }
 
-Result<EnvSettings> parse_env_params(const std::string& recipe, const nlohmann::json& p) {
+Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams& params) {
+  const auto p = params_of<EnvParams>(params);
   EnvSettings out;
-  if (!p.is_object()) return make_error(recipe + ": params must be an object");
-  if (p.contains("env")) {
-    if (!p["env"].is_object()) return make_error(recipe + ": \"env\" must be an object of NAME: value");
-    for (const auto& [k, v] : p["env"].items()) {
-      if (!valid_env_name(k)) return make_error(recipe + ": \"" + k + "\" is not an environment variable name");
-      if (!v.is_string() || !valid_env_value(v.get<std::string>()))
-        return make_error(recipe + ": the value of " + k + " must be plain text (letters, digits, . , : / + = @ -), got " + v.dump());
-      if (k == "HSA_OVERRIDE_GFX_VERSION" && !valid_gfx_override(v.get<std::string>()))
-        return make_error(recipe + ": HSA_OVERRIDE_GFX_VERSION must be MAJOR.MINOR.STEPPING, got " + v.dump());
-      out.set.emplace_back(k, v.get<std::string>());
-    }
+  for (const auto& [k, v] : p.env) {
+    if (!valid_env_name(k)) return make_error(recipe + ": \"" + k + "\" is not an environment variable name");
+    if (!valid_env_value(v))
+      return make_error(recipe + ": the value of " + k + " must be plain text (letters, digits, . , : / + = @ -), got " + quoted(v));
+    if (k == "HSA_OVERRIDE_GFX_VERSION" && !valid_gfx_override(v))
+      return make_error(recipe + ": HSA_OVERRIDE_GFX_VERSION must be MAJOR.MINOR.STEPPING, got " + quoted(v));
+    out.set.emplace_back(k, v);
   }
-  if (p.contains("unset")) {
-    if (!p["unset"].is_array()) return make_error(recipe + ": \"unset\" must be a list of names");
-    for (const auto& v : p["unset"]) {
-      if (!v.is_string() || !valid_env_name(v.get<std::string>()))
-        return make_error(recipe + ": " + v.dump() + " is not an environment variable name");
-      for (const auto& [k, val] : out.set)
-        if (k == v.get<std::string>()) return make_error(recipe + ": " + k + " is both set and unset");
-      out.unset.push_back(v.get<std::string>());
-    }
+  for (const auto& n : p.unset) {
+    if (!valid_env_name(n)) return make_error(recipe + ": " + quoted(n) + " is not an environment variable name");
+    for (const auto& [k, val] : out.set)
+      if (k == n) return make_error(recipe + ": " + k + " is both set and unset");
+    out.unset.push_back(n);
   }
   if (out.set.empty() && out.unset.empty()) return make_error(recipe + ": params set nothing (\"env\" and \"unset\" are empty)");
   return out;
 }
 
-Status check_params(const Recipe& r, const nlohmann::json& params, const Facts& facts) {
+Status check_params(const Recipe& r, const FixParams& params, const Facts& facts) {
   switch (r.params) {
     case ParamSchema::groups: {
       auto g = parse_groups_params(params, facts);

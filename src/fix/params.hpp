@@ -1,5 +1,5 @@
-// Typed recipe parameters, parsed and checked from a finding's fix.params (the
-// contracts in TEAM.md). The plan builds bytes only from these, never from raw JSON.
+// Recipe parameters checked: a finding's fix.params (amdml/fix_params.hpp) against the
+// contracts in TEAM.md and the facts. The plan builds bytes only from what passes.
 #pragma once
 
 #include <optional>
@@ -7,15 +7,11 @@
 #include <vector>
 
 #include "amdml/facts.hpp"
+#include "amdml/fix_params.hpp"
 #include "amdml/units.hpp"
 #include "fix/edits.hpp"
 
 namespace amdml::fix {
-
-struct GroupsParams {
-  std::string user;
-  std::vector<std::string> groups;
-};
 
 struct TtmParams {
   std::string module;  // "ttm" or "amdttm"
@@ -24,9 +20,11 @@ struct TtmParams {
 };
 
 bool valid_gfx_override(const std::string& v);
-Result<GroupsParams> parse_groups_params(const nlohmann::json& p, const Facts& facts);
-Result<TtmParams> parse_ttm_params(const nlohmann::json& p, const Facts& facts);
-Result<EnvSettings> parse_hsa_params(const nlohmann::json& p);
-Result<EnvSettings> parse_env_params(const std::string& recipe, const nlohmann::json& p);
+// Each reads its own kind of parameters; parameters of another kind count as empty.
+// The groups come back without repeats.
+Result<GroupsParams> parse_groups_params(const FixParams& p, const Facts& facts);
+Result<TtmParams> parse_ttm_params(const FixParams& p, const Facts& facts);
+Result<EnvSettings> parse_hsa_params(const FixParams& p);
+Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams& p);
 
 }  // namespace amdml::fix

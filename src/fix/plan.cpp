@@ -4,6 +4,7 @@
 // (which refuses symlinks), so the plan a person reads is the plan that runs: apply
 // re-checks every file against the bytes the plan saw before it writes.
 #include <algorithm>
+#include <variant>
 
 #include "base/paths.hpp"
 #include "fix/fix.hpp"
@@ -11,27 +12,15 @@
 #include "formats/system_files.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
+#include "formats/fix_params_json.hpp"
 #include "platform/safe_tree.hpp"
 
 namespace amdml::fix {
 
-std::string Command::text() const {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-  return out;
-}
-
-bool RecipePlan::pending() const {
-  if (refused) return false;
-  return std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); });
-}
-
-bool Plan::pending() const {
-  return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.pending(); });
-}
-
-bool Plan::refused() const {
-  return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.refused.has_value(); });
+const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string& id) {
+  for (const auto& r : recipes)
+    if (r.id == id) return &r;
+  return nullptr;
 }
 
 namespace {
@@ -78,7 +67,7 @@ struct Ctx {
   }
 };
 
-void plan_group_members(Ctx& c, const RecipeStep& step, const GroupsParams& p) {
+void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams& p) {
   for (const auto& path : step.files) {
     auto f = c.state(path);
     bool shadow = path.find("shadow") != std::string::npos;
@@ -116,7 +105,7 @@ void plan_group_members(Ctx& c, const RecipeStep& step, const GroupsParams& p) {
   }
 }
 
-void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
+void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
   std::vector<std::pair<std::string, std::string>> opts = {{"pages_limit", std::to_string(p.pages_limit.value)}};
   if (p.page_pool_size) opts.emplace_back("page_pool_size", std::to_string(p.page_pool_size->value));
   auto names = c.in.tree.list(step.dir);
@@ -198,7 +187,7 @@ void plan_modprobe(Ctx& c, const RecipeStep& step, const TtmParams& p) {
   for (auto& fc : edits) c.rp.files.push_back(std::move(fc));
 }
 
-void plan_env_file(Ctx& c, const RecipeStep& step, const EnvSettings& env) {
+void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
   auto f = c.read(step.path);
   if (!f) return;
   if (f->exists && f->bytes.rfind(kOwnMarker, 0) != 0) {
@@ -311,41 +300,44 @@ void build(Ctx& c) {
   }
   for (const auto& step : r.steps) {
     if (c.rp.refused) return;
-    switch (step.kind) {
+    switch (kind_of(step)) {
       case StepKind::group_members:
         if (!groups) c.rp.refused = make_error(r.file + ": group-members needs params = \"groups\"");
-        else plan_group_members(c, step, *groups);
+        else plan_group_members(c, std::get<GroupMembersStep>(step), *groups);
         break;
       case StepKind::modprobe_option:
         if (!ttm) c.rp.refused = make_error(r.file + ": modprobe-option needs params = \"ttm\"");
-        else plan_modprobe(c, step, *ttm);
+        else plan_modprobe(c, std::get<ModprobeOptionStep>(step), *ttm);
         break;
       case StepKind::env_file:
         if (!env) c.rp.refused = make_error(r.file + ": env-file needs params = \"hsa\" or \"env\"");
-        else plan_env_file(c, step, *env);
+        else plan_env_file(c, std::get<EnvFileStep>(step), *env);
         break;
       case StepKind::daemon_reload:
         if (systemd_running(c.in.host)) c.rp.commands.push_back({{"systemctl", "daemon-reload"}, "make systemd read the drop-in"});
         else c.rp.notes.push_back("systemd is not running here: no daemon-reload");
         break;
-      case StepKind::restart_if_running:
+      case StepKind::restart_if_running: {
+        const auto& unit = std::get<RestartIfRunningStep>(step).unit;
         if (systemd_running(c.in.host))
-          c.rp.commands.push_back({{"systemctl", "try-restart", step.unit}, "restart " + step.unit + " if it is running"});
+          c.rp.commands.push_back({{"systemctl", "try-restart", unit}, "restart " + unit + " if it is running"});
         break;
+      }
       case StepKind::initramfs:
         if (!ttm) c.rp.refused = make_error(r.file + ": initramfs needs params = \"ttm\"");
         else plan_initramfs(c, *ttm);
         break;
       case StepKind::follow_up: {
-        std::string text = step.text;
-        if (groups && !step.service_text.empty())
+        const auto& f = std::get<FollowUpStep>(step);
+        std::string text = f.text;
+        if (groups && !f.service_text.empty())
           for (const auto& pw : c.in.facts.identity.passwd)
-            if (pw.name == groups->user && pw.uid < 1000) text = step.service_text;
+            if (pw.name == groups->user && pw.uid < 1000) text = f.service_text;
         if (groups) {
           text = replace_all(text, "{user}", groups->user);
           text = replace_all(text, "{group}", groups->groups.front());
         }
-        c.rp.follow_ups.push_back(step.need);
+        c.rp.follow_ups.push_back(f.need);
         c.rp.follow_up_text.push_back(text);
         break;
       }
@@ -355,37 +347,35 @@ void build(Ctx& c) {
 
 // Two findings asking the same recipe: merge what can be merged (more groups for the
 // same user, more environment names), otherwise keep the first and say so.
-bool merge_params(ParamSchema schema, nlohmann::json& into, const nlohmann::json& more) {
+bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
   if (into == more) return true;
-  if (schema == ParamSchema::groups && into.is_object() && more.is_object() && into.value("user", "") == more.value("user", "x") &&
-      into.contains("groups") && more.contains("groups") && into["groups"].is_array() && more["groups"].is_array()) {
-    for (const auto& g : more["groups"])
-      if (std::find(into["groups"].begin(), into["groups"].end(), g) == into["groups"].end()) into["groups"].push_back(g);
+  auto* groups = std::get_if<GroupsParams>(&into);
+  const auto* more_groups = std::get_if<GroupsParams>(&more);
+  if (schema == ParamSchema::groups && groups && more_groups && !groups->user.empty() && groups->user == more_groups->user) {
+    for (const auto& g : more_groups->groups)
+      if (std::find(groups->groups.begin(), groups->groups.end(), g) == groups->groups.end()) groups->groups.push_back(g);
     return true;
   }
   // The same module and limit, one of them also naming page_pool_size: one change.
-  if (schema == ParamSchema::ttm && into.is_object() && more.is_object() && into.value("module", "") == more.value("module", "x") &&
-      into.contains("pages_limit") && more.contains("pages_limit") && into["pages_limit"] == more["pages_limit"]) {
-    if (into.contains("page_pool_size") && more.contains("page_pool_size") && into["page_pool_size"] != more["page_pool_size"])
-      return false;
-    if (more.contains("page_pool_size")) into["page_pool_size"] = more["page_pool_size"];
+  auto* ttm = std::get_if<TtmLimitParams>(&into);
+  const auto* more_ttm = std::get_if<TtmLimitParams>(&more);
+  if (schema == ParamSchema::ttm && ttm && more_ttm && !ttm->module.empty() && ttm->module == more_ttm->module &&
+      ttm->pages_limit && ttm->pages_limit == more_ttm->pages_limit) {
+    if (ttm->page_pool_size && more_ttm->page_pool_size && ttm->page_pool_size != more_ttm->page_pool_size) return false;
+    if (more_ttm->page_pool_size) ttm->page_pool_size = more_ttm->page_pool_size;
     return true;
   }
-  if (schema == ParamSchema::env && into.is_object() && more.is_object()) {
-    nlohmann::json merged = into;
-    if (more.contains("env") && more["env"].is_object()) {
-      if (!merged.contains("env")) merged["env"] = nlohmann::json::object();
-      for (const auto& [k, v] : more["env"].items()) {
-        if (merged["env"].contains(k) && merged["env"][k] != v) return false;
-        merged["env"][k] = v;
-      }
+  const auto* env = std::get_if<EnvParams>(&into);
+  const auto* more_env = std::get_if<EnvParams>(&more);
+  if (schema == ParamSchema::env && env && more_env) {
+    EnvParams merged = *env;
+    for (const auto& [k, v] : more_env->env) {
+      if (merged.env.count(k) && merged.env[k] != v) return false;
+      merged.env[k] = v;
     }
-    if (more.contains("unset") && more["unset"].is_array()) {
-      if (!merged.contains("unset")) merged["unset"] = nlohmann::json::array();
-      for (const auto& n : more["unset"])
-        if (std::find(merged["unset"].begin(), merged["unset"].end(), n) == merged["unset"].end()) merged["unset"].push_back(n);
-    }
-    into = merged;
+    for (const auto& n : more_env->unset)
+      if (std::find(merged.unset.begin(), merged.unset.end(), n) == merged.unset.end()) merged.unset.push_back(n);
+    into = std::move(merged);
     return true;
   }
   return false;
@@ -414,7 +404,7 @@ Plan plan_fixes(const PlanInputs& in) {
     // Group memberships of different users go together; two different page limits or
     // overrides cannot both be right: the first one wins and the plan says so.
     if (it != plan.recipes.end() && (!it->recipe || it->recipe->params != ParamSchema::groups)) {
-      it->notes.push_back(f.id + " asks for different parameters (" + f.fix->params.dump() +
+      it->notes.push_back(f.id + " asks for different parameters (" + fix_params_text(f.fix->params) +
                           "); run `amdml fix` again after this one");
       it->deferred.push_back(f);
       continue;
@@ -432,8 +422,9 @@ Plan plan_fixes(const PlanInputs& in) {
     if (ref.recipe.empty() || (in.only && ref.recipe != *in.only)) continue;
     const Recipe* r = find_recipe(in.recipes, ref.recipe);
     if (!r || !check_params(*r, ref.params, in.facts)) continue;
-    auto user = [](const nlohmann::json& p) {
-      return p.is_object() && p.contains("user") && p["user"].is_string() ? p["user"].get<std::string>() : std::string();
+    auto user = [](const FixParams& p) {
+      const auto* g = std::get_if<GroupsParams>(&p);
+      return g ? g->user : std::string();
     };
     RecipePlan* same = nullptr;
     for (auto& rp : plan.recipes)

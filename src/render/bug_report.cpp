@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "formats/fix_params_json.hpp"
 #include "render/render.hpp"
 #include "rules/rules.hpp"
 #include "render/facts_json.hpp"
@@ -157,7 +158,7 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
     out += "- **" + std::string(to_string(fd.severity)) + "** `" + fd.id + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: " + code(e.source) + (e.value.empty() ? "" : " = " + code(e.value)) + "\n";
-    if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "` " + code(json_text(fd.fix->params, -1)) + "\n";
+    if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "` " + code(json_text(fix_params_json(fd.fix->params), -1)) + "\n";
     for (const auto& c : fd.commands) out += "  - fix: " + code(c) + "\n";
   }
   out += "\n";

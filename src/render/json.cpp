@@ -2,6 +2,7 @@
 // everything else amdml knows is added beside them. Unknown values are null.
 #include <cstdio>
 
+#include "formats/fix_params_json.hpp"
 #include "render/render.hpp"
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
@@ -44,7 +45,7 @@ json finding_json(const Finding& f) {
   j["title"] = f.title;
   j["detail"] = f.detail;
   j["gpus"] = f.gpus;
-  if (f.fix) j["fix"] = {{"recipe", f.fix->recipe}, {"params", f.fix->params}};
+  if (f.fix) j["fix"] = {{"recipe", f.fix->recipe}, {"params", fix_params_json(f.fix->params)}};
   else j["fix"] = nullptr;
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"source", e.source}, {"value", e.value}});

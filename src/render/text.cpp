@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "formats/fix_params_json.hpp"
 #include "render/render.hpp"
 #include "rules/rules.hpp"
 #include "render/format.hpp"
@@ -148,7 +149,8 @@ std::string findings_block(const Report& r, const TextStyle& s) {
     for (const auto& e : f.evidence) out += "      seen:  " + e.source + (e.value.empty() ? "" : " = " + e.value) + "\n";
     if (f.fix) {
       std::string p;
-      for (const auto& [k, v] : f.fix->params.items()) {
+      const auto params = fix_params_json(f.fix->params);
+      for (const auto& [k, v] : params.items()) {
         std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);
         p += " " + k + "=" + val;
       }

@@ -50,7 +50,7 @@ void access(const RuleContext& ctx, std::vector<Finding>& out) {
                                " is not in group " + join(missing_groups) + " per /etc/group.");
     fd.evidence = missing_ev;
     fd.evidence.push_back({"/etc/group", user + " not in " + join(missing_groups)});
-    fd.fix = FixRef{"groups", {{"user", user}, {"groups", std::vector<std::string>(missing_groups.begin(), missing_groups.end())}}};
+    fd.fix = FixRef{"groups", GroupsParams{user, std::vector<std::string>(missing_groups.begin(), missing_groups.end())}};
     fd.commands.push_back("sudo usermod -a -G " + join(missing_groups) + " " + user);
     fd.notes.push_back("Then log out and in again (or run `newgrp " + *missing_groups.begin() + "` in this shell).");
     fd.gpus = amd_gpu_indices(f);

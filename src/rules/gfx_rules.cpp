@@ -65,12 +65,12 @@ bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const Gfx
   return info && info->override_to == value && st.release->has_kernels(value);
 }
 
-void add_override_commands(Finding& fd, const nlohmann::json& params) {
-  if (params.contains("value")) {
-    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + params["value"].get<std::string>());
+void add_override_commands(Finding& fd, const HsaParams& params) {
+  if (params.value) {
+    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + *params.value);
   } else {
-    for (const auto& [node, v] : params["per_node"].items())
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v.get<std::string>());
+    for (const auto& [node, v] : params.per_node)
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
   }
 }
 
@@ -123,14 +123,12 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
   fd.evidence.push_back(rocm_evidence(f));
   fd.evidence.push_back({"env HSA_OVERRIDE_GFX_VERSION", f.env.count("HSA_OVERRIDE_GFX_VERSION") ? f.env.at("HSA_OVERRIDE_GFX_VERSION") : "unset"});
 
-  nlohmann::json params;
+  HsaParams params;
   if (global_ok) {
-    params["value"] = first.value->version_string();
+    params.value = first.value->version_string();
   } else {
-    nlohmann::json per = nlohmann::json::object();
     for (const auto* n : want)
-      per[std::to_string(*f.gpus[static_cast<std::size_t>(n->index)].kfd_node)] = n->value->version_string();
-    params["per_node"] = per;
+      params.per_node[std::to_string(*f.gpus[static_cast<std::size_t>(n->index)].kfd_node)] = n->value->version_string();
   }
   // The GPUs that run natively: hiding the others is the alternative to an override.
   std::string native;
@@ -140,10 +138,10 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
   // what is left is a new login, not another change.
   std::string pending_where;
   if (global_ok) {
-    if (auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION", params["value"].get<std::string>())) pending_where = *w;
+    if (auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION", *params.value)) pending_where = *w;
   } else {
-    for (const auto& [node, v] : params["per_node"].items()) {
-      auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v.get<std::string>());
+    for (const auto& [node, v] : params.per_node) {
+      auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v);
       if (!w) {
         pending_where.clear();
         break;
@@ -291,9 +289,9 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       fd.gpus = reach;
       std::optional<GfxTarget> meant = p.suggestion;
       if (meant) {
-        nlohmann::json params;
-        if (node) params["per_node"] = nlohmann::json{{std::to_string(*node), meant->version_string()}};
-        else params["value"] = meant->version_string();
+        HsaParams params;
+        if (node) params.per_node[std::to_string(*node)] = meant->version_string();
+        else params.value = meant->version_string();
         fd.fix = FixRef{"hsa-override", params};
         add_override_commands(fd, params);
       } else {
@@ -367,24 +365,24 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       fd.evidence.push_back(gfx_evidence(f.gpus[static_cast<std::size_t>(gi)]));
     }
     // The fix: per node, each GPU that needs a value gets its own; the rest none.
-    nlohmann::json per = nlohmann::json::object();
+    std::map<std::string, std::string> per;
     for (const auto& n : needs)
       if (n.need == Need::override) per[std::to_string(*f.gpus[static_cast<std::size_t>(n.index)].kfd_node)] = n.value->version_string();
     // One value that fits every GPU goes global; otherwise per node.
     std::set<std::string> distinct;
-    for (const auto& [k, v] : per.items()) distinct.insert(v.get<std::string>());
+    for (const auto& [k, v] : per) distinct.insert(v);
     bool global_ok = distinct.size() == 1;
     if (global_ok) {
       auto t = parse_hsa_override(*distinct.begin()).target;
       for (const auto& [nd, gi] : gpu_by_node) global_ok = global_ok && global_value_fits(ctx, st, gi, *t);
     }
     if (global_ok) {
-      nlohmann::json params{{"value", *distinct.begin()}};
+      HsaParams params{*distinct.begin(), {}};
       fd.fix = FixRef{"hsa-override", params};
       if (node) fd.commands.push_back("unset " + var);
       add_override_commands(fd, params);
     } else if (!per.empty() && per_node_supported(ctx, st)) {
-      nlohmann::json params{{"per_node", per}};
+      HsaParams params{std::nullopt, per};
       fd.fix = FixRef{"hsa-override", params};
       fd.commands.push_back("unset " + var);
       add_override_commands(fd, params);
@@ -466,8 +464,8 @@ void cross_reference(std::vector<Finding>& out) {
   // lacks the one the GPU needs: then, and only then, the login setting has a twin there.
   bool ollama_gets_override = false;
   for (const auto& fd : out)
-    if (fd.fix && fd.fix->recipe == "ollama-override" && fd.fix->params.contains("env"))
-      for (const auto& [k, v] : fd.fix->params["env"].items())
+    if (const auto* p = fd.fix && fd.fix->recipe == "ollama-override" ? std::get_if<EnvParams>(&fd.fix->params) : nullptr)
+      for (const auto& [k, v] : p->env)
         if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) ollama_gets_override = true;
   if (!ollama_gets_override) return;
   for (auto& fd : out)

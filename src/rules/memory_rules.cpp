@@ -116,7 +116,7 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
         fd.notes.push_back(std::string(to_string(m)) + ".pages_limit=" + c->value + " is configured (" + c->where +
                            "): it takes effect when " + to_string(m) + " loads again, after the reboot.");
       } else {
-        nlohmann::json params{{"module", to_string(m)}, {"pages_limit", rec->value}, {"page_pool_size", rec->value}};
+        TtmLimitParams params{to_string(m), Pages{rec->value}, Pages{rec->value}};
         fd.fix = FixRef{"ttm-pages-limit", params};
         fd.commands.push_back("echo 'options " + std::string(to_string(m)) + " pages_limit=" + std::to_string(rec->value) +
                               " page_pool_size=" + std::to_string(rec->value) + "' | sudo tee /etc/modprobe.d/" + to_string(m) +
@@ -141,11 +141,11 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   const std::string other = f.driver.ttm_in_use == TtmModule::ttm ? "amdttm" : "ttm";
   // Options written for the other module, with no option for the module in use.
   std::vector<std::pair<std::string, std::string>> misplaced;  // where, "key=value"
-  nlohmann::json params{{"module", used}};
+  TtmLimitParams params{used, {}, {}};
   auto consider = [&](const std::string& where, const std::string& key, const std::string& value) {
     if (!is_ttm_key(key) || configured(f, used, key)) return;
     misplaced.push_back({where, other + "." + key + "=" + value});
-    if (auto n = text::u64(value)) params[key] = *n;
+    if (auto n = text::u64(value)) (key == "pages_limit" ? params.pages_limit : params.page_pool_size) = Pages{*n};
   };
   for (const auto& o : f.modprobe.options)
     if (o.module == other) consider(o.file + ":" + std::to_string(o.line), o.key, o.value);
@@ -160,7 +160,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
     fd.evidence.push_back({"/sys/module/" + used + "/holders/amdgpu", f.driver.ttm_in_use == TtmModule::amdttm
                                                                           ? (f.driver.amdttm.holds_amdgpu ? "present" : "amdttm loaded with the DKMS driver")
                                                                           : (f.driver.ttm.holds_amdgpu ? "present" : "ttm loaded")});
-    if (params.contains("pages_limit")) fd.fix = FixRef{"ttm-pages-limit", params};
+    if (params.pages_limit) fd.fix = FixRef{"ttm-pages-limit", params};
     fd.commands.push_back("sudo sed -i 's/^options " + other + " /options " + used + " /' /etc/modprobe.d/*.conf   # then update-initramfs -u and reboot");
     fd.gpus = amd_gpu_indices(f);
     out.push_back(std::move(fd));
@@ -200,7 +200,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
                                  " later only moves TTM's swap threshold.");
       fd.evidence.push_back({live_path, std::to_string(tp.pages_limit->value)});
       fd.evidence.push_back({drm_device_dir(g) + "/mem_info_gtt_total", std::to_string(g.gtt->value)});
-      fd.fix = FixRef{"ttm-pages-limit", nlohmann::json{{"module", used}, {"pages_limit", tp.pages_limit->value}}};
+      fd.fix = FixRef{"ttm-pages-limit", TtmLimitParams{used, Pages{tp.pages_limit->value}, {}}};
       fd.commands.push_back("echo 'options " + used + " pages_limit=" + std::to_string(tp.pages_limit->value) +
                             "' | sudo tee /etc/modprobe.d/" + used + ".conf && sudo update-initramfs -u && sudo reboot");
       fd.gpus.push_back(static_cast<int>(i));
@@ -253,7 +253,7 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
   fd.evidence.push_back({param_path(m, "pages_limit"), std::to_string(tp.pages_limit->value)});
   const std::uint64_t pages = std::max(gtt_bytes, ttm_bytes) / kPageSize;
   const std::uint64_t capped = f.memory.total ? std::min<std::uint64_t>(pages, Pages::from_bytes(*f.memory.total).value) : pages;
-  fd.fix = FixRef{"ttm-pages-limit", nlohmann::json{{"module", to_string(m)}, {"pages_limit", capped}}};
+  fd.fix = FixRef{"ttm-pages-limit", TtmLimitParams{to_string(m), Pages{capped}, {}}};
   fd.commands.push_back("remove amdgpu.gttsize from the kernel command line and /etc/modprobe.d");
   fd.gpus = amd_gpu_indices(f);
   out.push_back(std::move(fd));

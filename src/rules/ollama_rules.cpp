@@ -265,12 +265,11 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + ml::join(svc.files, ", ")});
   fd.gpus = gpus;
   if (!plan.set.empty() || !plan.unset.empty()) {
-    nlohmann::json params;
-    params["env"] = nlohmann::json::object();
-    for (const auto& [k, v] : plan.set) params["env"][k] = v;
+    EnvParams params;
+    for (const auto& [k, v] : plan.set) params.env[k] = v;
     std::sort(plan.unset.begin(), plan.unset.end());
     plan.unset.erase(std::unique(plan.unset.begin(), plan.unset.end()), plan.unset.end());
-    if (!plan.unset.empty()) params["unset"] = plan.unset;
+    if (!plan.unset.empty()) params.unset = plan.unset;
     // Its hand commands come from the recipe (fix::derive_hand_commands): same file, same bytes.
     fd.fix = FixRef{"ollama-override", params};
   }
@@ -325,7 +324,7 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
                              " that owns the device nodes; ROCm then finds no GPU and ollama runs on the CPU.");
   fd.evidence = ev;
   fd.evidence.push_back({"/etc/group", svc.user + " not in " + ml::join(missing, ",")});
-  fd.fix = FixRef{"groups", {{"user", svc.user}, {"groups", missing}}};
+  fd.fix = FixRef{"groups", GroupsParams{svc.user, missing}};
   fd.commands.push_back("sudo usermod -a -G " + ml::join(missing, ",") + " " + svc.user);
   fd.commands.push_back("sudo systemctl restart ollama");
   fd.gpus = amd_gpu_indices(f);

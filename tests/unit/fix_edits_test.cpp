@@ -3,12 +3,17 @@
 #include <gtest/gtest.h>
 
 #include "fix/fix.hpp"
+#include "fix_test_util.hpp"
+#include "formats/fix_params_json.hpp"
+#include "formats/recipe_toml.hpp"
+#include "render/fix_text.hpp"
 #include "platform/recipes_dir.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
 
 using namespace amdml;
 using namespace amdml::fix;
+using fixtest::params_json;
 
 TEST(FixGroupEdit, AddsToEmptyAndExistingMemberLists) {
   std::string in = "root:x:0:\nvideo:x:44:bob\nrender:x:992:\nalice:x:1000:\n";
@@ -119,54 +124,55 @@ Facts facts_with(std::uint64_t ram_bytes) {
 
 TEST(FixParams, TtmRefusesNonsense) {
   Facts f = facts_with(32 * kGiB);
-  EXPECT_TRUE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", 6291456}}, f));
-  EXPECT_TRUE(parse_ttm_params({{"module", "amdttm"}, {"pages_limit", 6291456}, {"page_pool_size", 6291456}}, f));
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", 8388609}}, f));  // > 32 GiB of RAM
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", 100}}, f));      // 400 KiB
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", -5}}, f));
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", "6291456"}}, f));
-  EXPECT_FALSE(parse_ttm_params({{"module", "radeon"}, {"pages_limit", 6291456}}, f));
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}}, f));
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", 6291456}, {"page_pool_size", 9999999999}}, f));
+  EXPECT_TRUE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 6291456}}), f));
+  EXPECT_TRUE(parse_ttm_params(params_json({{"module", "amdttm"}, {"pages_limit", 6291456}, {"page_pool_size", 6291456}}), f));
+  EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 8388609}}), f));  // > 32 GiB of RAM
+  EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 100}}), f));      // 400 KiB
+  // Not a page count at all: the JSON form does not even read back.
+  EXPECT_FALSE(parse_fix_params({{"module", "ttm"}, {"pages_limit", -5}}));
+  EXPECT_FALSE(parse_fix_params({{"module", "ttm"}, {"pages_limit", "6291456"}}));
+  EXPECT_FALSE(parse_ttm_params(params_json({{"module", "radeon"}, {"pages_limit", 6291456}}), f));
+  EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}}), f));
+  EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 6291456}, {"page_pool_size", 9999999999}}), f));
   Facts unknown;
-  EXPECT_FALSE(parse_ttm_params({{"module", "ttm"}, {"pages_limit", 6291456}}, unknown));
+  EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 6291456}}), unknown));
 }
 
 TEST(FixParams, HsaValuesAndNodes) {
-  auto g = parse_hsa_params({{"value", "11.0.0"}});
+  auto g = parse_hsa_params(params_json({{"value", "11.0.0"}}));
   ASSERT_TRUE(g);
   EXPECT_EQ(g->set.at(0), (std::pair<std::string, std::string>{"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}));
-  auto n = parse_hsa_params({{"per_node", {{"2", "10.3.0"}, {"1", "11.0.0"}}}});
+  auto n = parse_hsa_params(params_json({{"per_node", {{"2", "10.3.0"}, {"1", "11.0.0"}}}}));
   ASSERT_TRUE(n);
   EXPECT_EQ(n->set.at(0).first, "HSA_OVERRIDE_GFX_VERSION_1");
   EXPECT_EQ(n->set.at(1).first, "HSA_OVERRIDE_GFX_VERSION_2");
   for (const char* bad : {"\"11.0.0\"", "11.0", "gfx1100", "11.0.0; rm -rf /", "64.0.0", "11.0.0\n"})
-    EXPECT_FALSE(parse_hsa_params({{"value", bad}})) << bad;
-  EXPECT_FALSE(parse_hsa_params({{"value", "11.0.0"}, {"per_node", {{"1", "11.0.0"}}}}));
-  EXPECT_FALSE(parse_hsa_params({{"per_node", {{"x", "11.0.0"}}}}));
-  EXPECT_FALSE(parse_hsa_params(nlohmann::json::object()));
+    EXPECT_FALSE(parse_hsa_params(params_json({{"value", bad}}))) << bad;
+  EXPECT_FALSE(parse_hsa_params(params_json({{"value", "11.0.0"}, {"per_node", {{"1", "11.0.0"}}}})));
+  EXPECT_FALSE(parse_hsa_params(params_json({{"per_node", {{"x", "11.0.0"}}}})));
+  EXPECT_FALSE(parse_hsa_params(HsaParams{}));
 }
 
 TEST(FixParams, EnvRefusesWhatWouldBreakAFile) {
-  EXPECT_TRUE(parse_env_params("ollama-override", {{"env", {{"OLLAMA_IGPU_ENABLE", "1"}}}}));
-  EXPECT_TRUE(parse_env_params("ollama-override", {{"unset", {"HSA_OVERRIDE_GFX_VERSION"}}}));
+  EXPECT_TRUE(parse_env_params("ollama-override", params_json({{"env", {{"OLLAMA_IGPU_ENABLE", "1"}}}})));
+  EXPECT_TRUE(parse_env_params("ollama-override", params_json({{"unset", {"HSA_OVERRIDE_GFX_VERSION"}}})));
   for (const char* bad : {"a b", "x\"y", "x\ny", "$(id)", "x;y", "%n", ""})
-    EXPECT_FALSE(parse_env_params("ollama-override", {{"env", {{"OLLAMA_X", bad}}}})) << bad;
-  EXPECT_FALSE(parse_env_params("ollama-override", {{"env", {{"BAD NAME", "1"}}}}));
-  EXPECT_FALSE(parse_env_params("ollama-override", {{"env", {{"A", "1"}}}, {"unset", {"A"}}}));
-  EXPECT_FALSE(parse_env_params("ollama-override", {{"env", {{"HSA_OVERRIDE_GFX_VERSION", "gfx1100"}}}}));
-  EXPECT_FALSE(parse_env_params("ollama-override", nlohmann::json::object()));
+    EXPECT_FALSE(parse_env_params("ollama-override", params_json({{"env", {{"OLLAMA_X", bad}}}}))) << bad;
+  EXPECT_FALSE(parse_env_params("ollama-override", params_json({{"env", {{"BAD NAME", "1"}}}})));
+  EXPECT_FALSE(parse_env_params("ollama-override", params_json({{"env", {{"A", "1"}}}, {"unset", {"A"}}})));
+  EXPECT_FALSE(parse_env_params("ollama-override", params_json({{"env", {{"HSA_OVERRIDE_GFX_VERSION", "gfx1100"}}}})));
+  EXPECT_FALSE(parse_env_params("ollama-override", EnvParams{}));
 }
 
 TEST(FixParams, GroupsNeverRootAndOnlyKnownUsers) {
   Facts f = facts_with(8 * kGiB);
-  EXPECT_TRUE(parse_groups_params({{"user", "alice"}, {"groups", {"render", "video"}}}, f));
-  EXPECT_FALSE(parse_groups_params({{"user", "root"}, {"groups", {"render"}}}, f));
-  EXPECT_FALSE(parse_groups_params({{"user", "toor"}, {"groups", {"render"}}}, f));  // uid 0 by another name
-  EXPECT_FALSE(parse_groups_params({{"user", "mallory"}, {"groups", {"render"}}}, f));
-  EXPECT_FALSE(parse_groups_params({{"user", "alice"}, {"groups", {"render:x"}}}, f));
-  EXPECT_FALSE(parse_groups_params({{"user", "alice"}, {"groups", nlohmann::json::array()}}, f));
-  EXPECT_FALSE(parse_groups_params({{"user", "al:ice"}, {"groups", {"render"}}}, f));
+  EXPECT_TRUE(parse_groups_params(params_json({{"user", "alice"}, {"groups", {"render", "video"}}}), f));
+  EXPECT_FALSE(parse_groups_params(params_json({{"user", "root"}, {"groups", {"render"}}}), f));
+  EXPECT_FALSE(parse_groups_params(params_json({{"user", "toor"}, {"groups", {"render"}}}), f));  // uid 0 by another name
+  EXPECT_FALSE(parse_groups_params(params_json({{"user", "mallory"}, {"groups", {"render"}}}), f));
+  EXPECT_FALSE(parse_groups_params(params_json({{"user", "alice"}, {"groups", {"render:x"}}}), f));
+  EXPECT_FALSE(parse_groups_params(params_json({{"user", "alice"}, {"groups", nlohmann::json::array()}}), f));
+  EXPECT_FALSE(parse_groups_params(params_json({{"user", "al:ice"}, {"groups", {"render"}}}), f));
 }
 
 TEST(FixRecipes, TheEmbeddedTableHasThePinnedIds) {
@@ -193,6 +199,25 @@ TEST(FixRecipes, BadRecipeFilesAreErrorsNamingTheFile) {
   EXPECT_TRUE(load_recipes({{"fixes/z.toml", ok}}));
   EXPECT_FALSE(load_recipes({{"fixes/z.toml", ok}, {"fixes/z2.toml", ok}}));
   EXPECT_FALSE(load_recipes({{"fixes/w.toml", "id = \"w\"\ntitle = \"t\"\nparams = \"magic\"\n[[steps]]\nkind = \"initramfs\"\n"}}));
+}
+
+TEST(FixRecipes, AnUnknownKeyIsAnErrorNamingFileAndLine) {
+  const std::string head = "id = \"k\"\ntitle = \"t\"\nparams = \"env\"\n";
+  // A typo in a step: "fromat" for "format" (line 7).
+  auto step = load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"env-file\"\nfromat = \"profile-sh\"\n"
+                                                    "path = \"/etc/x.sh\"\nformat = \"profile-sh\"\n"}});
+  ASSERT_FALSE(step);
+  EXPECT_EQ(step.error().message, "recipes/fixes/k.toml:6: unknown key 'fromat' in a env-file step");
+  // A key another step kind has is still unknown here: a restart step has no 'path'.
+  auto other = load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"restart-if-running\"\nunit = \"u.service\"\n"
+                                                     "path = \"/etc/x\"\n"}});
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().message, "recipes/fixes/k.toml:7: unknown key 'path' in a restart-if-running step");
+  // A typo at the top: "resolve" for "resolves".
+  auto top = load_recipes({{"fixes/k.toml", head + "resolve = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}});
+  ASSERT_FALSE(top);
+  EXPECT_EQ(top.error().message, "recipes/fixes/k.toml:4: unknown key 'resolve'");
+  EXPECT_TRUE(load_recipes({{"fixes/k.toml", head + "resolves = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}}));
 }
 
 TEST(FixRecipes, MalformedArrayTableHeadersAreOneLineErrors) {

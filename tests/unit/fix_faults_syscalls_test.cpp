@@ -52,7 +52,7 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
                (sticky ? " on" : "") + " on the " + (on_journal ? "journal" : "targets") + " fails with " +
                std::strerror(err));
   Bench b(s);
-  const fix::Plan first = b.plan;
+  const amdml::Plan first = b.plan;
   FaultOps faulty(op, nth, err, sticky);
   platform::FsOps& real = platform::real_fs_ops();
   auto r = on_journal ? b.apply(real, faulty) : b.apply(faulty, real);
@@ -82,7 +82,7 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
     EXPECT_TRUE(faulty.fired());
     EXPECT_TRUE(r->rolled_back);
     ASSERT_TRUE(r->failure);
-    std::string text = fix::format_apply(*r, first);
+    std::string text = amdml::format_apply(*r, first);
     EXPECT_NE(text.find(r->failure->message), std::string::npos) << text;
     if (r->rollback_errors.empty()) {
       EXPECT_NE(text.find("Rolled back"), std::string::npos) << text;
@@ -257,7 +257,7 @@ TEST(FixFaultsSyscalls, AFullDiskDuringTheRollbackIsRollbackIncompleteAndUndoFin
   for (int nth : {2, 3, 5}) {
     SCOPED_TRACE("target writes fail from #" + std::to_string(nth) + " on");
     Bench b(s);
-    const fix::Plan first = b.plan;
+    const amdml::Plan first = b.plan;
     FaultOps full(Op::write, nth, ENOSPC, true);
     auto r = b.apply(full, platform::real_fs_ops());
     ASSERT_TRUE(r) << r.error().message;
@@ -267,7 +267,7 @@ TEST(FixFaultsSyscalls, AFullDiskDuringTheRollbackIsRollbackIncompleteAndUndoFin
     auto j = b.journal(r->txn);
     ASSERT_TRUE(j);
     EXPECT_EQ((*j)["state"], "rollback-incomplete");
-    std::string text = fix::format_apply(*r, first);
+    std::string text = amdml::format_apply(*r, first);
     EXPECT_NE(text.find("could NOT roll back"), std::string::npos) << text;
     EXPECT_NE(text.find("amdml fix --undo " + r->txn), std::string::npos) << text;
     auto u = b.undo();

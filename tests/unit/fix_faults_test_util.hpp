@@ -131,7 +131,7 @@ struct Bench {
   std::vector<Finding> findings;
   fix::ApplyOptions options;
   std::map<std::string, std::string> original;
-  fix::Plan plan;
+  amdml::Plan plan;
 
   explicit Bench(const Scenario& s) {
     options.run_commands = false;
@@ -148,11 +148,11 @@ struct Bench {
     fix::PlanInputs in{*d->host, tree, d->facts, findings, d->recipes, s.only};
     plan = fix::plan_fixes(in);
   }
-  Result<fix::ApplyOutcome> apply(platform::FsOps& target_ops, platform::FsOps& journal_ops) {
+  Result<amdml::ApplyOutcome> apply(platform::FsOps& target_ops, platform::FsOps& journal_ops) {
     platform::SafeTree targets(t.str(), target_ops), journal(t.str(), journal_ops);
     return fix::apply_plan(plan, *d->host, targets, journal, options);
   }
-  Result<fix::UndoOutcome> undo() {
+  Result<amdml::UndoOutcome> undo() {
     platform::SafeTree tree(t.str());
     return fix::undo_transaction(std::nullopt, *d->host, tree, tree, options);
   }
@@ -167,7 +167,7 @@ struct Bench {
   std::map<std::string, std::string> file_states() const { return file_states(plan); }
   // A file two recipes change (e.g. /etc/group for the person and for the ollama
   // user) is "old" as the first change found it and "new" as the last one leaves it.
-  std::map<std::string, std::string> file_states(const fix::Plan& p) const {
+  std::map<std::string, std::string> file_states(const amdml::Plan& p) const {
     // A fault that persists can stop the rollback between two such changes: the file
     // then holds what the earlier change wrote, whole ("step").
     std::map<std::string, std::pair<std::optional<std::string>, std::string>> ends;  // path -> (first before, last after)

@@ -8,9 +8,11 @@
 
 #include "amdml/facts.hpp"
 #include "fix/params.hpp"
+#include "fix_test_util.hpp"
 
 using namespace amdml;
 using namespace amdml::fix;
+using fixtest::params_json;
 
 namespace {
 
@@ -57,9 +59,9 @@ TEST(FixParamsMatch, UserAndGroupNamesAgreeWithTheRegex) {
   const std::regex group("^[a-z_][a-z0-9_.-]{0,31}$");
   for (const auto& s : samples(36)) {
     if (s == "root") continue;
-    auto u = parse_groups_params({{"user", s}, {"groups", {"render"}}}, facts_with_user(s));
+    auto u = parse_groups_params(params_json({{"user", s}, {"groups", {"render"}}}), facts_with_user(s));
     EXPECT_EQ(u.ok(), std::regex_match(s, user)) << '"' << s << '"';
-    auto g = parse_groups_params({{"user", "alice"}, {"groups", {s}}}, facts_with_user("alice"));
+    auto g = parse_groups_params(params_json({{"user", "alice"}, {"groups", {s}}}), facts_with_user("alice"));
     EXPECT_EQ(g.ok(), std::regex_match(s, group)) << '"' << s << '"';
   }
 }
@@ -69,9 +71,9 @@ TEST(FixParamsMatch, EnvNamesAndValuesAgreeWithTheRegex) {
   const std::regex value("^[A-Za-z0-9._,:/+=@-]{1,256}$");
   for (const auto& s : samples(260)) {
     if (s == "HSA_OVERRIDE_GFX_VERSION") continue;
-    auto n = parse_env_params("env", {{"env", {{s, "1"}}}});
+    auto n = parse_env_params("env", params_json({{"env", {{s, "1"}}}}));
     EXPECT_EQ(n.ok(), std::regex_match(s, name)) << '"' << s << '"';
-    auto v = parse_env_params("env", {{"env", {{"MY_VAR", s}}}});
+    auto v = parse_env_params("env", params_json({{"env", {{"MY_VAR", s}}}}));
     EXPECT_EQ(v.ok(), std::regex_match(s, value)) << '"' << s << '"';
   }
 }

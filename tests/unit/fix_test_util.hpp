@@ -15,10 +15,13 @@
 #include <string>
 
 #include "fix/fix.hpp"
+#include "formats/fix_params_json.hpp"
 #include "formats/knowledge_toml.hpp"
+#include "formats/recipe_toml.hpp"
 #include "platform/recipes_dir.hpp"
 #include "platform/host.hpp"
 #include "probes/collect.hpp"
+#include "render/fix_text.hpp"
 #include "rules/rules.hpp"
 
 namespace fixtest {
@@ -141,7 +144,7 @@ inline void become_root_via_sudo(const TempTree& t) {
 struct Diagnosed {
   std::unique_ptr<amdml::Host> host;
   amdml::Knowledge kb;
-  std::vector<amdml::fix::Recipe> recipes;
+  std::vector<amdml::Recipe> recipes;
   amdml::Facts facts;
   std::vector<amdml::Finding> findings;
 
@@ -151,7 +154,7 @@ struct Diagnosed {
     host = std::move(*h);
     auto files = amdml::recipe_files("");
     kb = *amdml::load_knowledge(*files);
-    auto r = amdml::fix::load_recipes(*files);
+    auto r = amdml::load_recipes(*files);
     if (!r) throw std::runtime_error(r.error().message);
     recipes = *r;
     amdml::ProbeOptions po;
@@ -166,12 +169,19 @@ struct Diagnosed {
   }
 };
 
-inline amdml::Finding literal_finding(const std::string& id, const std::string& recipe, nlohmann::json params) {
+// Fix parameters from their JSON form (the report's fix.params), as a test spells them.
+inline amdml::FixParams params_json(const nlohmann::json& j) {
+  auto p = amdml::parse_fix_params(j);
+  if (!p) throw std::runtime_error(p.error().message);
+  return *p;
+}
+
+inline amdml::Finding literal_finding(const std::string& id, const std::string& recipe, const nlohmann::json& params) {
   amdml::Finding f;
   f.id = id;
   f.severity = amdml::Severity::warning;
   f.title = "literal " + id;
-  f.fix = amdml::FixRef{recipe, std::move(params)};
+  f.fix = amdml::FixRef{recipe, params_json(params)};
   return f;
 }
 

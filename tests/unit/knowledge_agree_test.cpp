@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "formats/fix_params_json.hpp"
 #include "rules/rules.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
@@ -129,7 +130,7 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
     if (needs_override) {
       ++with_override;
       ASSERT_TRUE(tg && tg->fix);
-      EXPECT_EQ(tg->fix->params["value"], g.override_to->version_string());
+      EXPECT_EQ(amdml::fix_params_json(tg->fix->params)["value"], g.override_to->version_string());
     }
   }
   EXPECT_GE(with_wheel, 20);

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "formats/fix_params_json.hpp"
 #include "formats/ml_outputs.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
@@ -135,8 +136,8 @@ TEST(MlProbe, ApuFindings) {
   const auto& e = *by["ollama.env"];
   EXPECT_NE(e.detail.find("literal quotes"), std::string::npos);
   EXPECT_NE(e.detail.find("Enviroment"), std::string::npos);
-  EXPECT_EQ(e.fix->params["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
-  EXPECT_EQ(e.fix->params["env"]["OLLAMA_IGPU_ENABLE"], "1");
+  EXPECT_EQ(amdml::fix_params_json(e.fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
+  EXPECT_EQ(amdml::fix_params_json(e.fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
   ASSERT_TRUE(by.count("ollama.access"));
   EXPECT_EQ(by["ollama.access"]->commands.front(), "sudo usermod -a -G render ollama");
   EXPECT_TRUE(by.count("torch.build"));

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/fix_params_json.hpp"
 #include "probes/collect.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
@@ -61,9 +62,9 @@ TEST(KnowledgeFixtures, Apu780mWithDefaultTtm) {
   auto d = diagnose_fixture("apu780m-ubuntu2404-default-ttm");
   EXPECT_EQ(d.ids(), (std::vector<std::string>{"kernel.old", "memory.gtt-limit"}));
   const auto* g = d.find("memory.gtt-limit");
-  EXPECT_EQ(g->fix->params["module"], "ttm");
+  EXPECT_EQ(amdml::fix_params_json(g->fix->params)["module"], "ttm");
   // 30.6 GiB of RAM: 26 GiB for the GPU, the rest for the OS.
-  EXPECT_EQ(g->fix->params["pages_limit"], 26 * kGiB / kPageSize);
+  EXPECT_EQ(amdml::fix_params_json(g->fix->params)["pages_limit"], 26 * kGiB / kPageSize);
 }
 
 TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
@@ -94,7 +95,7 @@ TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-invalid"});
   const auto* f = d.find("gfx.override-invalid");
   EXPECT_EQ(f->gpus, std::vector<int>{0});
-  EXPECT_EQ(f->fix->params, (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::fix_params_json(f->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
 }
 
 TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {
@@ -120,9 +121,9 @@ TEST(KnowledgeFixtures, OllamaNoteOnlyWhenItsRecipeIsPlanned) {
   // With ollama.env asking its recipe for an override, the note names that recipe.
   std::vector<Finding> both(2);
   both[0].id = "gfx.override-needed";
-  both[0].fix = FixRef{"hsa-override", {{"value", "10.3.0"}}};
+  both[0].fix = FixRef{"hsa-override", HsaParams{"10.3.0", {}}};
   both[1].id = "ollama.env";
-  both[1].fix = FixRef{"ollama-override", {{"env", {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}}}}};
+  both[1].fix = FixRef{"ollama-override", EnvParams{{{"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}}, {}}};
   rules::cross_reference(both);
   const auto* g = &both[0];
   EXPECT_TRUE(mentions_ollama(*g));

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/fix_params_json.hpp"
 #include "amdml/knowledge.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
@@ -114,7 +115,7 @@ TEST(GfxOverrideNeeded, Rx6600XtOnRocm5NeedsGfx1030) {
   ASSERT_EQ(hits.size(), 1u) << ids(out);
   ASSERT_TRUE(hits[0]->fix);
   EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
-  EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"value", "10.3.0"}}));
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
   EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});
   EXPECT_NE(hits[0]->detail.find("ROCm 5.7.1"), std::string::npos);
   EXPECT_EQ(hits[0]->evidence[0].source, "/sys/class/kfd/kfd/topology/nodes/1/properties");
@@ -185,7 +186,7 @@ TEST(GfxOverrideNeeded, MixedBoxGetsPerNodeValues) {
   auto out = run(f);
   auto hits = with_id(out, "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u) << ids(out);
-  EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
   EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0");
   // Per-node values set: nothing to say about overrides.
   f.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
@@ -211,7 +212,7 @@ TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
   auto hits = with_id(run(f), "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u);
   // gfx1102 has kernels in 6.2 and 11.0.0 is its own override: one global value fits both.
-  EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"value", "11.0.0"}}));
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
   EXPECT_EQ(hits[0]->gpus, (std::vector<int>{1}));
 }
 
@@ -266,7 +267,7 @@ TEST(GfxOverrideInvalid, MalformedValues) {
     EXPECT_EQ(hits[0]->evidence[0].source, "env HSA_OVERRIDE_GFX_VERSION");
     if (c.fix_value) {
       ASSERT_TRUE(hits[0]->fix);
-      EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"value", c.fix_value}}));
+      EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", c.fix_value}}));
     } else {
       EXPECT_FALSE(hits[0]->fix);
     }
@@ -280,7 +281,7 @@ TEST(GfxOverrideInvalid, CrossingTheIsaFamily) {
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
   auto hits = with_id(run(f), "gfx.override-invalid");
   ASSERT_EQ(hits.size(), 1u);
-  EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"value", "11.0.0"}}));
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
   // Wave size: an RDNA card told it is a GCN one.
   Facts g = box("6.8.0-45-generic", "6.2.4");
   add_gpu(g, "gfx1032", 0x73ff, false);
@@ -298,7 +299,7 @@ TEST(GfxOverrideInvalid, GlobalOverrideOnMixedBoxBreaksTheDgpu) {
   ASSERT_EQ(hits.size(), 1u) << ids(out);
   EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});
   EXPECT_NE(hits[0]->title.find("global"), std::string::npos);
-  EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
   EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
 }
 
@@ -346,9 +347,9 @@ TEST(MemoryGttLimit, DefaultHalfOfRamOnA780M) {
   ASSERT_EQ(hits.size(), 1u) << ids(out);
   ASSERT_TRUE(hits[0]->fix);
   EXPECT_EQ(hits[0]->fix->recipe, "ttm-pages-limit");
-  EXPECT_EQ(hits[0]->fix->params["module"], "ttm");
-  EXPECT_EQ(hits[0]->fix->params["pages_limit"], 28 * kGiB / kPageSize);
-  EXPECT_LT(hits[0]->fix->params["pages_limit"].get<std::uint64_t>() * kPageSize, 32 * kGiB);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["module"], "ttm");
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"], 28 * kGiB / kPageSize);
+  EXPECT_LT(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 32 * kGiB);
 }
 
 TEST(MemoryGttLimit, DkmsDriverGetsAmdttm) {
@@ -360,7 +361,7 @@ TEST(MemoryGttLimit, DkmsDriverGetsAmdttm) {
   add_gpu(f, "gfx1151", 0x1586, true);
   auto hits = with_id(run(f), "memory.gtt-limit");
   ASSERT_EQ(hits.size(), 1u);
-  EXPECT_EQ(hits[0]->fix->params["module"], "amdttm");
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["module"], "amdttm");
 }
 
 TEST(MemoryGttLimit, SilentWhenTunedOrOnADgpu) {
@@ -386,7 +387,7 @@ TEST(MemoryGttLimit, LimitAboveRam) {
   auto hits = with_id(run(f), "memory.gtt-limit");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_NE(hits[0]->title.find("above system RAM"), std::string::npos);
-  EXPECT_LE(hits[0]->fix->params["pages_limit"].get<std::uint64_t>() * kPageSize, 64 * kGiB);
+  EXPECT_LE(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 64 * kGiB);
 }
 
 // --- memory.ttm-wrong-module ---------------------------------------------------------
@@ -404,7 +405,7 @@ TEST(MemoryTtmWrongModule, TtmOptionUnderTheDkmsDriver) {
   auto out = run(f);
   auto hits = with_id(out, "memory.ttm-wrong-module");
   ASSERT_EQ(hits.size(), 1u) << ids(out);
-  EXPECT_EQ(hits[0]->fix->params, (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 27262976}}));
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 27262976}}));
   EXPECT_EQ(hits[0]->evidence[0].source, "/etc/modprobe.d/ttm.conf:1");
   // Both modules configured: the right one is in effect, no complaint.
   f.modprobe.options.push_back({"/etc/modprobe.d/amdttm.conf", 1, "amdttm", "pages_limit", "27262976"});

@@ -1,34 +1,16 @@
-// The recipe table: recipes/fixes/*.toml parsed into Recipe values over the closed
-// set of step kinds. Anything the engine would not know how to do is a load error,
-// so a typo in a recipe fails at start-up, not half-way through an apply.
-#include <algorithm>
+// recipes/fixes/*.toml into Recipe values; see recipe_toml.hpp.
+#include "formats/recipe_toml.hpp"
 
-#include "fix/fix.hpp"
-#include "formats/system_files.hpp"
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/text.hpp"
 #include "formats/toml.hpp"
 
-namespace amdml::fix {
-
-const char* to_string(StepKind k) {
-  switch (k) {
-    case StepKind::group_members: return "group-members";
-    case StepKind::modprobe_option: return "modprobe-option";
-    case StepKind::env_file: return "env-file";
-    case StepKind::daemon_reload: return "daemon-reload";
-    case StepKind::restart_if_running: return "restart-if-running";
-    case StepKind::initramfs: return "initramfs";
-    case StepKind::follow_up: return "follow-up";
-  }
-  return "?";
-}
-
-const char* to_string(FollowUp f) {
-  switch (f) {
-    case FollowUp::reboot: return "reboot";
-    case FollowUp::relogin: return "relogin";
-  }
-  return "?";
-}
+namespace amdml {
 
 namespace {
 
@@ -54,6 +36,31 @@ std::optional<EnvFormat> parse_format(const std::string& s) {
   return std::nullopt;
 }
 
+// The keys a step of each kind may have.
+std::vector<std::string_view> step_keys(StepKind k) {
+  switch (k) {
+    case StepKind::group_members: return {"kind", "files"};
+    case StepKind::modprobe_option: return {"kind", "dir", "path"};
+    case StepKind::env_file: return {"kind", "path", "format", "unit"};
+    case StepKind::restart_if_running: return {"kind", "unit"};
+    case StepKind::follow_up: return {"kind", "need", "text", "service_text"};
+    case StepKind::daemon_reload:
+    case StepKind::initramfs: return {"kind"};
+  }
+  return {"kind"};
+}
+
+// The first key of t that allowed does not name, as an error naming file and line
+// (`what` says where it was: " in a follow-up step"); ok when there is none.
+Status unknown_keys(const std::string& file, const toml::table& t, const std::vector<std::string_view>& allowed,
+                    const std::string& what) {
+  for (const auto& [key, node] : t)
+    if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end())
+      return make_error(file + ":" + std::to_string(key.source().begin.line) + ": unknown key '" + std::string(key.str()) +
+                        "'" + what);
+  return {};
+}
+
 // A NUL, a newline or another control byte: never in a path or unit amdml names (a
 // NUL would cut the path short at the syscall, a newline splits every message).
 bool has_control(const std::string& s) {
@@ -65,69 +72,78 @@ bool absolute_clean(const std::string& p) {
   return p.find("/../") == std::string::npos && p.find("/./") == std::string::npos && p.find("//") == std::string::npos;
 }
 
-Result<RecipeStep> parse_step(const std::string& where, const toml::table& t) {
-  RecipeStep s;
+Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
+  const std::string where = file + ":" + std::to_string(t.source().begin.line);
   auto kind_s = t["kind"].value<std::string>();
   if (!kind_s) return make_error(where + ": step without 'kind'");
   auto kind = parse_kind(*kind_s);
   if (!kind) return make_error(where + ": unknown step kind '" + *kind_s + "'");
-  s.kind = *kind;
-  s.path = t["path"].value_or(std::string());
-  s.dir = t["dir"].value_or(std::string());
-  s.unit = t["unit"].value_or(std::string());
-  s.text = t["text"].value_or(std::string());
-  s.service_text = t["service_text"].value_or(std::string());
-  if (auto* arr = t["files"].as_array())
-    for (const auto& e : *arr)
-      if (auto v = e.value<std::string>()) s.files.push_back(*v);
+  AMDML_TRY_STATUS(unknown_keys(file, t, step_keys(*kind), " in a " + *kind_s + " step"));
+  auto str = [&](const char* key) { return t[key].value_or(std::string()); };
   auto need_path = [&](const std::string& p, const char* key) -> Status {
     if (has_control(p)) return make_error(where + ": '" + key + "' holds a control character (NUL, newline, ...)");
     if (!absolute_clean(p)) return make_error(where + ": " + *kind_s + " needs an absolute '" + key + "'");
     return {};
   };
-  if (has_control(s.unit)) return make_error(where + ": 'unit' holds a control character (NUL, newline, ...)");
-  switch (s.kind) {
-    case StepKind::group_members:
+  auto need_unit = [&](const std::string& unit) -> Status {
+    if (has_control(unit)) return make_error(where + ": 'unit' holds a control character (NUL, newline, ...)");
+    return {};
+  };
+  switch (*kind) {
+    case StepKind::group_members: {
+      GroupMembersStep s;
+      if (auto* arr = t["files"].as_array())
+        for (const auto& e : *arr)
+          if (auto v = e.value<std::string>()) s.files.push_back(*v);
       if (s.files.empty()) return make_error(where + ": group-members needs 'files'");
-      for (const auto& f : s.files)
-        if (auto st = need_path(f, "files"); !st) return st.error();
-      break;
-    case StepKind::modprobe_option:
-      if (auto st = need_path(s.path, "path"); !st) return st.error();
-      if (auto st = need_path(s.dir, "dir"); !st) return st.error();
+      for (const auto& f : s.files) AMDML_TRY_STATUS(need_path(f, "files"));
+      return RecipeStep(std::move(s));
+    }
+    case StepKind::modprobe_option: {
+      ModprobeOptionStep s{str("dir"), str("path")};
+      AMDML_TRY_STATUS(need_path(s.path, "path"));
+      AMDML_TRY_STATUS(need_path(s.dir, "dir"));
       if (s.path.rfind(s.dir + "/", 0) != 0 || s.path.size() < 6 || s.path.substr(s.path.size() - 5) != ".conf")
         return make_error(where + ": modprobe-option 'path' must be a .conf file in 'dir'");
-      break;
+      return RecipeStep(std::move(s));
+    }
     case StepKind::env_file: {
-      if (auto st = need_path(s.path, "path"); !st) return st.error();
-      auto f = parse_format(t["format"].value_or(std::string()));
+      EnvFileStep s;
+      s.path = str("path");
+      s.unit = str("unit");
+      AMDML_TRY_STATUS(need_unit(s.unit));
+      AMDML_TRY_STATUS(need_path(s.path, "path"));
+      auto f = parse_format(str("format"));
       if (!f) return make_error(where + ": env-file needs 'format' (profile-sh, environment-d or systemd-dropin)");
       s.format = *f;
       if (s.format == EnvFormat::systemd_dropin && s.unit.empty())
         return make_error(where + ": a systemd-dropin env-file needs 'unit'");
-      break;
+      return RecipeStep(std::move(s));
     }
-    case StepKind::restart_if_running:
+    case StepKind::restart_if_running: {
+      RestartIfRunningStep s{str("unit")};
+      AMDML_TRY_STATUS(need_unit(s.unit));
       if (s.unit.empty()) return make_error(where + ": restart-if-running needs 'unit'");
-      break;
+      return RecipeStep(std::move(s));
+    }
     case StepKind::follow_up: {
-      auto need = t["need"].value_or(std::string());
+      FollowUpStep s;
+      s.text = str("text");
+      s.service_text = str("service_text");
+      auto need = str("need");
       if (need == "reboot") s.need = FollowUp::reboot;
       else if (need == "relogin") s.need = FollowUp::relogin;
       else return make_error(where + ": follow-up needs 'need' (reboot or relogin)");
       if (s.text.empty()) return make_error(where + ": follow-up needs 'text'");
-      break;
+      return RecipeStep(std::move(s));
     }
-    case StepKind::daemon_reload:
-    case StepKind::initramfs:
-      break;
+    case StepKind::daemon_reload: return RecipeStep(DaemonReloadStep{});
+    case StepKind::initramfs: return RecipeStep(InitramfsStep{});
   }
-  return s;
+  return make_error(where + ": unknown step kind '" + *kind_s + "'");
 }
 
-}  // namespace
-
-static Result<std::vector<Recipe>> load_recipes_unchecked(const std::vector<RecipeFile>& files) {
+Result<std::vector<Recipe>> load_unchecked(const std::vector<RecipeFile>& files) {
   std::vector<Recipe> out;
   for (const auto& f : files) {
     if (f.path.rfind("fixes/", 0) != 0) continue;
@@ -138,6 +154,7 @@ static Result<std::vector<Recipe>> load_recipes_unchecked(const std::vector<Reci
     } catch (const toml::parse_error& err) {
       return make_error(file + ":" + std::to_string(err.source().begin.line) + ": " + std::string(err.description()));
     }
+    AMDML_TRY_STATUS(unknown_keys(file, root, {"id", "title", "params", "resolves", "steps"}, ""));
     Recipe r;
     r.file = f.path;
     r.id = root["id"].value_or(std::string());
@@ -154,31 +171,28 @@ static Result<std::vector<Recipe>> load_recipes_unchecked(const std::vector<Reci
     for (const auto& node : *steps) {
       auto* t = node.as_table();
       if (!t) return make_error(file + ": [[steps]] entries must be tables");
-      auto step = parse_step(file + ":" + std::to_string(t->source().begin.line), *t);
+      auto step = parse_step(file, *t);
       if (!step) return step.error();
       r.steps.push_back(std::move(*step));
     }
-    if (find_recipe(out, r.id)) return make_error(file + ": recipe id '" + r.id + "' is defined twice");
+    if (std::any_of(out.begin(), out.end(), [&](const Recipe& o) { return o.id == r.id; }))
+      return make_error(file + ": recipe id '" + r.id + "' is defined twice");
     out.push_back(std::move(r));
   }
   std::sort(out.begin(), out.end(), [](const Recipe& a, const Recipe& b) { return a.id < b.id; });
   return out;
 }
 
+}  // namespace
+
 Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
-  auto r = load_recipes_unchecked(files);
+  auto r = load_unchecked(files);
   if (r) return r;
-  // Messages echo the file's text (a step kind, the TOML parser's description): keep
-  // them one line even when that text holds a newline or another control character.
+  // Messages echo the file's text (a step kind, a key, the TOML parser's description):
+  // keep them one line even when that text holds a newline or another control character.
   Error e = r.error();
   e.message = text::one_line(std::move(e.message));
   return e;
 }
 
-const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string& id) {
-  for (const auto& r : recipes)
-    if (r.id == id) return &r;
-  return nullptr;
-}
-
-}  // namespace amdml::fix
+}  // namespace amdml

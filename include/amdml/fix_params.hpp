@@ -1,0 +1,49 @@
+// The parameters a finding asks its fix recipe for, typed by the recipe's parameter
+// schema (ParamSchema, amdml/recipe.hpp). Rules fill them in; the fix engine checks
+// them again before it turns them into bytes (src/fix/params.cpp). Their JSON form --
+// the report's fix.params, the fix journal's requests -- is formats/fix_params_json.hpp.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "amdml/units.hpp"
+
+namespace amdml {
+
+// groups: add user to groups.
+struct GroupsParams {
+  std::string user;
+  std::vector<std::string> groups;
+  bool operator==(const GroupsParams&) const = default;
+};
+
+// ttm: the TTM module's page limits ("ttm" or "amdttm"; pages of 4 KiB).
+struct TtmLimitParams {
+  std::string module;
+  std::optional<Pages> pages_limit;
+  std::optional<Pages> page_pool_size;
+  bool operator==(const TtmLimitParams&) const = default;
+};
+
+// hsa: HSA_OVERRIDE_GFX_VERSION, one value for every GPU or one per KFD node
+// ("2" -> "10.3.0"; the node index as the variable's suffix spells it).
+struct HsaParams {
+  std::optional<std::string> value;
+  std::map<std::string, std::string> per_node;
+  bool operator==(const HsaParams&) const = default;
+};
+
+// env: environment variables to set (by name) and to unset.
+struct EnvParams {
+  std::map<std::string, std::string> env;
+  std::vector<std::string> unset;
+  bool operator==(const EnvParams&) const = default;
+};
+
+using FixParams = std::variant<GroupsParams, TtmLimitParams, HsaParams, EnvParams>;
+
+}  // namespace amdml

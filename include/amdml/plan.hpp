@@ -1,0 +1,99 @@
+// What `amdml fix` would do and what it did, as plain data: the plan (every byte each
+// recipe would write and every command it would run, src/fix/plan.cpp), the outcome of
+// an apply and of an undo (src/fix/apply.cpp). src/render/fix_text.cpp draws them.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdml/finding.hpp"
+#include "amdml/host.hpp"
+#include "amdml/recipe.hpp"
+#include "base/result.hpp"
+
+namespace amdml {
+
+// One file the plan writes: its bytes now (nullopt: it does not exist) and after.
+struct FileChange {
+  std::string path;  // absolute inside the host
+  std::optional<std::string> before;
+  std::string after;
+  std::uint32_t new_mode = 0644;  // for a file that does not exist yet
+  std::string why;                // "add alice to render", "amdml's own drop-in"
+  bool changes() const { return !before || *before != after; }
+};
+
+struct Command {
+  std::vector<std::string> argv;
+  std::string why;
+  std::chrono::milliseconds timeout{60000};
+  // argv joined by spaces, for people.
+  std::string text() const {
+    std::string out;
+    for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+    return out;
+  }
+};
+
+struct RecipePlan {
+  const Recipe* recipe = nullptr;
+  FixRef ref;                                   // the parameters it was asked for
+  std::vector<Finding> findings;                // what it resolves (copies: a plan outlives re-diagnoses)
+  std::vector<Finding> deferred;                // asking this recipe with other parameters (a note says so)
+  std::vector<FileChange> files;
+  std::vector<Command> commands;                // run only when a file changes
+  std::vector<FollowUp> follow_ups;
+  std::vector<std::string> follow_up_text;
+  std::vector<std::string> notes;               // what the plan noticed (a person's file kept, ...)
+  std::vector<std::string> resumes;             // interrupted transactions this recipe finishes
+  std::optional<Error> refused;                 // nonsense parameters or a file amdml will not touch
+  // Some file would change.
+  bool pending() const {
+    return !refused && std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); });
+  }
+};
+
+struct Plan {
+  std::vector<RecipePlan> recipes;
+  // Anything to write.
+  bool pending() const {
+    return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.pending(); });
+  }
+  // Any recipe refused.
+  bool refused() const {
+    return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.refused.has_value(); });
+  }
+};
+
+struct CommandRecord {
+  std::vector<std::string> argv;
+  bool ran = false;            // false under --root: recorded only
+  std::string note;            // why it did not run, or how it ended
+  std::optional<CommandResult> result;
+};
+
+struct ApplyOutcome {
+  std::string txn;                         // journal id ("" when there was nothing to do)
+  bool ok = true;
+  std::vector<std::string> written;        // paths changed (and still changed)
+  std::vector<CommandRecord> commands;
+  std::vector<std::string> recipes_applied;
+  std::optional<Error> failure;            // the step that failed
+  bool rolled_back = false;                 // a rollback ran (see rollback_errors for how far it got)
+  std::vector<std::string> rollback_errors;  // what could not be put back: the journal then says
+                                             // "rollback-incomplete" and --undo finishes it
+};
+
+struct UndoOutcome {
+  std::string txn;
+  std::vector<std::string> restored;   // "/etc/group (restored)", "/etc/x (removed: did not exist)"
+  std::vector<CommandRecord> commands;
+  bool nothing = false;                // no transaction to undo
+  std::string message;                 // why nothing
+};
+
+}  // namespace amdml

@@ -1,0 +1,84 @@
+// A fix recipe: data (recipes/fixes/*.toml, read by formats/recipe_toml.hpp) over a
+// closed set of step kinds. Recipes combine steps; they never add code. Each step kind
+// is its own type holding only its own fields, so a step cannot carry a field its kind
+// does not use.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace amdml {
+
+// The closed set of step kinds, in the order of RecipeStep's alternatives.
+enum class StepKind {
+  group_members,      // add params.user to params.groups in /etc/group (+ /etc/gshadow)
+  modprobe_option,    // set module options: edit the line that sets them, else amdml's own file
+  env_file,           // a whole file of amdml's own with environment settings (format below)
+  daemon_reload,      // systemctl daemon-reload
+  restart_if_running, // systemctl try-restart UNIT (restarts only a running unit)
+  initramfs,          // regenerate the initramfs when the module is in it
+  follow_up,          // tell the person: reboot, new login, ...
+};
+// The spelling in a recipe file: "group-members", "modprobe-option", ...
+inline const char* to_string(StepKind k) {
+  switch (k) {
+    case StepKind::group_members: return "group-members";
+    case StepKind::modprobe_option: return "modprobe-option";
+    case StepKind::env_file: return "env-file";
+    case StepKind::daemon_reload: return "daemon-reload";
+    case StepKind::restart_if_running: return "restart-if-running";
+    case StepKind::initramfs: return "initramfs";
+    case StepKind::follow_up: return "follow-up";
+  }
+  return "?";
+}
+
+// How a recipe's parameters are read (the contracts in TEAM.md): which alternative of
+// FixParams (amdml/fix_params.hpp) it takes.
+enum class ParamSchema { groups, ttm, hsa, env };
+
+// The file formats an env_file step writes.
+enum class EnvFormat { profile_sh, environment_d, systemd_dropin };
+
+enum class FollowUp { reboot, relogin };
+inline const char* to_string(FollowUp f) { return f == FollowUp::reboot ? "reboot" : "relogin"; }
+
+struct GroupMembersStep {
+  std::vector<std::string> files;  // the group databases (/etc/group, /etc/gshadow)
+};
+struct ModprobeOptionStep {
+  std::string dir;   // the directory whose files may already set the options
+  std::string path;  // amdml's own file in dir
+};
+struct EnvFileStep {
+  std::string path;
+  EnvFormat format = EnvFormat::profile_sh;
+  std::string unit;  // systemd_dropin: the unit it belongs to ("ollama.service")
+};
+struct DaemonReloadStep {};
+struct RestartIfRunningStep {
+  std::string unit;  // "ollama.service"
+};
+struct InitramfsStep {};
+struct FollowUpStep {
+  FollowUp need = FollowUp::reboot;
+  std::string text;          // what to tell the person ({user}, {group} filled in)
+  std::string service_text;  // the same for a system account (uid < 1000): services, not logins
+};
+
+// One step; the alternatives follow StepKind's order.
+using RecipeStep = std::variant<GroupMembersStep, ModprobeOptionStep, EnvFileStep, DaemonReloadStep,
+                                RestartIfRunningStep, InitramfsStep, FollowUpStep>;
+inline StepKind kind_of(const RecipeStep& s) { return static_cast<StepKind>(s.index()); }
+
+struct Recipe {
+  std::string id;     // pinned: groups, ttm-pages-limit, hsa-override, ollama-override
+  std::string title;  // one line
+  std::string file;   // "fixes/groups.toml", for messages
+  ParamSchema params = ParamSchema::env;
+  std::vector<std::string> resolves;  // finding ids this recipe is meant for
+  std::vector<RecipeStep> steps;
+};
+
+}  // namespace amdml

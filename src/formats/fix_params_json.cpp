@@ -1,0 +1,139 @@
+// Fix parameters <-> JSON; see fix_params_json.hpp.
+#include "formats/fix_params_json.hpp"
+
+#include <cstdint>
+#include <set>
+#include <type_traits>
+
+namespace amdml {
+
+using nlohmann::json;
+
+json fix_params_json(const FixParams& params) {
+  json j = json::object();
+  std::visit(
+      [&](const auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, GroupsParams>) {
+          j["user"] = p.user;
+          j["groups"] = p.groups;
+        } else if constexpr (std::is_same_v<P, TtmLimitParams>) {
+          j["module"] = p.module;
+          if (p.pages_limit) j["pages_limit"] = p.pages_limit->value;
+          if (p.page_pool_size) j["page_pool_size"] = p.page_pool_size->value;
+        } else if constexpr (std::is_same_v<P, HsaParams>) {
+          if (p.value) j["value"] = *p.value;
+          if (!p.per_node.empty()) j["per_node"] = p.per_node;
+        } else {
+          j["env"] = p.env;
+          if (!p.unset.empty()) j["unset"] = p.unset;
+        }
+      },
+      params);
+  return j;
+}
+
+std::string fix_params_text(const FixParams& params) {
+  return fix_params_json(params).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
+
+Error bad(const std::string& what) { return make_error("fix parameters: " + what); }
+
+Result<std::string> string_at(const json& j, const char* key) {
+  if (!j[key].is_string()) return bad(std::string("\"") + key + "\" is not a string");
+  return j[key].get<std::string>();
+}
+
+Result<std::vector<std::string>> strings_at(const json& j, const char* key) {
+  if (!j[key].is_array()) return bad(std::string("\"") + key + "\" is not a list");
+  std::vector<std::string> out;
+  for (const auto& v : j[key]) {
+    if (!v.is_string()) return bad(std::string("\"") + key + "\" holds something that is not a string");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> string_map_at(const json& j, const char* key) {
+  if (!j[key].is_object()) return bad(std::string("\"") + key + "\" is not an object");
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : j[key].items()) {
+    if (!v.is_string()) return bad(std::string("\"") + key + "." + k + "\" is not a string");
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+Result<Pages> pages_at(const json& j, const char* key) {
+  const json& v = j[key];
+  if (v.is_number_unsigned()) return Pages{v.get<std::uint64_t>()};
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return Pages{static_cast<std::uint64_t>(v.get<std::int64_t>())};
+  return bad(std::string("\"") + key + "\" is not a page count");
+}
+
+}  // namespace
+
+Result<FixParams> parse_fix_params(const json& j) {
+  if (!j.is_object()) return bad("not an object");
+  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env (FixParams' order).
+  static const std::map<std::string, std::size_t> kKind = {
+      {"user", 0},  {"groups", 0},   {"module", 1}, {"pages_limit", 1}, {"page_pool_size", 1},
+      {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3}};
+  std::set<std::size_t> kinds;
+  for (const auto& [k, v] : j.items()) {
+    auto it = kKind.find(k);
+    if (it == kKind.end()) return bad("unknown key \"" + k + "\"");
+    kinds.insert(it->second);
+  }
+  if (kinds.size() != 1) return bad(kinds.empty() ? "no parameters" : "keys of different recipes mixed");
+  switch (*kinds.begin()) {
+    case 0: {
+      GroupsParams p;
+      if (j.contains("user")) {
+        AMDML_TRY(p.user, string_at(j, "user"));
+      }
+      if (j.contains("groups")) {
+        AMDML_TRY(p.groups, strings_at(j, "groups"));
+      }
+      return FixParams(std::move(p));
+    }
+    case 1: {
+      TtmLimitParams p;
+      if (j.contains("module")) {
+        AMDML_TRY(p.module, string_at(j, "module"));
+      }
+      if (j.contains("pages_limit")) {
+        AMDML_TRY(p.pages_limit, pages_at(j, "pages_limit"));
+      }
+      if (j.contains("page_pool_size")) {
+        AMDML_TRY(p.page_pool_size, pages_at(j, "page_pool_size"));
+      }
+      return FixParams(std::move(p));
+    }
+    case 2: {
+      HsaParams p;
+      if (j.contains("value")) {
+        AMDML_TRY(p.value, string_at(j, "value"));
+      }
+      if (j.contains("per_node")) {
+        AMDML_TRY(p.per_node, string_map_at(j, "per_node"));
+        if (p.per_node.empty()) return bad("\"per_node\" names no node");
+      }
+      return FixParams(std::move(p));
+    }
+    default: {
+      EnvParams p;
+      if (j.contains("env")) {
+        AMDML_TRY(p.env, string_map_at(j, "env"));
+      }
+      if (j.contains("unset")) {
+        AMDML_TRY(p.unset, strings_at(j, "unset"));
+      }
+      return FixParams(std::move(p));
+    }
+  }
+}
+
+}  // namespace amdml

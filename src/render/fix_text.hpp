@@ -1,0 +1,26 @@
+// `amdml fix` for people: the recipe list, the plan, the outcome of an apply and of an
+// undo, and the re-diagnosis after an apply, drawn from the fix engine's data.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amdml/finding.hpp"
+#include "amdml/plan.hpp"
+#include "amdml/recipe.hpp"
+
+namespace amdml {
+
+std::string format_recipe_list(const std::vector<Recipe>& recipes);
+std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_command);
+std::string format_apply(const ApplyOutcome& out, const Plan& plan);
+// Before/after findings of the re-probe: gone, waiting for a reboot or login, still there.
+std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                          const std::vector<Finding>& after);
+std::string format_undo(const UndoOutcome& out);
+
+// A unified diff (---/+++ headers, 3 lines of context) of before -> after.
+std::string unified_diff(const std::string& path, const std::optional<std::string>& before, const std::string& after);
+
+}  // namespace amdml
