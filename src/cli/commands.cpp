@@ -11,7 +11,6 @@
 #include "cli/cli.hpp"
 #include "cli/version.hpp"
 #include "engine/engine.hpp"
-#include "render/render.hpp"
 
 namespace amdml::cli {
 
@@ -220,23 +219,23 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    write_stdout(app.help());
+    print(app.help());
     return kExitOk;
   } catch (const CLI::CallForAllHelp& e) {
-    write_stdout(app.help("", CLI::AppFormatMode::All));
+    print(app.help("", CLI::AppFormatMode::All));
     return kExitOk;
   } catch (const CLI::CallForVersion& e) {
-    write_stdout(version_text());
+    print(version_text());
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     // A subcommand's --help arrives here as CallForHelp on the subcommand.
     if (e.get_name() == "CallForHelp") {
       for (auto& [sub, run] : subs)
         if (sub->parsed()) {
-          write_stdout(sub->help());
+          print(sub->help());
           return kExitOk;
         }
-      write_stdout(app.help());
+      print(app.help());
       return kExitOk;
     }
     error_line(e.what());

@@ -4,13 +4,17 @@
 // these; nothing here knows about CLI11.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "probes/collect.hpp"
+// Declared only: the command line sees no model header (probes/collect.hpp has it).
+namespace amdml {
+struct ProbeOptions;
+}
 
 namespace amdml::engine {
 
@@ -138,6 +142,8 @@ int check(const GlobalOptions& g, const CheckOptions& o);
 [[noreturn]] void probe_hsa_child();
 [[noreturn]] void probe_drm_child(const std::vector<std::string>& nodes);
 
+// Text on stdout as it is (--help, --version).
+void print(std::string_view text);
 // "amdml: error: MESSAGE" (or another prefix) on stderr, the message made terminal-safe.
 void error_line(const std::string& message, const char* prefix = "amdml: error: ");
 
