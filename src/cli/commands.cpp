@@ -68,6 +68,12 @@ void add_probe_flags(CLI::App& sub, ProbeFlags& p) {
   sub.add_flag("--deep", p.deep, "Import torch in a child process and report what it sees (slower)");
 }
 
+// --no-redact of snapshot and report.
+void add_no_redact(CLI::App& sub, bool& no_redact) {
+  sub.add_flag("--no-redact", no_redact,
+               "Keep user names, host names, serial numbers and UUIDs (secrets are dropped regardless)");
+}
+
 Runner setup_doctor(CLI::App& sub, Options& all) {
   DoctorOptions& o = all.doctor;
   add_format(sub, o.format,
@@ -86,8 +92,7 @@ Runner setup_snapshot(CLI::App& sub, Options& all) {
   SnapshotOptions& o = all.snapshot;
   sub.add_option("OUT", o.out, "Directory to create, or a file name ending in .tar.gz")->required();
   sub.add_flag("--force", o.force, "Replace OUT when it is an earlier snapshot (or an existing tarball)");
-  sub.add_flag("--no-redact", o.no_redact,
-               "Keep user names, host names, serial numbers and UUIDs (secrets are dropped regardless)");
+  add_no_redact(sub, o.no_redact);
   add_probe_flags(sub, o.probe);
   return [&all] { return snapshot(all.global, all.snapshot); };
 }
@@ -100,8 +105,7 @@ Runner setup_report(CLI::App& sub, Options& all) {
   sub.add_flag("--snapshot", o.snapshot, "Also write a snapshot tarball (amdml-snapshot-<time>.tar.gz) and name it in the report");
   sub.add_option("--snapshot-file", o.snapshot_file, "Write the snapshot tarball to FILE.tar.gz (implies --snapshot)");
   sub.add_flag("--force", o.force, "Replace an existing snapshot tarball");
-  sub.add_flag("--no-redact", o.no_redact,
-               "Keep user names, host names, serial numbers and UUIDs (secrets are dropped regardless)");
+  add_no_redact(sub, o.no_redact);
   add_probe_flags(sub, o.probe);
   return [&all] { return report(all.global, all.report); };
 }
