@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,8 +43,12 @@ struct ProbeSpec {
 
 const std::vector<ProbeSpec>& probe_table();
 
+// Told after each probe how long it took (`amdml -v` prints it).
+using ProbeObserver = std::function<void(const ProbeSpec&, std::chrono::nanoseconds)>;
+
 // Runs every probe in table order and returns the facts.
-Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options);
+Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options,
+                    const ProbeObserver& observe = {});
 
 // Environment variable names worth reporting (ROCm, HIP, HSA, OLLAMA, GGML, PATH-like).
 bool is_relevant_env(const std::string& name);

@@ -38,12 +38,17 @@ bool is_relevant_env(const std::string& n) {
   return false;
 }
 
-Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options) {
+Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options,
+                    const ProbeObserver& observe) {
   Facts facts;
   facts.amdml_version = AMDML_VERSION;
   facts.root = host.root();
   ProbeContext ctx{host, kb, options};
-  for (const auto& p : probe_table()) p.fn(ctx, facts);
+  for (const auto& p : probe_table()) {
+    const auto start = std::chrono::steady_clock::now();
+    p.fn(ctx, facts);
+    if (observe) observe(p, std::chrono::steady_clock::now() - start);
+  }
   return facts;
 }
 

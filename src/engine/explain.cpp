@@ -7,15 +7,13 @@
 #include <cctype>
 #include <cstdio>
 
+#include "engine/pipeline.hpp"
 #include "model/knowledge_search.hpp"
-#include "formats/knowledge_toml.hpp"
-#include "platform/recipes_dir.hpp"
 #include "render/render.hpp"
 #include "rules/rules.hpp"
-#include "cli/cli.hpp"
 #include "platform/embedded.hpp"
 
-namespace amdml::cli {
+namespace amdml::engine {
 
 namespace {
 
@@ -192,18 +190,13 @@ std::vector<std::string> suggest(const Knowledge& kb, const std::string& subject
   return out;
 }
 
-struct ExplainOptions {
-  std::string subject;
-  std::string format = "text";
-};
+}  // namespace
 
-int explain(const ExplainOptions& o, const GlobalOptions& g) {
-  auto files = recipe_files(g.recipes);
-  if (!files) throw UsageError(files.error().message);
-  auto loaded = load_knowledge(*files);
-  if (!loaded) throw UsageError(loaded.error().message);
-  const Knowledge& kb = *loaded;
-  const bool json = o.format == "json";
+int explain(const GlobalOptions& g, const ExplainOptions& o) {
+  Session s;  // no host: explain reads no machine state
+  open_knowledge(g, s);
+  const Knowledge& kb = s.kb;
+  const bool json = o.format == Format::json;
   nlohmann::json j{{"schema", "amdml.explain/1"}, {"subject", o.subject}};
   std::string text;
 
@@ -255,14 +248,4 @@ int explain(const ExplainOptions& o, const GlobalOptions& g) {
   return kExitOk;
 }
 
-}  // namespace
-
-CommandRunner setup_explain(CLI::App& sub, const GlobalOptions& g) {
-  auto o = std::make_shared<ExplainOptions>();
-  sub.add_option("subject", o->subject, "A gfx target (gfx1103, 11.0.3), a PCI id (1002:15bf, 15bf), a product name (\"7900 XTX\", 780M) or a finding id")->required();
-  sub.add_option("--format,-f", o->format, "Output format: text (default) or json (schema amdml.explain/1)")
-      ->check(CLI::IsMember({"text", "json"}));
-  return [o, &g]() -> int { return explain(*o, g); };
-}
-
-}  // namespace amdml::cli
+}  // namespace amdml::engine

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "formats/snapshot.hpp"
-#include "cli/cli.hpp"
+#include "engine/pipeline.hpp"
 
-namespace amdml::cli {
+namespace amdml::engine {
 
 struct RecordedRun {
   Report report;                    // the doctor's report on the host itself (not redacted)
@@ -32,4 +32,4 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact);
 // The summary lines of a written snapshot (sizes, what was redacted and trimmed).
 std::vector<std::string> snapshot_summary(const RecordedRun& run);
 
-}  // namespace amdml::cli
+}  // namespace amdml::engine

@@ -1,5 +1,5 @@
 // One recorded doctor run, trimmed and redacted (see snapshot_run.hpp).
-#include "cli/snapshot_run.hpp"
+#include "engine/snapshot_run.hpp"
 
 #include <cerrno>
 #include <stdexcept>
@@ -8,14 +8,14 @@
 #include "rules/rules.hpp"
 #include "platform/host_recording.hpp"
 
-namespace amdml::cli {
+namespace amdml::engine {
 
 RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   RecordedRun run;
   platform::RecordingHost rec(*s.host);
-  run.report.facts = collect_facts(rec, s.kb, po);
-  run.report.findings = diagnose(run.report.facts, s.kb);
-  run.report.summary = summarize(run.report.findings);
+  run.report.facts = run_probes(rec, s.kb, po);
+  run_rules(run.report, s.kb);
+  Stage record("record");
   run.recording = rec.recording();
   run.trimmed = trim_recording(run.recording);
   RedactOptions ro;
@@ -78,4 +78,4 @@ std::vector<std::string> snapshot_summary(const RecordedRun& run) {
   return out;
 }
 
-}  // namespace amdml::cli
+}  // namespace amdml::engine

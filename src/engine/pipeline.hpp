@@ -1,0 +1,92 @@
+// What the pipelines share (inside the engine): the session every command opens, the
+// doctor's run, the stage timers -v prints, and writing the finished document.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "amdml/check.hpp"
+#include "amdml/knowledge.hpp"
+#include "amdml/report.hpp"
+#include "engine/engine.hpp"
+#include "platform/host.hpp"
+#include "probes/collect.hpp"
+
+namespace amdml::engine {
+
+// One stage of a pipeline, timed: when it ends, -v prints "amdml: info: stage NAME: T ms".
+class Stage {
+ public:
+  explicit Stage(const char* name);
+  ~Stage();
+  Stage(const Stage&) = delete;
+  Stage& operator=(const Stage&) = delete;
+
+ private:
+  const char* name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Runs fn() as the stage NAME and returns its result.
+template <class Fn>
+auto stage(const char* name, Fn&& fn) {
+  Stage timer(name);
+  return fn();
+}
+
+// -v: one line per stage and probe; -vv adds details (verbosity() >= 2).
+int verbosity();
+void log_info(const std::string& line);
+void log_debug(const std::string& line);
+// A probe has run: "amdml: info: probe NAME: T ms".
+void log_probe(const ProbeSpec& probe, std::chrono::nanoseconds took);
+
+struct Session {
+  std::unique_ptr<Host> host;
+  Knowledge kb;
+  std::vector<RecipeFile> recipes;
+};
+
+// Stages host and knowledge: opens the host for --root / AMDML_ROOT and loads the
+// knowledge base; throws UsageError on bad input.
+Session open_session(const GlobalOptions& g);
+// Stage knowledge alone: s.recipes and s.kb from --recipes DIR or the built-in files.
+void open_knowledge(const GlobalOptions& g, Session& s);
+
+// Stage probes: every probe in table order on host, each timed.
+Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options);
+// Stage rules: the findings on r.facts and their summary; with hand_recipes, each finding
+// a recipe fixes also gets the recipe's commands to run by hand.
+void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes = nullptr);
+// The doctor's run: probes, then rules (with the hand commands of the session's recipes).
+Report run_doctor(const Session& s, const ProbeOptions& options);
+
+int doctor_exit_code(const Summary& s, bool strict);
+// Whether text on stdout is coloured: --color, then the terminal's policy.
+bool want_color(ColorMode mode);
+
+// Writes a document (JSON, JUnit) to --output FILE ("" or "-": stdout) exactly: a regular
+// file is replaced atomically, a device or FIFO written through, anything else refused
+// (platform/output_file.hpp); throws OutputError.
+void emit(const std::string& output_path, const std::string& text);
+// Writes text for people (text, Markdown) the same way, through terminal_text: nothing
+// from the machine reaches the terminal as a control character; paint()'s colour codes
+// survive only when colour is on.
+void emit_text(const std::string& output_path, const std::string& text, bool colour = false);
+
+// The gate `amdml check` and `amdml doctor --ci` share (check.cpp): run the doctor,
+// evaluate the expectations, print text (never coloured when no_color), JSON or JUnit,
+// exit 0 when every check holds and 1 otherwise.
+struct GateOptions {
+  Format format = Format::text;  // text | json | junit
+  std::string output;            // --output FILE ("" or "-": stdout)
+  bool no_color = false;         // doctor --ci
+  bool quiet = false;            // check --quiet: text is only the failed checks' lines
+  ProbeOptions probe;
+  Expectations expect;
+};
+int run_gate(const GlobalOptions& g, const GateOptions& o);
+
+}  // namespace amdml::engine

@@ -1,0 +1,135 @@
+// Opening a session (the host for --root / AMDML_ROOT and the knowledge base), the
+// doctor's run, and writing what a pipeline produced.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/text.hpp"
+#include "engine/pipeline.hpp"
+#include "fix/fix.hpp"
+#include "formats/recipe_toml.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/output_file.hpp"
+#include "platform/recipes_dir.hpp"
+#include "platform/terminal.hpp"
+#include "render/render.hpp"
+#include "rules/rules.hpp"
+
+namespace amdml::engine {
+
+Session open_session(const GlobalOptions& g) {
+  Session s;
+  stage("host", [&] {
+    std::string root = g.root;
+    if (root.empty())
+      if (auto env = platform::process_env("AMDML_ROOT")) root = *env;
+    auto host = make_host(root.empty() ? "/" : root);
+    if (!host) throw UsageError(host.error().message);
+    s.host = std::move(*host);
+    if (verbosity() >= 2) log_debug("host: " + std::string(s.host->live() ? "this machine" : "--root " + s.host->root()));
+  });
+  open_knowledge(g, s);
+  return s;
+}
+
+void open_knowledge(const GlobalOptions& g, Session& s) {
+  stage("knowledge", [&] {
+    auto files = recipe_files(g.recipes);
+    if (!files) throw UsageError(files.error().message);
+    s.recipes = std::move(*files);
+    auto kb = load_knowledge(s.recipes);
+    if (!kb) throw UsageError(kb.error().message);
+    s.kb = std::move(*kb);
+    if (verbosity() >= 2)
+      log_debug("knowledge: " + std::to_string(s.recipes.size()) + " files" +
+                (g.recipes.empty() ? std::string(" (built in)") : " from " + g.recipes));
+  });
+}
+
+Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options) {
+  return stage("probes", [&] { return collect_facts(host, kb, options, log_probe); });
+}
+
+void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes) {
+  stage("rules", [&] {
+    r.findings = diagnose(r.facts, kb);
+    // A finding a recipe fixes tells the person the recipe's own files and values by hand
+    // (a broken recipe set is `amdml fix`'s error to report; the diagnosis stands without).
+    if (hand_recipes)
+      if (auto recipes = load_recipes(*hand_recipes)) fix::derive_hand_commands(*recipes, r.findings);
+    r.summary = summarize(r.findings);
+  });
+  if (verbosity() >= 2)
+    log_debug("findings: " + std::to_string(r.summary.errors) + " errors, " + std::to_string(r.summary.warnings) +
+              " warnings, " + std::to_string(r.summary.infos) + " infos");
+}
+
+Report run_doctor(const Session& s, const ProbeOptions& options) {
+  Report r;
+  r.facts = run_probes(*s.host, s.kb, options);
+  run_rules(r, s.kb, &s.recipes);
+  return r;
+}
+
+int doctor_exit_code(const Summary& s, bool strict) {
+  if (s.errors > 0) return kExitFindings;
+  if (strict && s.warnings > 0) return kExitFindings;
+  return kExitOk;
+}
+
+bool want_color(ColorMode mode) {
+  switch (mode) {
+    case ColorMode::always: return true;
+    case ColorMode::never: return false;
+    case ColorMode::automatic: break;
+  }
+  return platform::want_color("auto");
+}
+
+ProbeOptions ProbeFlags::options() const {
+  ProbeOptions po;
+  po.runtime = !no_runtime;
+  po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
+  if (!python.empty()) po.python = python;
+  po.deep = deep;
+  return po;
+}
+
+std::string ProbeFlags::args() const {
+  std::string out;
+  if (no_runtime) out += " --no-runtime";
+  if (runtime_timeout != ProbeFlags{}.runtime_timeout) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", runtime_timeout);
+    out += std::string(" --runtime-timeout ") + buf;
+  }
+  if (!python.empty()) out += " --python " + text::shell_word(python);
+  if (deep) out += " --deep";
+  return out;
+}
+
+std::chrono::milliseconds runtime_timeout_ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+}
+
+void emit(const std::string& output_path, const std::string& text) {
+  if (output_path.empty() || output_path == "-") {
+    write_stdout(text);
+    return;
+  }
+  if (auto st = platform::write_output_file(output_path, text); !st)
+    throw OutputError("--output " + output_path + ": " + st.error().message);
+}
+
+void emit_text(const std::string& output_path, const std::string& text, bool colour) {
+  emit(output_path, terminal_text(text, colour));
+}
+
+void print(std::string_view text) { write_stdout(text); }
+
+void error_line(const std::string& message, const char* prefix) {
+  std::string line = prefix + terminal_text(message, false) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+}  // namespace amdml::engine
