@@ -1,10 +1,12 @@
 // The hidden subcommands the runtime probes re-execute amdml with: `__probe-hsa` and
-// `__probe-drm NODE...`. Each prints one JSON document (docs/runtime.md) and exits 0;
+// `__probe-drm NODE...`. Each prints one JSON document, the runtime record
+// (formats/runtime_record.hpp, docs/runtime.md), and exits 0;
 // they are not for people, so --help does not list them.
 #include <cstdlib>
 
 #include "render/render.hpp"
 #include "cli/cli.hpp"
+#include "formats/runtime_record.hpp"
 #include "platform/runtime_child.hpp"
 
 namespace amdml::cli {
@@ -12,8 +14,7 @@ namespace amdml::cli {
 CommandRunner setup_probe_hsa(CLI::App& sub, const GlobalOptions&) {
   sub.group("");
   return []() -> int {
-    nlohmann::json doc = platform::probe_hsa_in_child();
-    write_stdout(json_text(doc, -1) + "\n");
+    write_stdout(json_text(hsa_record_json(platform::probe_hsa_in_child()), -1) + "\n");
     // Skip static destructors and atexit handlers: the loaded runtime's would run
     // there, and one that hangs or crashes must not turn a good answer into a failure.
     std::_Exit(kExitOk);
@@ -25,8 +26,7 @@ CommandRunner setup_probe_drm(CLI::App& sub, const GlobalOptions&) {
   auto nodes = std::make_shared<std::vector<std::string>>();
   sub.add_option("nodes", *nodes, "Render nodes to query");
   return [nodes]() -> int {
-    nlohmann::json doc = platform::probe_drm_in_child(*nodes);
-    write_stdout(json_text(doc, -1) + "\n");
+    write_stdout(json_text(libdrm_record_json(platform::probe_drm_in_child(*nodes)), -1) + "\n");
     std::_Exit(kExitOk);
   };
 }

@@ -1,4 +1,4 @@
-// make_host() and the Host enum names.
+// make_host(). The Host enum names are model nouns: src/model/host_types.cpp.
 #include "platform/host.hpp"
 
 #include "platform/hosts.hpp"
@@ -8,40 +8,6 @@ namespace amdml {
 Result<std::unique_ptr<Host>> make_host(const std::string& root) {
   if (root.empty() || root == "/") return platform::make_live_host();
   return platform::make_rooted_host(root);
-}
-
-const char* to_string(FileType t) {
-  switch (t) {
-    case FileType::regular: return "file";
-    case FileType::directory: return "dir";
-    case FileType::symlink: return "symlink";
-    case FileType::char_device: return "char";
-    case FileType::block_device: return "block";
-    case FileType::fifo: return "fifo";
-    case FileType::socket: return "socket";
-    case FileType::other: return "other";
-  }
-  return "other";
-}
-
-const char* to_string(ContainerKind k) {
-  switch (k) {
-    case ContainerKind::docker: return "docker";
-    case ContainerKind::podman: return "podman";
-    case ContainerKind::kubernetes: return "kubernetes";
-    case ContainerKind::lxc: return "lxc";
-    case ContainerKind::other: return "other";
-  }
-  return "other";
-}
-
-std::optional<ContainerKind> parse_container_kind(const std::string& s) {
-  if (s == "docker") return ContainerKind::docker;
-  if (s == "podman") return ContainerKind::podman;
-  if (s == "kubernetes") return ContainerKind::kubernetes;
-  if (s == "lxc") return ContainerKind::lxc;
-  if (s == "other") return ContainerKind::other;
-  return std::nullopt;
 }
 
 }  // namespace amdml
