@@ -48,10 +48,11 @@ std::string errno_name(int code) {
 std::optional<int> errno_from_name(const std::string& name) {
   for (const auto& e : kErrnoNames)
     if (name == e.name) return e.code;
-  // "E<number>": what errno_name prints for a code it has no name for.
+  // "E<number>": what errno_name prints for a code it has no name for. Never 0, which
+  // is no error at all ("open": "E0" would be a failed open that did not fail).
   if (name.size() > 1 && name[0] == 'E' && name.find_first_not_of("0123456789", 1) == std::string::npos &&
       name.size() < 6)
-    return std::stoi(name.substr(1));
+    if (int code = std::stoi(name.substr(1)); code > 0) return code;
   return std::nullopt;
 }
 

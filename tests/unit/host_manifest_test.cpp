@@ -149,3 +149,15 @@ TEST(HostManifest, FixtureManifestsRewriteToThemselves) {
   }
   EXPECT_GE(n, 10);
 }
+
+// "E<number>" names an errno amdml has no name for; "E0" is no errno, so a device whose
+// open "failed" with it reads as refused (EACCES), never as a failure without an error.
+TEST(HostManifest, ErrnoZeroIsNoError) {
+  EXPECT_EQ(errno_from_name("E0"), std::nullopt);
+  EXPECT_EQ(errno_from_name("E00"), std::nullopt);
+  EXPECT_EQ(errno_from_name("E4095"), 4095);
+  auto m = parse_host_manifest(R"({"devices": {"/dev/kfd": {"open": "E0"}}})");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ((*m->devices)[0].open, OpenCheck::failed);
+  EXPECT_EQ((*m->devices)[0].open_errno, EACCES);
+}
