@@ -31,4 +31,20 @@ struct GfxTarget {
   static std::optional<GfxTarget> parse_name(std::string_view name);
 };
 
+// HSA_OVERRIDE_GFX_VERSION as libhsakmt parses it: "major.minor.stepping", three
+// decimal numbers (major <= 63, minor and stepping <= 255), nothing else. Decimal, so
+// leading zeros are harmless ("11.0.0000" is 11.0.0) and gfx90a is "9.0.10". The one
+// parser: the knowledge loader, the rules and the fix parameters all use it.
+enum class OverrideError { none, empty, quoted, gfx_name, malformed, out_of_range };
+struct OverrideParse {
+  std::optional<GfxTarget> target;       // set when valid
+  OverrideError error = OverrideError::none;
+  std::optional<GfxTarget> suggestion;   // the spelling meant ("gfx1030" -> 10.3.0, "\"11.0.0\"" -> 11.0.0)
+};
+OverrideParse parse_hsa_override(std::string_view value);
+// The target when value is a valid override, else nullopt: parse_hsa_override(v).target.
+std::optional<GfxTarget> parse_gfx_override(std::string_view value);
+// One line saying what is wrong with value ("" when valid).
+std::string describe_override_error(const OverrideParse& p, std::string_view value);
+
 }  // namespace amdml

@@ -115,18 +115,6 @@ struct MemoryKnowledge {
   std::optional<Pages> recommended_pages_limit(Bytes ram) const;
 };
 
-// HSA_OVERRIDE_GFX_VERSION as libhsakmt parses it: "major.minor.stepping", three
-// decimal numbers (major <= 63, minor and stepping <= 255), nothing else.
-enum class OverrideError { none, empty, quoted, gfx_name, malformed, out_of_range };
-struct OverrideParse {
-  std::optional<GfxTarget> target;       // set when valid
-  OverrideError error = OverrideError::none;
-  std::optional<GfxTarget> suggestion;   // the spelling meant ("gfx1030" -> 10.3.0, "\"11.0.0\"" -> 11.0.0)
-};
-OverrideParse parse_hsa_override(std::string_view value);
-// One line saying what is wrong with value ("" when valid).
-std::string describe_override_error(const OverrideParse& p, std::string_view value);
-
 // A pytorch.org ROCm wheel index. Its kernels are those of the newest [[rocm]] entry of
 // the same major.minor (rocm6.4 -> 6.4.1): the wheel bundles that ROCm's libraries.
 struct PytorchWheel {

@@ -32,10 +32,11 @@ std::string errno_name(int code) {
 
 std::optional<int> errno_from_name(std::string_view name) {
   if (auto code = enum_from_name(kErrnoNames, name)) return code;
-  // "E<number>": what errno_name prints for a code it has no name for.
+  // "E<number>": what errno_name prints for a code it has no name for. Never 0, which
+  // is no error at all ("open": "E0" would be a failed open that did not fail).
   if (name.size() > 1 && name.size() < 6 && name[0] == 'E' &&
       name.find_first_not_of("0123456789", 1) == std::string_view::npos)
-    return std::stoi(std::string(name.substr(1)));
+    if (int code = std::stoi(std::string(name.substr(1))); code > 0) return code;
   return std::nullopt;
 }
 

@@ -1,25 +1,25 @@
 // The hidden subcommands the runtime probes re-execute amdml with: `__probe-hsa` and
-// `__probe-drm NODE...`. Each prints one JSON document (docs/runtime.md) and exits 0;
+// `__probe-drm NODE...`. Each prints one JSON document, the runtime record
+// (formats/runtime_record.hpp, docs/runtime.md), and exits 0;
 // they are not for people, so --help does not list them.
 #include <cstdlib>
 
 #include "engine/engine.hpp"
+#include "formats/runtime_record.hpp"
 #include "platform/runtime_child.hpp"
 #include "render/render.hpp"
 
 namespace amdml::engine {
 
 void probe_hsa_child() {
-  nlohmann::json doc = platform::probe_hsa_in_child();
-  write_stdout(json_text(doc, -1) + "\n");
+  write_stdout(json_text(hsa_record_json(platform::probe_hsa_in_child()), -1) + "\n");
   // Skip static destructors and atexit handlers: the loaded runtime's would run
   // there, and one that hangs or crashes must not turn a good answer into a failure.
   std::_Exit(kExitOk);
 }
 
 void probe_drm_child(const std::vector<std::string>& nodes) {
-  nlohmann::json doc = platform::probe_drm_in_child(nodes);
-  write_stdout(json_text(doc, -1) + "\n");
+  write_stdout(json_text(libdrm_record_json(platform::probe_drm_in_child(nodes)), -1) + "\n");
   std::_Exit(kExitOk);
 }
 

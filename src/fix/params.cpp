@@ -47,17 +47,6 @@ bool valid_env_value(std::string_view s) {
   });
 }
 
-// 1 to max_digits decimal digits at the front of s, consumed; nullopt if none or too many.
-std::optional<int> take_number(std::string_view& s, std::size_t max_digits) {
-  std::size_t n = 0;
-  while (n < s.size() && is_digit(s[n])) ++n;
-  if (n == 0 || n > max_digits) return std::nullopt;
-  int v = 0;
-  for (std::size_t i = 0; i < n; ++i) v = v * 10 + (s[i] - '0');
-  s.remove_prefix(n);
-  return v;
-}
-
 // Pages below this (256 MiB) cannot be a limit anyone meant for an ML workload.
 constexpr std::uint64_t kMinPages = 65536;
 
@@ -76,16 +65,7 @@ P params_of(const FixParams& p) {
 }  // namespace
 
 bool valid_gfx_override(const std::string& v) {
-  // ^([0-9]{1,2})\.([0-9]{1,3})\.([0-9]{1,3})$ with major <= 63, minor and stepping <= 255.
-  std::string_view s = v;
-  auto major = take_number(s, 2);
-  if (!major || s.empty() || s[0] != '.') return false;
-  s.remove_prefix(1);
-  auto minor = take_number(s, 3);
-  if (!minor || s.empty() || s[0] != '.') return false;
-  s.remove_prefix(1);
-  auto stepping = take_number(s, 3);
-  return stepping && s.empty() && *major <= 63 && *minor <= 255 && *stepping <= 255;
+  return parse_gfx_override(v).has_value();
 }
 
 Result<GroupsParams> parse_groups_params(const FixParams& params, const Facts& facts) {

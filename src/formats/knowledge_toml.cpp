@@ -1,4 +1,5 @@
-// Loading the knowledge base from recipes/knowledge/*.toml; lookups over it.
+// The knowledge base's codec: recipes/knowledge/*.toml into a Knowledge. The lookups
+// over a loaded Knowledge are src/model/knowledge.cpp.
 #include "formats/knowledge_toml.hpp"
 
 #include <algorithm>
@@ -9,312 +10,21 @@
 
 namespace amdml {
 
-const char* to_string(IsaFamily f) {
-  switch (f) {
-    case IsaFamily::gcn: return "gcn";
-    case IsaFamily::cdna: return "cdna";
-    case IsaFamily::rdna1: return "rdna1";
-    case IsaFamily::rdna2: return "rdna2";
-    case IsaFamily::rdna3: return "rdna3";
-    case IsaFamily::rdna3_5: return "rdna3.5";
-    case IsaFamily::rdna4: return "rdna4";
-    case IsaFamily::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-std::optional<IsaFamily> parse_isa_family(const std::string& s) {
-  for (auto f : {IsaFamily::gcn, IsaFamily::cdna, IsaFamily::rdna1, IsaFamily::rdna2, IsaFamily::rdna3,
-                 IsaFamily::rdna3_5, IsaFamily::rdna4})
-    if (s == to_string(f)) return f;
-  return std::nullopt;
-}
-
-bool isa_compatible(IsaFamily a, IsaFamily b) {
-  auto gfx11 = [](IsaFamily f) { return f == IsaFamily::rdna3 || f == IsaFamily::rdna3_5; };
-  return a == b || (gfx11(a) && gfx11(b));
-}
-
-std::string short_version(const Version& v) {
-  std::string s = std::to_string(v.major) + "." + std::to_string(v.minor);
-  if (v.patch) s += "." + std::to_string(v.patch);
-  return s;
-}
-
-const char* to_string(KernelStatus s) {
-  switch (s) {
-    case KernelStatus::ok: return "ok";
-    case KernelStatus::unstable: return "unstable";
-    case KernelStatus::unsupported: return "unsupported";
-    case KernelStatus::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-bool RocmRelease::has_kernels(const GfxTarget& t) const {
-  return std::find(kernels.begin(), kernels.end(), t) != kernels.end();
-}
-
-bool RocmRelease::is_official(const GfxTarget& t) const {
-  return std::find(official.begin(), official.end(), t) != official.end();
-}
-
-namespace {
-
-// "6.14.0-1018-oem" -> ABI 1018 and flavour "oem" (Ubuntu's kernel naming).
-struct UbuntuAbi {
-  std::uint64_t abi = 0;
-  std::string flavour;
-};
-std::optional<UbuntuAbi> ubuntu_abi(const std::string& release) {
-  auto dash = release.find('-');
-  if (dash == std::string::npos) return std::nullopt;
-  auto dash2 = release.find('-', dash + 1);
-  if (dash2 == std::string::npos) return std::nullopt;
-  auto abi = text::u64(release.substr(dash + 1, dash2 - dash - 1));
-  if (!abi) return std::nullopt;
-  return UbuntuAbi{*abi, release.substr(dash2 + 1)};
-}
-
-// A key "7.2.1" matches that release; "7.1" matches every 7.1.x.
-bool release_key_matches(const std::string& key, const Version& v) {
-  auto k = Version::parse(key);
-  if (!k) return false;
-  bool with_patch = std::count(key.begin(), key.end(), '.') >= 2;
-  if (k->major != v.major || k->minor != v.minor) return false;
-  return !with_patch || k->patch == v.patch;
-}
-
-}  // namespace
-
-bool KernelReq::satisfied_by(const std::string& kernel_release) const {
-  auto v = Version::parse(kernel_release);
-  if (!v) return false;
-  if (*v >= kernel_min) return true;
-  if (backport.empty()) return false;
-  auto base = Version::parse(backport);
-  auto want = ubuntu_abi(backport);
-  auto have = ubuntu_abi(kernel_release);
-  if (!base || !want || !have || *base != *v) return false;
-  // "oem" also matches "oem-24.04c"-style flavours of the same series.
-  return have->flavour.rfind(want->flavour, 0) == 0 && have->abi >= want->abi;
-}
-
-KernelStatus KernelReq::status(const Version& rocm, bool fixed_kernel) const {
-  const auto& table = fixed_kernel ? rocm_new_kernel : rocm_old_kernel;
-  // The most specific key wins: "7.2.1" before "7.2".
-  KernelStatus best = KernelStatus::unknown;
-  std::size_t best_len = 0;
-  for (const auto& [key, st] : table)
-    if (release_key_matches(key, rocm) && key.size() > best_len) {
-      best = st;
-      best_len = key.size();
-    }
-  return best;
-}
-
-bool MemoryKnowledge::rocm_memory_follows_ttm(const std::string& kernel_release) const {
-  auto v = Version::parse(kernel_release);
-  if (!v) return false;
-  if (*v >= apu_prefer_gtt) return true;
-  if (apu_prefer_gtt_backport.empty()) return false;
-  auto dash = apu_prefer_gtt_backport.find('-');
-  auto base = Version::parse(apu_prefer_gtt_backport);
-  auto flavour = ubuntu_abi(kernel_release);
-  return base && *base == *v && flavour && dash != std::string::npos &&
-         flavour->flavour.rfind(apu_prefer_gtt_backport.substr(dash + 1), 0) == 0;
-}
-
-std::optional<Pages> MemoryKnowledge::recommended_pages_limit(Bytes ram) const {
-  const double total = static_cast<double>(ram.value);
-  double reserve = std::max(static_cast<double>(os_reserve_min_gib * kGiB), total * os_reserve_fraction);
-  double want = std::min(total - reserve, total * max_fraction);
-  if (want < static_cast<double>(kGiB)) return std::nullopt;
-  std::uint64_t gib = static_cast<std::uint64_t>(want / static_cast<double>(kGiB));
-  return Pages::from_bytes(Bytes{gib * kGiB});
-}
-
-OverrideParse parse_hsa_override(std::string_view value) {
-  OverrideParse out;
-  auto strict = [](std::string_view v) -> std::optional<std::array<std::uint64_t, 3>> {
-    std::array<std::uint64_t, 3> n{};
-    std::size_t i = 0;
-    for (int part = 0; part < 3; ++part) {
-      if (i >= v.size() || v[i] < '0' || v[i] > '9') return std::nullopt;
-      std::uint64_t x = 0;
-      while (i < v.size() && v[i] >= '0' && v[i] <= '9') {
-        x = x * 10 + static_cast<std::uint64_t>(v[i] - '0');
-        if (x > 1000000) return std::nullopt;
-        ++i;
-      }
-      n[static_cast<std::size_t>(part)] = x;
-      if (part < 2) {
-        if (i >= v.size() || v[i] != '.') return std::nullopt;
-        ++i;
-      }
-    }
-    if (i != v.size()) return std::nullopt;
-    return n;
-  };
-  auto in_range = [](const std::array<std::uint64_t, 3>& n) { return n[0] <= 63 && n[1] <= 255 && n[2] <= 255; };
-  auto to_target = [](const std::array<std::uint64_t, 3>& n) {
-    return GfxTarget{static_cast<std::uint32_t>(n[0]), static_cast<std::uint32_t>(n[1]), static_cast<std::uint32_t>(n[2])};
-  };
-  if (text::trim(value).empty()) {
-    out.error = OverrideError::empty;
-    return out;
-  }
-  if (auto n = strict(value)) {
-    if (!in_range(*n)) {
-      out.error = OverrideError::out_of_range;
-      return out;
-    }
-    out.target = to_target(*n);
-    return out;
-  }
-  std::string_view inner = text::trim(value);
-  if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') && inner.back() == inner.front()) {
-    out.error = OverrideError::quoted;
-    inner = text::trim(inner.substr(1, inner.size() - 2));
-    if (auto n = strict(inner); n && in_range(*n)) out.suggestion = to_target(*n);
-    else if (auto g = GfxTarget::parse_name(inner)) out.suggestion = g;
-    return out;
-  }
-  if (auto g = GfxTarget::parse_name(inner)) {
-    out.error = OverrideError::gfx_name;
-    out.suggestion = g;
-    return out;
-  }
-  out.error = OverrideError::malformed;
-  if (auto n = strict(inner); n && in_range(*n)) out.suggestion = to_target(*n);  // stray whitespace
-  return out;
-}
-
-std::string describe_override_error(const OverrideParse& p, std::string_view value) {
-  std::string v(value);
-  std::string hint = p.suggestion ? " (meant: " + p.suggestion->version_string() + ")" : "";
-  switch (p.error) {
-    case OverrideError::none: return "";
-    case OverrideError::empty: return "is set but empty";
-    case OverrideError::quoted: return "\"" + v + "\" carries literal quotes, which libhsakmt does not strip" + hint;
-    case OverrideError::gfx_name: return "\"" + v + "\" is a gfx name; the variable takes a version like 10.3.0" + hint;
-    case OverrideError::malformed: return "\"" + v + "\" is not three decimal numbers major.minor.stepping" + hint;
-    case OverrideError::out_of_range:
-      return "\"" + v + "\" is out of range (major <= 63, minor and stepping <= 255)";
-  }
-  return "";
-}
-
-const GfxInfo* Knowledge::find_gfx(const GfxTarget& t) const {
-  for (const auto& g : gfx)
-    if (g.target == t) return &g;
-  return nullptr;
-}
-
-const PciProduct* Knowledge::find_pci(std::uint16_t device, std::optional<std::uint8_t> revision) const {
-  const PciProduct* fallback = nullptr;
-  const PciProduct* any = nullptr;
-  for (const auto& p : pci) {
-    if (p.device != device) continue;
-    if (p.revision && revision && *p.revision == *revision) return &p;
-    if (!p.revision && !fallback) fallback = &p;
-    if (!any) any = &p;
-  }
-  // The data test requires a default for every device; without one, a revision entry
-  // still gives the gfx target (its name is a guess the caller must not show as fact).
-  return fallback ? fallback : any;
-}
-
-const RocmRelease* Knowledge::find_rocm(const Version& v) const {
-  const RocmRelease* best = nullptr;
-  for (const auto& r : rocm) {
-    if (r.version.major != v.major || r.version.minor > v.minor) continue;
-    if (r.version.minor == v.minor && r.version.patch > v.patch && r.version.patch != 0) continue;
-    if (!best || best->version < r.version) best = &r;
-  }
-  return best;
-}
-
-const RocmRelease* Knowledge::first_with_kernels(const GfxTarget& t) const {
-  for (const auto& r : rocm)
-    if (r.has_kernels(t)) return &r;
-  return nullptr;
-}
-
-const RocmRelease* Knowledge::first_official(const GfxTarget& t) const {
-  for (const auto& r : rocm)
-    if (r.is_official(t)) return &r;
-  return nullptr;
-}
-
-const RocmRelease* Knowledge::last_official(const GfxTarget& t) const {
-  const RocmRelease* last = nullptr;
-  for (const auto& r : rocm)
-    if (r.is_official(t)) last = &r;
-  return last;
-}
-
-std::vector<const PciProduct*> Knowledge::pci_for(const GfxTarget& t) const {
-  std::vector<const PciProduct*> out;
-  for (const auto& p : pci)
-    if (p.gfx == t) out.push_back(&p);
-  return out;
-}
-
-const KernelReq* Knowledge::kernel_req_for(const GfxTarget& t) const {
-  for (const auto& k : kernel_reqs)
-    if (std::find(k.gfx.begin(), k.gfx.end(), t) != k.gfx.end()) return &k;
-  return nullptr;
-}
-
-const RocmRelease* Knowledge::wheel_release(const PytorchWheel& w) const {
-  const RocmRelease* best = nullptr;
-  for (const auto& r : rocm)
-    if (r.version.major == w.rocm.major && r.version.minor == w.rocm.minor && (!best || best->version < r.version))
-      best = &r;
-  return best;
-}
-
-PytorchChoice Knowledge::pytorch_for(const std::vector<GfxTarget>& targets,
-                                     const std::function<bool(const RocmRelease&)>& usable) const {
-  PytorchChoice out;
-  if (targets.empty()) return out;
-  // Pass 0: every target native. Pass 1: each native or through its known override.
-  for (int pass = 0; pass < 2; ++pass)
-    for (auto it = pytorch.rbegin(); it != pytorch.rend(); ++it) {
-      const RocmRelease* r = wheel_release(*it);
-      if (!r || (usable && !usable(*r))) continue;
-      bool all = true, override_used = false;
-      for (const auto& t : targets) {
-        if (r->has_kernels(t)) continue;
-        const GfxInfo* info = find_gfx(t);
-        if (pass == 1 && info && info->override_to && r->has_kernels(*info->override_to)) {
-          override_used = true;
-          continue;
-        }
-        all = false;
-        break;
-      }
-      if (all) return {&*it, override_used};
-    }
-  return out;
-}
-
-const OllamaBuild* Knowledge::find_ollama(const Version& v) const {
-  for (const auto& b : ollama)
-    if (v >= b.from && (!b.until || v < *b.until)) return &b;
-  return nullptr;
-}
-
-bool Knowledge::ollama_igpu_allowlisted(const GfxTarget& t, const Version& v) const {
-  auto it = ollama_policy.igpu_allow.find(t);
-  return it != ollama_policy.igpu_allow.end() && v >= it->second;
-}
-
 namespace {
 
 std::string where(const std::string& file, const toml::node& n) {
   return file + ":" + std::to_string(n.source().begin.line);
+}
+
+// Every key of t must be one the table knows: a misspelt key ("overide") would
+// otherwise be silently ignored, and the entry read as if it had none.
+Status known_keys(const std::string& file, const toml::table& t, std::initializer_list<std::string_view> keys,
+                  std::string_view table) {
+  for (const auto& [k, v] : t)
+    if (std::find(keys.begin(), keys.end(), k.str()) == keys.end())
+      return make_error(file + ":" + std::to_string(v.source().begin.line) + ": unknown key '" + text::one_line(std::string(k.str())) +
+                        "' in " + std::string(table));
+  return {};
 }
 
 Result<GfxTarget> gfx_field(const std::string& file, const toml::table& t, const char* key) {
@@ -383,6 +93,12 @@ Status load_gfx(const std::string& file, const toml::table& root, Knowledge& kb)
     g.rocm_never = (*t)["rocm_never"].value_or(false);
     if (g.rocm_never && g.override_to)
       return make_error(where(file, *t) + ": a 'rocm_never' target cannot have an 'override'");
+    if (auto s = known_keys(file, *t,
+                            {"target", "family", "isa", "kfd_version", "wave_size", "needs_atomics", "kernel_min",
+                             "kernel_note", "apu", "products", "override", "caveat", "notes", "rocm_never"},
+                            "[[gfx]]");
+        !s)
+      return s;
     kb.gfx.push_back(std::move(g));
   }
   return {};
@@ -402,6 +118,7 @@ Status load_chips(const std::string& file, const toml::table& root, Knowledge& k
     auto name = (*t)["name"].value<std::string>();
     auto* devs = (*t)["devices"].as_array();
     if (!name || !devs || devs->empty()) return make_error(where(file, *t) + ": a [[chip]] needs 'name' and 'devices'");
+    if (auto s = known_keys(file, *t, {"chip", "gfx", "name", "devices"}, "[[chip]]"); !s) return s;
     for (const auto& e : *devs) {
       auto s = e.value<std::string>();
       auto d = s ? text::hex(*s) : std::nullopt;
@@ -447,6 +164,7 @@ Status load_pci(const std::string& file, const toml::table& root, Knowledge& kb)
     for (const auto& o : kb.pci)
       if (o.device == p.device && o.revision == p.revision)
         return make_error(where(file, *t) + ": device " + *dev + " with this revision is listed twice");
+    if (auto s = known_keys(file, *t, {"device", "revision", "gfx", "name"}, "[[pci]]"); !s) return s;
     kb.pci.push_back(std::move(p));
   }
   return load_chips(file, root, kb);
@@ -480,6 +198,10 @@ Status load_rocm(const std::string& file, const toml::table& root, Knowledge& kb
     if (t->contains("pytorch_index"))
       return make_error(where(file, *t) + ": PyTorch wheels belong in the [[pytorch]] table, not in [[rocm]]");
     r.notes = (*t)["notes"].value_or(std::string());
+    if (auto s = known_keys(file, *t, {"version", "official", "kernels", "distros", "kernel_min", "kernel_max", "notes"},
+                            "[[rocm]]");
+        !s)
+      return s;
     kb.rocm.push_back(std::move(r));
   }
   return {};
@@ -508,6 +230,7 @@ Status load_pytorch(const std::string& file, const toml::table& root, Knowledge&
     for (const auto& o : kb.pytorch)
       if (o.rocm.major == w.rocm.major && o.rocm.minor == w.rocm.minor)
         return make_error(where(file, *t) + ": a second wheel for ROCm " + short_version(w.rocm));
+    if (auto s = known_keys(file, *t, {"rocm", "index", "torch"}, "[[pytorch]]"); !s) return s;
     kb.pytorch.push_back(std::move(w));
   }
   return {};
@@ -531,6 +254,10 @@ Status load_ollama(const std::string& file, const toml::table& root, Knowledge& 
         if (!g || !from) return make_error(where(file, *p) + ": 'igpu_allow' maps gfx names to ollama versions");
         pol.igpu_allow[*g] = *from;
       }
+    if (auto s = known_keys(file, *p, {"igpu_drop_from", "vulkan_default_from", "vulkan_opt_in_from", "igpu_allow"},
+                            "[ollama_policy]");
+        !s)
+      return s;
   }
   auto* arr = root["ollama"].as_array();
   if (!arr) return {};
@@ -555,6 +282,7 @@ Status load_ollama(const std::string& file, const toml::table& root, Knowledge& 
     if (!targets) return targets.error();
     if (targets->empty()) return make_error(where(file, *t) + ": 'targets' must list gfx names");
     b.targets = *targets;
+    if (auto s = known_keys(file, *t, {"from", "until", "rocm", "targets"}, "[[ollama]]"); !s) return s;
     builds.push_back(std::move(b));
   }
   // The ranges join end to end and the newest is open: every release falls in one.
@@ -595,7 +323,7 @@ Status load_runtime(const std::string& file, const toml::table& root, Knowledge&
     if (!v) return make_error(where(file, *t) + ": 'per_node_override' must be a ROCm version");
     kb.per_node_override_since = *v;
   }
-  return {};
+  return known_keys(file, *t, {"per_node_override"}, "[runtime]");
 }
 
 Status load_kernels(const std::string& file, const toml::table& root, Knowledge& kb) {
@@ -617,6 +345,13 @@ Status load_kernels(const std::string& file, const toml::table& root, Knowledge&
     mem.apu_prefer_gtt_backport = (*m)["apu_prefer_gtt_backport"].value_or(std::string());
     if (mem.os_reserve_fraction < 0 || mem.os_reserve_fraction >= 1 || mem.max_fraction <= 0 || mem.max_fraction > 1)
       return make_error(where(file, *m) + ": reserve and max fractions must lie between 0 and 1");
+    if (auto s = known_keys(file, *m,
+                            {"gtt_follows_ttm", "small_apu_gtt_fallback", "apu_prefer_gtt", "gttsize_deprecated",
+                             "os_reserve_min_gib", "os_reserve_fraction", "max_fraction", "small_carveout_max_mib",
+                             "apu_prefer_gtt_backport"},
+                            "[memory]");
+        !s)
+      return s;
   }
   auto* arr = root["kernel_req"].as_array();
   if (!arr) return {};
@@ -640,6 +375,11 @@ Status load_kernels(const std::string& file, const toml::table& root, Knowledge&
     auto new_t = status_table(file, *t, "rocm_new_kernel");
     if (!new_t) return new_t.error();
     k.rocm_new_kernel = *new_t;
+    if (auto s = known_keys(file, *t,
+                            {"gfx", "kernel_min", "backport", "why", "source", "rocm_old_kernel", "rocm_new_kernel"},
+                            "[[kernel_req]]");
+        !s)
+      return s;
     kb.kernel_reqs.push_back(std::move(k));
   }
   return {};
@@ -660,6 +400,12 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
     }
     for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
+    if (auto s = known_keys("recipes/" + f.path, root,
+                            {"gfx", "chip", "pci", "rocm", "pytorch", "ollama", "ollama_policy", "runtime", "memory",
+                             "kernel_req"},
+                            "a knowledge file");
+        !s)
+      return s.error();
   }
   std::sort(kb.rocm.begin(), kb.rocm.end(), [](const RocmRelease& a, const RocmRelease& b) { return a.version < b.version; });
   std::sort(kb.pytorch.begin(), kb.pytorch.end(),

@@ -1,6 +1,7 @@
 // The knowledge base's codec: recipes/knowledge/*.toml into a Knowledge. Strict: a
-// malformed file, a missing key or a value of the wrong kind is an error naming file
-// and line.
+// malformed file, a missing key, a key the table does not know (a typo would otherwise
+// be ignored) or a value of the wrong kind is an error naming file and line -- for the
+// embedded data and a user's --recipes DIR alike.
 #pragma once
 
 #include <vector>

@@ -139,8 +139,9 @@ bool read_attempts(Reader& r, std::vector<LibraryAttempt>& out) {
   return true;
 }
 
+// "unknown" is what the writer spells a segment the runtime did not name, so it reads back.
 std::optional<HsaSegment> parse_segment(const std::string& s) {
-  for (auto seg : {HsaSegment::global, HsaSegment::readonly, HsaSegment::private_, HsaSegment::group})
+  for (auto seg : {HsaSegment::global, HsaSegment::readonly, HsaSegment::private_, HsaSegment::group, HsaSegment::unknown})
     if (s == to_string(seg)) return seg;
   return std::nullopt;
 }
@@ -308,16 +309,18 @@ Result<HsaFacts> parse_hsa_record(const json& j) {
   auto outcome = parse_hsa_outcome(status);
   if (!outcome) return make_error("hsa.status \"" + status + "\" is not one of ok, init-failed, not-installed, crashed, timeout, bad-output, skipped, not-run");
   h.outcome = *outcome;
-  std::optional<std::uint32_t> sig;
-  std::optional<std::uint32_t> exit_code;
+  // Read as int, the type they are kept in: a larger number would come back negative,
+  // which the writer then spells and this reader refuses.
+  std::optional<int> sig;
+  std::optional<int> exit_code;
   bool ok = r.str("reason", h.reason) && r.str("library", h.library) && r.str("runtime_version", h.runtime_version) &&
             r.str("call", h.failed_call) && r.uint("code", h.status_code) && r.str("code_name", h.status_name) &&
             r.str("message", h.status_text) && r.uint("signal", sig) && r.uint("exit_code", exit_code) &&
             r.str("last_step", h.last_step) && r.str("stderr", h.stderr_tail) && r.uint("elapsed_ms", h.elapsed_ms) &&
             r.uint("timeout_ms", h.timeout_ms) && read_attempts(r, h.attempts);
   if (!ok) return *r.error;
-  if (sig) h.signal = static_cast<int>(*sig);
-  if (exit_code) h.exit_code = static_cast<int>(*exit_code);
+  if (sig) h.signal = *sig;
+  if (exit_code) h.exit_code = *exit_code;
   if (h.status_code && !h.status_name) h.status_name = hsa_status_name(*h.status_code);
   const json* agents = r.array("agents");
   if (r.error) return *r.error;

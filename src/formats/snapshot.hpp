@@ -20,6 +20,7 @@
 
 #include "amdml/host.hpp"
 #include "base/result.hpp"
+#include "formats/host_manifest.hpp"
 #include "formats/secrets.hpp"
 
 namespace amdml {
@@ -41,20 +42,6 @@ struct SnapshotNode {
   std::uint32_t mode = 0644;  // permission bits as seen (files, placeholders, directories)
   bool listed_only = false;   // known only from a parent's listing (never read, stat'ed or walked)
 };
-
-// A host call that failed, replayed by the rooted host from amdml-host.json "errors".
-struct RecordedError {
-  int code = 0;         // errno
-  std::string message;  // exactly what the probe saw
-};
-
-struct RecordedCommand {
-  std::optional<CommandResult> result;  // the program ran (any exit code)
-  std::optional<Error> error;           // it could not be started (not found, ...)
-};
-
-// The operations whose failures are recorded, by their key in amdml-host.json "errors".
-inline constexpr const char* kErrorOps[] = {"read", "list", "readlink", "stat", "lstat", "canonical"};
 
 struct Recording {
   std::map<std::string, SnapshotNode> tree;                            // inner path -> node
@@ -142,18 +129,10 @@ class Redactor {
 
 // ---- Manifest ----------------------------------------------------------------------
 
-// The largest amdml-host.json the rooted host reads, and so the largest a snapshot
-// writes: what amdml records it must be able to read back.
-inline constexpr std::size_t kMaxManifestBytes = 8 << 20;
-
-struct SnapshotMeta {
-  std::string amdml_version;
-  bool redacted = true;
-  nlohmann::json options = nlohmann::json::object();  // the probe options recorded under
-};
-
-// amdml-host.json for the recording: format 1, uname, process, sudo_user, env,
-// devices, container, commands, errors, every recorded fact, and "snapshot" (meta).
+// amdml-host.json for the recording (formats/host_manifest.hpp writes it): format 1,
+// uname, process, sudo_user, env, devices, container, commands, errors (less the
+// "does not exist" ones the written tree replays by itself), every recorded fact, and
+// "snapshot" (meta).
 nlohmann::json snapshot_manifest(const Recording& r, const SnapshotMeta& meta);
 
 }  // namespace amdml

@@ -20,16 +20,6 @@ void* LoadedLibrary::symbol(const char* name, std::vector<std::string>& missing)
   return p;
 }
 
-LoadedLibrary load_first_reporting(const std::vector<std::string>& candidates, nlohmann::json& out) {
-  LoadedLibrary lib = load_first(candidates);
-  nlohmann::json tried = nlohmann::json::array();
-  for (const auto& a : lib.attempts) tried.push_back({{"path", a.path}, {"exists", a.exists}, {"error", a.error}});
-  out["tried"] = tried;
-  if (lib.handle) out["library"] = lib.path;
-  else out["status"] = "not-installed";
-  return lib;
-}
-
 LoadedLibrary load_first(const std::vector<std::string>& candidates) {
   LoadedLibrary lib;
   for (const auto& path : candidates) {

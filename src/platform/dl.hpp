@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "amdml/facts_runtime.hpp"
 #include "base/fd.hpp"
 
@@ -32,9 +30,16 @@ struct LoadedLibrary {
 // the loader says it could not find that very name.
 LoadedLibrary load_first(const std::vector<std::string>& candidates);
 
-// load_first, reported the way both runtime children answer: the attempts under
-// out["tried"], then out["library"], or out["status"] = "not-installed" when none loaded.
-LoadedLibrary load_first_reporting(const std::vector<std::string>& candidates, nlohmann::json& out);
+// load_first, reported the way both runtime children answer (HsaFacts, LibdrmFacts):
+// the attempts, then the library that loaded, or the outcome not_installed when none did.
+template <class RuntimeFacts>
+LoadedLibrary load_first_reporting(const std::vector<std::string>& candidates, RuntimeFacts& out) {
+  LoadedLibrary lib = load_first(candidates);
+  out.attempts = lib.attempts;
+  if (lib.handle) out.library = lib.path;
+  else out.outcome = HsaOutcome::not_installed;
+  return lib;
+}
 
 // While alive, file descriptor 1 points at stderr; the destructor puts stdout back.
 class StdoutToStderr {

@@ -24,12 +24,13 @@ struct DrmApi {
   decltype(&amdgpu_get_marketing_name) marketing_name = nullptr;
 };
 
-nlohmann::json query_node(const DrmApi& api, const std::string& node) {
-  nlohmann::json d = {{"render_node", node}, {"opened", false}};
+DrmDeviceInfo query_node(const DrmApi& api, const std::string& node) {
+  DrmDeviceInfo d;
+  d.render_node = node;
   probe_step(("open " + node).c_str());
   Fd fd(::open(node.c_str(), O_RDWR | O_CLOEXEC));
   if (!fd) {
-    d["error"] = std::string("open: ") + std::strerror(errno);
+    d.error = std::string("open: ") + std::strerror(errno);
     return d;
   }
   std::uint32_t major = 0, minor = 0;
@@ -38,25 +39,25 @@ nlohmann::json query_node(const DrmApi& api, const std::string& node) {
   int rc = api.initialize(fd.get(), &major, &minor, &dev);
   fd.reset();  // libdrm keeps its own duplicate
   if (rc != 0) {
-    d["error"] = "amdgpu_device_initialize: " + std::string(std::strerror(rc < 0 ? -rc : rc));
+    d.error = "amdgpu_device_initialize: " + std::string(std::strerror(rc < 0 ? -rc : rc));
     return d;
   }
-  d["opened"] = true;
-  d["drm_major"] = major;
-  d["drm_minor"] = minor;
-  if (const char* name = api.marketing_name(dev); name && *name) d["marketing_name"] = name;
+  d.opened = true;
+  d.drm_major = major;
+  d.drm_minor = minor;
+  if (const char* name = api.marketing_name(dev); name && *name) d.marketing_name = name;
   drm_amdgpu_memory_info mem{};
   probe_step(("amdgpu_query_info " + node).c_str());
   rc = api.query_info(dev, AMDGPU_INFO_MEMORY, sizeof mem, &mem);
   if (rc == 0) {
-    d["vram_total"] = mem.vram.total_heap_size;
-    d["vram_usable"] = mem.vram.usable_heap_size;
-    d["vis_vram_total"] = mem.cpu_accessible_vram.total_heap_size;
-    d["vis_vram_usable"] = mem.cpu_accessible_vram.usable_heap_size;
-    d["gtt_total"] = mem.gtt.total_heap_size;
-    d["gtt_usable"] = mem.gtt.usable_heap_size;
+    d.vram_total = Bytes{mem.vram.total_heap_size};
+    d.vram_usable = Bytes{mem.vram.usable_heap_size};
+    d.vis_vram_total = Bytes{mem.cpu_accessible_vram.total_heap_size};
+    d.vis_vram_usable = Bytes{mem.cpu_accessible_vram.usable_heap_size};
+    d.gtt_total = Bytes{mem.gtt.total_heap_size};
+    d.gtt_usable = Bytes{mem.gtt.usable_heap_size};
   } else {
-    d["error"] = "AMDGPU_INFO_MEMORY: " + std::string(std::strerror(rc < 0 ? -rc : rc));
+    d.error = "AMDGPU_INFO_MEMORY: " + std::string(std::strerror(rc < 0 ? -rc : rc));
   }
   api.deinitialize(dev);
   return d;
@@ -64,9 +65,9 @@ nlohmann::json query_node(const DrmApi& api, const std::string& node) {
 
 }  // namespace
 
-nlohmann::json probe_drm_in_child(const std::vector<std::string>& render_nodes) {
+LibdrmFacts probe_drm_in_child(const std::vector<std::string>& render_nodes) {
   StdoutToStderr guard;
-  nlohmann::json out;
+  LibdrmFacts out;
   probe_step("dlopen");
   // The distribution's libdrm first (its amdgpu.ids is where the distribution put
   // it), then the copy AMD's packages install.
@@ -81,14 +82,12 @@ nlohmann::json probe_drm_in_child(const std::vector<std::string>& render_nodes) 
   lib.bind(api.query_info, "amdgpu_query_info", missing);
   lib.bind(api.marketing_name, "amdgpu_get_marketing_name", missing);
   if (!missing.empty()) {
-    out["status"] = "not-installed";
-    out["reason"] = lib.path + " lacks " + missing.front();
+    out.outcome = HsaOutcome::not_installed;
+    out.reason = lib.path + " lacks " + missing.front();
     return out;
   }
-  nlohmann::json devices = nlohmann::json::array();
-  for (const auto& node : render_nodes) devices.push_back(query_node(api, node));
-  out["devices"] = devices;
-  out["status"] = "ok";
+  for (const auto& node : render_nodes) out.devices.push_back(query_node(api, node));
+  out.outcome = HsaOutcome::ok;
   probe_step("done");
   return out;
 }

@@ -51,39 +51,39 @@ std::optional<T> info_value(hsa_agent_t agent, hsa_agent_info_t attr) {
 }
 
 hsa_status_t on_pool(hsa_amd_memory_pool_t pool, void* data) {
-  auto& pools = *static_cast<nlohmann::json*>(data);
-  nlohmann::json p;
+  auto& pools = *static_cast<std::vector<HsaPool>*>(data);
+  HsaPool p;
   hsa_amd_segment_t seg{};
   if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg) == HSA_STATUS_SUCCESS) {
     switch (seg) {
-      case HSA_AMD_SEGMENT_GLOBAL: p["segment"] = "global"; break;
-      case HSA_AMD_SEGMENT_READONLY: p["segment"] = "readonly"; break;
-      case HSA_AMD_SEGMENT_PRIVATE: p["segment"] = "private"; break;
-      case HSA_AMD_SEGMENT_GROUP: p["segment"] = "group"; break;
-      default: p["segment"] = "unknown"; break;
+      case HSA_AMD_SEGMENT_GLOBAL: p.segment = HsaSegment::global; break;
+      case HSA_AMD_SEGMENT_READONLY: p.segment = HsaSegment::readonly; break;
+      case HSA_AMD_SEGMENT_PRIVATE: p.segment = HsaSegment::private_; break;
+      case HSA_AMD_SEGMENT_GROUP: p.segment = HsaSegment::group; break;
+      default: p.segment = HsaSegment::unknown; break;
     }
   }
   std::uint32_t flags = 0;
   if (seg == HSA_AMD_SEGMENT_GLOBAL &&
       g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags) == HSA_STATUS_SUCCESS)
-    p["global_flags"] = flags;
+    p.global_flags = flags;
   std::size_t size = 0;
-  if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size) == HSA_STATUS_SUCCESS) p["size"] = size;
+  if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &size) == HSA_STATUS_SUCCESS) p.size = Bytes{size};
   bool alloc = false;
   if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &alloc) == HSA_STATUS_SUCCESS)
-    p["alloc_allowed"] = alloc;
+    p.alloc_allowed = alloc;
   std::size_t granule = 0;
   if (alloc && g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &granule) == HSA_STATUS_SUCCESS)
-    p["alloc_granule"] = granule;
+    p.alloc_granule = Bytes{granule};
   bool all = false;
   if (g_api->pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL, &all) == HSA_STATUS_SUCCESS)
-    p["accessible_by_all"] = all;
-  pools.push_back(std::move(p));
+    p.accessible_by_all = all;
+  pools.push_back(p);
   return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t on_isa(hsa_isa_t isa, void* data) {
-  auto& isas = *static_cast<nlohmann::json*>(data);
+  auto& isas = *static_cast<std::vector<std::string>*>(data);
   std::uint32_t len = 0;
   if (g_api->isa_get_info(isa, HSA_ISA_INFO_NAME_LENGTH, &len) != HSA_STATUS_SUCCESS || len == 0 || len > 1024)
     return HSA_STATUS_SUCCESS;
@@ -95,47 +95,45 @@ hsa_status_t on_isa(hsa_isa_t isa, void* data) {
 }
 
 hsa_status_t on_agent(hsa_agent_t agent, void* data) {
-  auto& agents = *static_cast<nlohmann::json*>(data);
-  nlohmann::json a;
-  a["name"] = info_string(agent, HSA_AGENT_INFO_NAME);
+  auto& agents = *static_cast<std::vector<HsaAgent>*>(data);
+  HsaAgent a;
+  a.name = info_string(agent, HSA_AGENT_INFO_NAME);
   if (auto s = info_string(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_PRODUCT_NAME)); !s.empty())
-    a["marketing_name"] = s;
-  if (auto s = info_string(agent, HSA_AGENT_INFO_VENDOR_NAME); !s.empty()) a["vendor"] = s;
+    a.marketing_name = s;
+  if (auto s = info_string(agent, HSA_AGENT_INFO_VENDOR_NAME); !s.empty()) a.vendor = s;
   if (auto t = info_value<hsa_device_type_t>(agent, HSA_AGENT_INFO_DEVICE)) {
-    a["device"] = *t == HSA_DEVICE_TYPE_GPU ? "gpu" : *t == HSA_DEVICE_TYPE_CPU ? "cpu" : *t == HSA_DEVICE_TYPE_DSP ? "dsp" : "unknown";
+    a.device = *t == HSA_DEVICE_TYPE_GPU   ? HsaDeviceType::gpu
+               : *t == HSA_DEVICE_TYPE_CPU ? HsaDeviceType::cpu
+               : *t == HSA_DEVICE_TYPE_DSP ? HsaDeviceType::dsp
+                                           : HsaDeviceType::unknown;
   }
-  if (auto v = info_value<std::uint32_t>(agent, HSA_AGENT_INFO_NODE)) a["node"] = *v;
+  a.node = info_value<std::uint32_t>(agent, HSA_AGENT_INFO_NODE);
   auto amd = [](hsa_amd_agent_info_t x) { return static_cast<hsa_agent_info_t>(x); };
-  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_BDFID))) a["bdfid"] = *v;
-  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_DOMAIN))) a["domain"] = *v;
-  if (auto s = info_string(agent, amd(HSA_AMD_AGENT_INFO_UUID)); !s.empty()) a["uuid"] = s;
-  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_CHIP_ID))) a["chip_id"] = *v;
-  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT))) a["compute_units"] = *v;
-  if (auto v = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU))) a["simds_per_cu"] = *v;
-  if (auto v = info_value<std::uint32_t>(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE)) a["wavefront_size"] = *v;
-  if (auto v = info_value<std::uint8_t>(agent, kAgentInfoMemoryProperties)) a["apu"] = (*v & 1) != 0;
-  nlohmann::json isas = nlohmann::json::array();
-  g_api->iterate_isas(agent, on_isa, &isas);
-  a["isas"] = isas;
-  nlohmann::json pools = nlohmann::json::array();
-  g_api->iterate_pools(agent, on_pool, &pools);
-  a["pools"] = pools;
+  a.bdfid = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_BDFID));
+  a.domain = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_DOMAIN));
+  if (auto s = info_string(agent, amd(HSA_AMD_AGENT_INFO_UUID)); !s.empty()) a.uuid = s;
+  a.chip_id = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_CHIP_ID));
+  a.compute_units = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT));
+  a.simds_per_cu = info_value<std::uint32_t>(agent, amd(HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU));
+  a.wavefront_size = info_value<std::uint32_t>(agent, HSA_AGENT_INFO_WAVEFRONT_SIZE);
+  if (auto v = info_value<std::uint8_t>(agent, kAgentInfoMemoryProperties)) a.apu = (*v & 1) != 0;
+  g_api->iterate_isas(agent, on_isa, &a.isas);
+  g_api->iterate_pools(agent, on_pool, &a.pools);
   agents.push_back(std::move(a));
   return HSA_STATUS_SUCCESS;
 }
 
-void set_failure(nlohmann::json& out, const Api& api, const char* call, hsa_status_t st) {
-  out["status"] = "init-failed";
-  out["call"] = call;
-  out["code"] = static_cast<std::uint32_t>(st);
+void set_failure(HsaFacts& out, const Api& api, const char* call, hsa_status_t st) {
+  out.outcome = HsaOutcome::init_failed;
+  out.failed_call = call;
+  out.status_code = static_cast<std::uint32_t>(st);
   const char* text = nullptr;
   if (api.status_string && api.status_string(st, &text) == HSA_STATUS_SUCCESS && text) {
-    out["message"] = std::string(text);
+    out.status_text = std::string(text);
     std::string s = text;
-    if (s.rfind("HSA_STATUS_", 0) == 0) out["code_name"] = s.substr(0, s.find(':'));
+    if (s.rfind("HSA_STATUS_", 0) == 0) out.status_name = s.substr(0, s.find(':'));
   }
-  if (!out.contains("code_name"))
-    if (auto n = hsa_status_name(static_cast<std::uint32_t>(st))) out["code_name"] = *n;
+  if (!out.status_name) out.status_name = hsa_status_name(static_cast<std::uint32_t>(st));
 }
 
 }  // namespace
@@ -150,9 +148,9 @@ std::vector<std::string> hsa_library_candidates() {
   return out;
 }
 
-nlohmann::json probe_hsa_in_child() {
+HsaFacts probe_hsa_in_child() {
   StdoutToStderr guard;
-  nlohmann::json out;
+  HsaFacts out;
   probe_step("dlopen");
   LoadedLibrary lib = load_first_reporting(hsa_library_candidates(), out);
   if (!lib.handle) return out;
@@ -170,9 +168,9 @@ nlohmann::json probe_hsa_in_child() {
   if (!missing.empty()) {
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-    out["status"] = "init-failed";
-    out["call"] = "dlsym";
-    out["message"] = lib.path + " lacks " + names + " (not an HSA runtime, or too old)";
+    out.outcome = HsaOutcome::init_failed;
+    out.failed_call = "dlsym";
+    out.status_text = lib.path + " lacks " + names + " (not an HSA runtime, or too old)";
     return out;
   }
   g_api = &api;
@@ -186,15 +184,13 @@ nlohmann::json probe_hsa_in_child() {
   std::uint16_t major = 0, minor = 0;
   if (api.system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &major) == HSA_STATUS_SUCCESS &&
       api.system_get_info(HSA_SYSTEM_INFO_VERSION_MINOR, &minor) == HSA_STATUS_SUCCESS)
-    out["runtime_version"] = std::to_string(major) + "." + std::to_string(minor);
+    out.runtime_version = std::to_string(major) + "." + std::to_string(minor);
   probe_step("hsa_iterate_agents");
-  nlohmann::json agents = nlohmann::json::array();
-  st = api.iterate_agents(on_agent, &agents);
-  out["agents"] = agents;
+  st = api.iterate_agents(on_agent, &out.agents);
   if (st != HSA_STATUS_SUCCESS) {
     set_failure(out, api, "hsa_iterate_agents", st);
   } else {
-    out["status"] = "ok";
+    out.outcome = HsaOutcome::ok;
   }
   // No hsa_shut_down: the child exits as soon as the answer is written (see
   // cmd_probe_child.cpp) and KFD releases everything with the process, while a runtime

@@ -10,6 +10,8 @@ namespace amdml {
 
 nlohmann::json facts_json(const Facts& f);
 nlohmann::json runtime_facts_json(const RuntimeFacts& r);  // facts_runtime_json.cpp
+// Each GPU's memory by source (facts.runtime.memory, and `amdml info`'s "memory").
+nlohmann::json gpu_memory_json(const std::vector<GpuMemoryView>& memory);  // facts_runtime_json.cpp
 nlohmann::json ml_facts_json(const MlFacts& m);            // facts_ml_json.cpp
 
 }  // namespace amdml

@@ -13,6 +13,21 @@ static json sourced(const std::optional<SourcedBytes>& v) {
   return {{"bytes", v->value.value}, {"source", to_string(v->source)}};
 }
 
+json gpu_memory_json(const std::vector<GpuMemoryView>& memory) {
+  json out = json::array();
+  for (const auto& m : memory)
+    out.push_back({{"gpu", m.gpu},
+                   {"vram_total", sourced(m.vram_total)},
+                   {"vram_usable", sourced(m.vram_usable)},
+                   {"vis_vram_total", sourced(m.vis_vram_total)},
+                   {"gtt_total", sourced(m.gtt_total)},
+                   {"gtt_usable", sourced(m.gtt_usable)},
+                   {"hsa_coarse_pool", sourced(m.hsa_coarse_pool)},
+                   {"kfd_memory", sourced(m.kfd_memory)},
+                   {"disagreements", m.disagreements}});
+  return out;
+}
+
 json runtime_facts_json(const RuntimeFacts& r) {
   json hsa = hsa_record_json(r.hsa);
   hsa["recorded"] = r.hsa.recorded;
@@ -21,18 +36,7 @@ json runtime_facts_json(const RuntimeFacts& r) {
       hsa["agents"][i]["gpu"] = r.hsa.agents[i].gpu ? json(*r.hsa.agents[i].gpu) : json(nullptr);
   json libdrm = libdrm_record_json(r.libdrm);
   libdrm["recorded"] = r.libdrm.recorded;
-  json memory = json::array();
-  for (const auto& m : r.memory)
-    memory.push_back({{"gpu", m.gpu},
-                      {"vram_total", sourced(m.vram_total)},
-                      {"vram_usable", sourced(m.vram_usable)},
-                      {"vis_vram_total", sourced(m.vis_vram_total)},
-                      {"gtt_total", sourced(m.gtt_total)},
-                      {"gtt_usable", sourced(m.gtt_usable)},
-                      {"hsa_coarse_pool", sourced(m.hsa_coarse_pool)},
-                      {"kfd_memory", sourced(m.kfd_memory)},
-                      {"disagreements", m.disagreements}});
-  return {{"probed", r.probed}, {"hsa", hsa}, {"libdrm", libdrm}, {"memory", memory}};
+  return {{"probed", r.probed}, {"hsa", hsa}, {"libdrm", libdrm}, {"memory", gpu_memory_json(r.memory)}};
 }
 
 }  // namespace amdml

@@ -1,6 +1,7 @@
 // `amdml info` as text and JSON; see info.hpp.
 #include "render/info.hpp"
 #include "formats/runtime_record.hpp"
+#include "render/facts_json.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -166,11 +167,6 @@ std::string kfd_node_text(const Facts& f, const KfdNode& n, const TextStyle& st)
   return out;
 }
 
-json sourced_json(const std::optional<SourcedBytes>& v) {
-  if (!v) return nullptr;
-  return {{"bytes", v->value.value}, {"source", to_string(v->source)}};
-}
-
 }  // namespace
 
 int usable_gpu_agents(const Facts& f) {
@@ -267,18 +263,7 @@ json info_json(const Report& r) {
     }
   }
   j["agents"] = agents;
-  json memory = json::array();
-  for (const auto& m : f.runtime.memory)
-    memory.push_back({{"gpu", m.gpu},
-                      {"vram_total", sourced_json(m.vram_total)},
-                      {"vram_usable", sourced_json(m.vram_usable)},
-                      {"vis_vram_total", sourced_json(m.vis_vram_total)},
-                      {"gtt_total", sourced_json(m.gtt_total)},
-                      {"gtt_usable", sourced_json(m.gtt_usable)},
-                      {"kfd_memory", sourced_json(m.kfd_memory)},
-                      {"hsa_coarse_pool", sourced_json(m.hsa_coarse_pool)},
-                      {"disagreements", m.disagreements}});
-  j["memory"] = memory;
+  j["memory"] = gpu_memory_json(f.runtime.memory);
   json gpus = json::array();
   for (const auto& g : f.gpus) gpus.push_back(gpu_json(g));
   j["gpus"] = gpus;

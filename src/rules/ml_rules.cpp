@@ -11,24 +11,7 @@ namespace amdml::rules {
 namespace ml {
 
 std::optional<GfxTarget> parse_override(const std::string& value) {
-  std::uint32_t parts[3];
-  std::size_t i = 0;
-  for (int k = 0; k < 3; ++k) {
-    if (i >= value.size() || value[i] < '0' || value[i] > '9') return std::nullopt;
-    std::uint64_t n = 0;
-    while (i < value.size() && value[i] >= '0' && value[i] <= '9') {
-      n = n * 10 + static_cast<std::uint64_t>(value[i] - '0');
-      if (n > 255) return std::nullopt;
-      ++i;
-    }
-    parts[k] = static_cast<std::uint32_t>(n);
-    if (k < 2) {
-      if (i >= value.size() || value[i] != '.') return std::nullopt;
-      ++i;
-    }
-  }
-  if (i != value.size() || parts[0] > 63) return std::nullopt;
-  return GfxTarget{parts[0], parts[1], parts[2]};
+  return parse_gfx_override(value);
 }
 
 std::optional<std::string> unquote(const std::string& v) {

@@ -24,23 +24,9 @@ std::string errno_label(int e) {
   return name ? std::string(name) + " (" + text + ")" : text;
 }
 
-// libhsakmt's own check: decimal major.minor.stepping, major <= 63, minor and stepping <= 255.
+// libhsakmt's own check (amdml/gfx.hpp): decimal major.minor.stepping, major <= 63, minor and stepping <= 255.
 bool override_well_formed(const std::string& v) {
-  unsigned parts[3] = {0, 0, 0};
-  int n = 0;
-  std::size_t i = 0;
-  while (n < 3) {
-    std::size_t start = i;
-    unsigned long x = 0;
-    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 4) x = x * 10 + static_cast<unsigned>(v[i++] - '0');
-    if (i == start) return false;
-    parts[n++] = static_cast<unsigned>(x);
-    if (n < 3) {
-      if (i >= v.size() || v[i] != '.') return false;
-      ++i;
-    }
-  }
-  return i == v.size() && parts[0] <= 63 && parts[1] <= 255 && parts[2] <= 255;
+  return parse_gfx_override(v).has_value();
 }
 
 // HSA_OVERRIDE_GFX_VERSION and its per-node forms, as set for the report's process.

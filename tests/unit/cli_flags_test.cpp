@@ -60,3 +60,19 @@ TEST(CliFlags, DoctorListAsJson) {
   EXPECT_EQ(doc["probes"].size() + doc["findings"].size() + 3,
             static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
 }
+
+// --recipes DIR: a key the knowledge tables do not know is an error naming the file and
+// line (a typo would otherwise leave the entry silently without it), exit 2.
+TEST(CliFlags, RecipesWithAnUnknownKnowledgeKeyFailNamingFileAndLine) {
+  const std::string dir = "/tmp/amdml-recipes-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir + "/knowledge");
+  {
+    std::ofstream f(dir + "/knowledge/gfx.toml");
+    f << "[[gfx]]\ntarget = \"gfx1030\"\nkfd_version = 100300\nisa = \"rdna2\"\noverride_to = \"10.3.0\"\n";
+  }
+  auto r = amdml::test::shell_run(
+      amdml::test::amdml_command({"doctor", "--recipes", dir, "--root", amdml::test::fixture("rdna2-dgpu")}));
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "amdml: error: recipes/knowledge/gfx.toml:5: unknown key 'override_to' in [[gfx]]\n");
+}

@@ -45,13 +45,19 @@ Facts facts_with_user(const std::string& name) {
 
 }  // namespace
 
+// libhsakmt reads three decimal numbers: any number of digits, so leading zeros are
+// harmless ("11.0.0000" is 11.0.0), which an earlier {1,3}-digit regex here rejected.
 TEST(FixParamsMatch, GfxOverrideAgreesWithTheRegex) {
-  const std::regex re("^([0-9]{1,2})\\.([0-9]{1,3})\\.([0-9]{1,3})$");
+  const std::regex re("^([0-9]+)\\.([0-9]+)\\.([0-9]+)$");
   for (const auto& s : samples(12)) {
     std::smatch m;
-    bool want = std::regex_match(s, m, re) && std::stoi(m[1]) <= 63 && std::stoi(m[2]) <= 255 && std::stoi(m[3]) <= 255;
+    bool want = std::regex_match(s, m, re) && std::stoull(m[1]) <= 63 && std::stoull(m[2]) <= 255 && std::stoull(m[3]) <= 255;
     EXPECT_EQ(valid_gfx_override(s), want) << '"' << s << '"';
   }
+  // The fix accepts what the rules and the knowledge loader accept (amdml/gfx.hpp).
+  for (const char* v : {"11.0.0000", "010.3.0", "9.0.10", "63.255.255"})
+    EXPECT_EQ(valid_gfx_override(v), parse_gfx_override(v).has_value()) << v;
+  EXPECT_TRUE(valid_gfx_override("11.0.0000"));
 }
 
 TEST(FixParamsMatch, UserAndGroupNamesAgreeWithTheRegex) {

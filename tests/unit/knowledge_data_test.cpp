@@ -219,6 +219,11 @@ TEST(OverrideParse, FollowsLibhsakmtGrammar) {
   EXPECT_EQ(*parse_hsa_override("10.3.0").target, (GfxTarget{10, 3, 0}));
   EXPECT_EQ(*parse_hsa_override("9.0.10").target, (GfxTarget{9, 0, 10}));
   EXPECT_EQ(*parse_hsa_override("63.255.255").target, (GfxTarget{63, 255, 255}));
+  // Decimal numbers: leading zeros are harmless, however many (libhsakmt reads %u).
+  EXPECT_EQ(*parse_hsa_override("11.0.0000").target, (GfxTarget{11, 0, 0}));
+  EXPECT_EQ(*parse_hsa_override("011.00.0000000000000000000000").target, (GfxTarget{11, 0, 0}));
+  EXPECT_EQ(parse_gfx_override("11.0.0000"), (GfxTarget{11, 0, 0}));
+  EXPECT_EQ(parse_gfx_override(" 11.0.0"), std::nullopt);
   EXPECT_EQ(parse_hsa_override("64.0.0").error, OverrideError::out_of_range);
   EXPECT_EQ(parse_hsa_override("11.256.0").error, OverrideError::out_of_range);
   EXPECT_EQ(parse_hsa_override("").error, OverrideError::empty);
@@ -294,6 +299,43 @@ TEST(KnowledgeLoader, RejectsBadData) {
   auto bad = load("[[gfx]\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("recipes/knowledge/x.toml:"), std::string::npos);
+}
+
+// A key a table does not know is an error naming the file and the key's line, in every
+// table: a misspelt "overide" must not leave a target silently without its override.
+TEST(KnowledgeLoader, UnknownKeysAreErrorsNamingFileAndLine) {
+  auto load = [](const std::string& text) { return load_knowledge({{"knowledge/x.toml", text}}); };
+  const std::string gfx = "[[gfx]]\ntarget = \"gfx1030\"\nkfd_version = 100300\nisa = \"rdna2\"\nwave_size = 32\n";
+  ASSERT_TRUE(load(gfx).ok());
+  struct Case {
+    std::string text;
+    std::string error;
+  } cases[] = {
+      {gfx + "overide = \"10.3.0\"\n", "recipes/knowledge/x.toml:6: unknown key 'overide' in [[gfx]]"},
+      {"[[pci]]\ndevice = \"0x73bf\"\ngfx = \"gfx1030\"\nname = \"x\"\nrev = \"0xc1\"\n",
+       "recipes/knowledge/x.toml:5: unknown key 'rev' in [[pci]]"},
+      {"[[chip]]\ngfx = \"gfx600\"\nname = \"y\"\ndevices = [\"0x6818\"]\ndevice = \"0x6819\"\n",
+       "recipes/knowledge/x.toml:5: unknown key 'device' in [[chip]]"},
+      {"[[rocm]]\nversion = \"7.2\"\nofficial = [\"gfx1030\"]\nkernel = [\"gfx1030\"]\n",
+       "recipes/knowledge/x.toml:4: unknown key 'kernel' in [[rocm]]"},
+      {"[[pytorch]]\nrocm = \"7.1\"\nindex = \"https://a\"\ntorch_version = \"2.9\"\n",
+       "recipes/knowledge/x.toml:4: unknown key 'torch_version' in [[pytorch]]"},
+      {"[[ollama]]\nfrom = \"0.5.0\"\nrocm = \"6.1\"\ntargets = [\"gfx1030\"]\nto = \"0.6.0\"\n",
+       "recipes/knowledge/x.toml:5: unknown key 'to' in [[ollama]]"},
+      {"[ollama_policy]\nigpu_drop_from = \"0.30.0\"\nvulkan_default_from = \"0.30.0\"\n"
+       "vulkan_opt_in_from = \"0.12.11\"\nigpu_allowed = 1\n",
+       "recipes/knowledge/x.toml:5: unknown key 'igpu_allowed' in [ollama_policy]"},
+      {"[runtime]\nper_node_overrides = \"6.3\"\n", "recipes/knowledge/x.toml:2: unknown key 'per_node_overrides' in [runtime]"},
+      {"[memory]\nmax_fraction = 0.9\nmin_fraction = 0.1\n", "recipes/knowledge/x.toml:3: unknown key 'min_fraction' in [memory]"},
+      {"[[kernel_req]]\ngfx = [\"gfx1151\"]\nkernel_min = \"6.18.4\"\nreason = \"x\"\n",
+       "recipes/knowledge/x.toml:4: unknown key 'reason' in [[kernel_req]]"},
+      {"[[gpu]]\ntarget = \"gfx1030\"\n", "recipes/knowledge/x.toml:1: unknown key 'gpu' in a knowledge file"},
+  };
+  for (const auto& c : cases) {
+    auto r = load(c.text);
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.error().message, c.error);
+  }
 }
 
 // Input that toml++ 3.3.0 mis-handles internally (an assert in debug builds, undefined

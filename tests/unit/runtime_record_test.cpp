@@ -101,3 +101,42 @@ TEST(RuntimeRecord, LibdrmRoundTripAndErrors) {
   ASSERT_FALSE(no_node.ok());
   EXPECT_EQ(no_node.error().message, "libdrm.devices[0].render_node is missing");
 }
+
+// What the writer spells for a pool or agent the runtime did not name ("unknown") reads
+// back: the probe children write through hsa_record_json, so a pool whose segment query
+// failed must not turn their answer into bad output.
+TEST(RuntimeRecord, UnknownSegmentAndDeviceRoundTrip) {
+  HsaFacts h;
+  h.outcome = HsaOutcome::ok;
+  HsaAgent a;
+  a.name = "gfx1103";
+  HsaPool p;
+  p.size = Bytes{4096};
+  a.pools.push_back(p);
+  h.agents.push_back(a);
+  const json written = hsa_record_json(h);
+  EXPECT_EQ(written["agents"][0]["pools"][0]["segment"], "unknown");
+  EXPECT_EQ(written["agents"][0]["device"], "unknown");
+  auto back = parse_hsa_record(written);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->agents.size(), 1u);
+  ASSERT_EQ(back->agents[0].pools.size(), 1u);
+  EXPECT_EQ(back->agents[0].pools[0].segment, HsaSegment::unknown);
+  EXPECT_EQ(back->agents[0].device, HsaDeviceType::unknown);
+  EXPECT_EQ(hsa_record_json(*back), written);
+}
+
+// exit_code and signal are ints: a number beyond one is refused when read, instead of
+// coming back negative and failing the next read of what was written.
+TEST(RuntimeRecord, ExitCodeAndSignalMustFitAnInt) {
+  auto big = parse_hsa_record(json{{"status", "crashed"}, {"exit_code", 3000000000u}});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().message, "hsa.exit_code must be in range");
+  auto sig = parse_hsa_record(json{{"status", "crashed"}, {"signal", 4294967295u}});
+  ASSERT_FALSE(sig.ok());
+  EXPECT_EQ(sig.error().message, "hsa.signal must be in range");
+  auto ok = parse_hsa_record(json{{"status", "crashed"}, {"exit_code", 139}, {"signal", 11}});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->exit_code, 139);
+  EXPECT_EQ(ok->signal, 11);
+}

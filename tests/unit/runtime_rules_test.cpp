@@ -115,6 +115,17 @@ TEST(RuntimeRules, InitFailedMapsKfdOpenErrors) {
   }
 }
 
+// The override is three decimal numbers of any length (amdml/gfx.hpp): leading zeros
+// are well formed, so a failed init is not blamed on them.
+TEST(RuntimeRules, InitFailedDoesNotBlameAnOverrideWithLeadingZeros) {
+  Facts f = apu_machine();
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.00000";
+  init_failed(f);
+  auto found = with_id(diagnose(f, kb()), "runtime.init-failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].detail.find("is not major.minor.stepping"), std::string::npos) << found[0].detail;
+}
+
 TEST(RuntimeRules, InitFailedInAContainerWithoutKfd) {
   Facts f = apu_machine();
   f.container.kind = ContainerKind::docker;
