@@ -20,10 +20,10 @@ std::string gpu_label(const Facts& f, int index) {
   return s;
 }
 
-Finding make_finding(const char* id, std::string title, std::string detail) {
+Finding make_finding(FindingId id, std::string title, std::string detail) {
   Finding f;
   f.id = id;
-  if (const auto* spec = find_finding_spec(id)) f.severity = spec->severity;
+  f.severity = default_severity(id);
   f.title = std::move(title);
   f.detail = std::move(detail);
   return f;

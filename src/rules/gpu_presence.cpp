@@ -20,7 +20,7 @@ void gpu_presence(const RuleContext& ctx, std::vector<Finding>& out) {
     std::vector<const ProbeError*> unreadable;
     for (const auto& e : f.errors)
       if (e.probe == "pci" && e.path.rfind("/sys/bus/pci/devices/", 0) == 0) unreadable.push_back(&e);
-    auto fd = make_finding("gpu.none", unreadable.empty() ? "No AMD GPU found" : "No AMD GPU found among the PCI devices amdml could read",
+    auto fd = make_finding(FindingId::gpu_none, unreadable.empty() ? "No AMD GPU found" : "No AMD GPU found among the PCI devices amdml could read",
                            unreadable.empty()
                                ? "No AMD display or accelerator device is on PCI, no amdgpu DRM card exists and KFD lists no GPU."
                                : "No readable PCI device is an AMD display or accelerator, no amdgpu DRM card exists and KFD "
@@ -53,7 +53,7 @@ void gpu_presence(const RuleContext& ctx, std::vector<Finding>& out) {
   }
   bool not_live = f.driver.amdgpu_loaded && f.driver.initstate && *f.driver.initstate != "live";
   if (any_rocm_capable && (!unbound.empty() || (!f.driver.amdgpu_loaded && !in_container(f)) || not_live)) {
-    auto fd = make_finding("driver.not-loaded", "The amdgpu kernel driver is not driving the GPU",
+    auto fd = make_finding(FindingId::driver_not_loaded, "The amdgpu kernel driver is not driving the GPU",
                            "");
     if (!f.driver.amdgpu_loaded) {
       fd.detail = "The amdgpu module is not loaded, so the kernel exposes no DRM card and no KFD for the GPU.";
@@ -90,7 +90,7 @@ void gpu_presence(const RuleContext& ctx, std::vector<Finding>& out) {
   for (const auto& g : f.gpus)
     any_amdgpu |= !rocm_never(ctx.kb, g) && (g.driver.value_or("") == "amdgpu" || g.kfd_node.has_value());
   if (any_amdgpu && kfd_node_missing(f)) {
-    auto fd = make_finding("kfd.missing", "/dev/kfd does not exist",
+    auto fd = make_finding(FindingId::kfd_missing, "/dev/kfd does not exist",
                            "ROCm talks to the GPU through /dev/kfd; without it no ROCm program sees a GPU. "
                            "The kernel was built without CONFIG_HSA_AMD, or KFD did not initialise for this ASIC.");
     fd.evidence.push_back({"/dev/kfd", "absent"});

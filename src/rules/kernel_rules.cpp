@@ -25,7 +25,7 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
     if (const KernelReq* req = ctx.kb.kernel_req_for(*g.gfx);
         req && !req->satisfied_by(release) && std::find(reported.begin(), reported.end(), req) == reported.end()) {
       reported.push_back(req);
-      auto fd = make_finding("kernel.old", gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(req->kernel_min) +
+      auto fd = make_finding(FindingId::kernel_old, gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(req->kernel_min) +
                                                " or newer (running " + short_version(kv) + ")",
                              req->why + ".");
       fd.evidence.push_back(kev);
@@ -47,7 +47,7 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
     }
     // The in-tree KFD must know the ASIC; AMD's DKMS driver brings its own.
     if (const GfxInfo* info = ctx.kb.find_gfx(*g.gfx); info && info->kernel_min && kv < *info->kernel_min && !dkms_driver(f)) {
-      auto fd = make_finding("kernel.old", gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(*info->kernel_min) +
+      auto fd = make_finding(FindingId::kernel_old, gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(*info->kernel_min) +
                                                " or newer (running " + short_version(kv) + ")",
                              info->kernel_note + ". Older kernels log \"GC IP ... not supported in kfd\" and create no compute node.");
       fd.evidence.push_back(kev);
@@ -61,7 +61,7 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
     const MemoryKnowledge& mk = ctx.kb.memory;
     if (g.apu.value_or(false) && g.vram && g.vram->value <= mk.small_carveout_max_mib * kMiB && kv < mk.small_apu_gtt_fallback &&
         !dkms_driver(f)) {
-      auto fd = make_finding("kernel.old", gpu_label(f, static_cast<int>(i)) + ": kernel " + short_version(kv) +
+      auto fd = make_finding(FindingId::kernel_old, gpu_label(f, static_cast<int>(i)) + ": kernel " + short_version(kv) +
                                                " limits ROCm to the " + format_bytes(*g.vram) + " carve-out",
                              "Before Linux " + short_version(mk.small_apu_gtt_fallback) + " KFD allocates APU \"VRAM\" only from the BIOS "
                              "carve-out, so PyTorch and llama.cpp run out of memory while RAM is free. From " +
@@ -97,7 +97,7 @@ void gpu_missing(const RuleContext& ctx, std::vector<Finding>& out) {
     } else {
       cause = "KFD did not initialise it; dmesg says why.";
     }
-    auto fd = make_finding("kfd.gpu-missing", gpu_label(f, static_cast<int>(i)) + " is driven by amdgpu but has no KFD node", cause);
+    auto fd = make_finding(FindingId::kfd_gpu_missing, gpu_label(f, static_cast<int>(i)) + " is driven by amdgpu but has no KFD node", cause);
     fd.gpus.push_back(static_cast<int>(i));
     fd.evidence.push_back({drm_device_dir(g) + "/uevent", "DRIVER=amdgpu"});
     fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", std::to_string(f.kfd.nodes.size()) + " nodes, none at " +

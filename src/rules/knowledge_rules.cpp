@@ -1,7 +1,7 @@
 // Diagnoses that need the GPU knowledge base: gfx overrides, APU memory limits, kernel
-// and ROCm versions, and the environment variables that steer ROCm. This file holds
-// their catalog, runs the per-area rule files in a fixed order, and implements the
-// helpers they share (knowledge_internal.hpp).
+// and ROCm versions, and the environment variables that steer ROCm. This file runs
+// the per-area rule files in a fixed order and implements the helpers they share
+// (knowledge_internal.hpp).
 #include <algorithm>
 
 #include "rules/knowledge_internal.hpp"
@@ -14,28 +14,6 @@ void knowledge_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   kernel_rules(ctx, out);
   rocm_version_rules(ctx, out);
   env_rules(ctx, out);
-}
-
-const std::vector<FindingSpec>& knowledge_catalog() {
-  static const std::vector<FindingSpec> c = {
-      {"gfx.override-needed", Severity::error,
-       "the GPU's gfx has no kernels in the ROCm stack; a known HSA_OVERRIDE_GFX_VERSION works"},
-      {"gfx.unsupported", Severity::error, "no kernels for the GPU's gfx and no safe override (what to use instead)"},
-      {"gfx.override-invalid", Severity::error,
-       "HSA_OVERRIDE_GFX_VERSION malformed, quoted, a gfx name, or crossing an ISA family for some GPU"},
-      {"gfx.override-unneeded", Severity::info, "an override is set although the stack has native kernels for the GPU"},
-      {"memory.gtt-limit", Severity::warning, "an APU whose GPU-usable memory is held down by the TTM/GTT limit or the carve-out"},
-      {"memory.ttm-wrong-module", Severity::warning,
-       "TTM option for the module not in use, a runtime pages_limit not in effect, or a deprecated/misspelled gttsize"},
-      {"kernel.old", Severity::warning, "the kernel is too old or known-broken for this GPU or feature"},
-      {"rocm.version", Severity::warning, "the installed ROCm is too old or too new for this GPU, kernel or driver"},
-      {"kfd.gpu-missing", Severity::error, "a GPU driven by amdgpu has no KFD node (PCIe atomics, or an ASIC this kernel's KFD lacks)"},
-      {"env.visible-devices", Severity::error,
-       "HIP/ROCR/CUDA_VISIBLE_DEVICES hide every GPU, or put the iGPU first on a box with a dGPU"},
-      {"env.rocm-path", Severity::info, "PATH or LD_LIBRARY_PATH miss the installed ROCm or point at another ROCm"},
-      {"env.wsl", Severity::warning, "running under WSL: ROCm only through AMD's WSL driver on supported Radeon cards"},
-  };
-  return c;
 }
 
 Stack ml_stack(const RuleContext& ctx) {

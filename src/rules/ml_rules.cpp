@@ -1,7 +1,7 @@
 // Diagnoses of the ML stack: ollama (ollama_rules.cpp), PyTorch wheels, llama.cpp
 // builds and its unified-memory switch, the ROCm libraries TensorFlow/onnxruntime ROCm
 // builds load from the system, and the Vulkan driver that is the fallback for GPUs
-// ROCm does not cover. Also the helpers and the finding catalog for all of them.
+// ROCm does not cover. Also the helpers for all of them.
 #include <algorithm>
 
 #include "rules/ml_internal.hpp"
@@ -139,7 +139,7 @@ void torch_build_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<
   if (env.torch_build != TorchBuild::cpu && env.torch_build != TorchBuild::cuda) return;
   const bool cuda = env.torch_build == TorchBuild::cuda;
   std::string what = cuda ? "a CUDA build (for NVIDIA GPUs)" : "a CPU-only build";
-  auto fd = make_finding("torch.build", "PyTorch in " + env.prefix + " is " + what,
+  auto fd = make_finding(FindingId::torch_build, "PyTorch in " + env.prefix + " is " + what,
                          "torch " + env.torch_version.value_or("?") + " in " + env.prefix + " is " + what +
                              ": torch.cuda.is_available() is False on this AMD GPU whatever the driver does. "
                              "Install a ROCm wheel.");
@@ -183,7 +183,7 @@ void torch_gfx_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Fi
     if (user_override && has(*user_override)) continue;  // the person's override already maps it
     const auto* info = ctx.kb.find_gfx(g);
     bool can_override = info && info->override_to && has(*info->override_to);
-    auto fd = make_finding("torch.gfx", "PyTorch in " + env.prefix + " has no kernels for " + gpu_label(f, i),
+    auto fd = make_finding(FindingId::torch_gfx, "PyTorch in " + env.prefix + " has no kernels for " + gpu_label(f, i),
                            "torch " + env.torch_version.value_or("?") + " is built for " + ml::gfx_names(targets) +
                                "; " + g.name() + " is not among them, so it fails with hipErrorNoBinaryForGpu or "
                                "\"invalid device function\".");
@@ -219,7 +219,7 @@ void torch_driver_rule(const RuleContext& ctx, const PythonEnv& env, std::vector
   if (!r) return;
   auto why = ml::driver_too_old_for(ctx.facts, *r);
   if (!why) return;
-  auto fd = make_finding("torch.rocm-too-new", "PyTorch in " + env.prefix + " is built for ROCm " + v->str() +
+  auto fd = make_finding(FindingId::torch_rocm_too_new, "PyTorch in " + env.prefix + " is built for ROCm " + v->str() +
                                                    ", newer than this driver supports",
                          "torch " + env.torch_version.value_or("?") + " brings ROCm " + v->str() + "; " + *why + ".");
   fd.evidence.push_back({*env.torch_path + "/version.py", "hip=" + *env.torch_hip});
@@ -267,7 +267,7 @@ void torch_runtime_rule(const RuleContext& ctx, const PythonEnv& env, std::vecto
     detail = "torch imported but sees no GPU: check the other findings (build, /dev/kfd access, "
              "HSA_OVERRIDE_GFX_VERSION, HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES/CUDA_VISIBLE_DEVICES).";
   }
-  auto fd = make_finding("torch.runtime", title, detail);
+  auto fd = make_finding(FindingId::torch_runtime, title, detail);
   fd.evidence.push_back({env.interpreter.value_or(env.prefix) + " -c 'import torch ...'",
                          t.error ? *t.error : "is_available=False, device_count=" + std::to_string(t.device_count)});
   fd.gpus = amd_gpu_indices(ctx.facts);
@@ -297,7 +297,7 @@ void llama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                                "to turn it off."
                              : "Managed memory draws from host RAM instead of VRAM and slows a discrete GPU down; it is "
                                "meant for APUs.";
-    auto fd = make_finding("llamacpp.uma-env", title, detail);
+    auto fd = make_finding(FindingId::llamacpp_uma_env, title, detail);
     fd.evidence.push_back({src == "env" ? "env GGML_CUDA_ENABLE_UNIFIED_MEMORY" : src, "GGML_CUDA_ENABLE_UNIFIED_MEMORY=" + val});
     fd.commands.push_back(src == "env" ? "unset GGML_CUDA_ENABLE_UNIFIED_MEMORY   # and remove it from your shell profile"
                                        : "remove GGML_CUDA_ENABLE_UNIFIED_MEMORY from " + src);
@@ -310,7 +310,7 @@ void llama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                            [](LlamaBackend k) { return k == LlamaBackend::hip || k == LlamaBackend::vulkan; });
     if (gpu) continue;
     bool cuda = std::find(b.backends.begin(), b.backends.end(), LlamaBackend::cuda) != b.backends.end();
-    auto fd = make_finding("llamacpp.no-gpu-backend", b.path + " cannot use the AMD GPU",
+    auto fd = make_finding(FindingId::llamacpp_no_gpu_backend, b.path + " cannot use the AMD GPU",
                            std::string("This llama.cpp build has ") + (cuda ? "only the CUDA (NVIDIA) backend" : "only the CPU backend") +
                                "; it needs a HIP (ROCm) or Vulkan build to run on an AMD GPU.");
     fd.evidence.push_back({b.path, b.evidence});
@@ -342,7 +342,7 @@ void framework_libs_rule(const RuleContext& ctx, std::vector<Finding>& out) {
             packages.push_back(lib.package);
           }
       if (missing_names.empty()) continue;
-      auto fd = make_finding("ml.rocm-libraries", pkg.name + " in " + env.prefix + " is missing ROCm libraries: " +
+      auto fd = make_finding(FindingId::ml_rocm_libraries, pkg.name + " in " + env.prefix + " is missing ROCm libraries: " +
                                                       ml::join(missing_names, ", "),
                              pkg.name + " " + pkg.version + " loads these from the system ROCm (" +
                                  f.rocm.path.value_or("none installed") + ") rather than bundling them the way PyTorch "
@@ -367,9 +367,9 @@ void vulkan_rule(const RuleContext& ctx, const std::vector<Finding>& so_far, std
     if (std::find(b.backends.begin(), b.backends.end(), LlamaBackend::vulkan) != b.backends.end())
       why = b.path + " is a Vulkan build";
   for (const auto& fd : so_far)
-    if (fd.id == "ollama.gfx-unsupported") why = "ollama can only use this GPU through Vulkan";
+    if (fd.id == FindingId::ollama_gfx_unsupported) why = "ollama can only use this GPU through Vulkan";
   if (why.empty()) return;
-  auto fd = make_finding("vulkan.no-icd", "No Vulkan driver for the AMD GPU",
+  auto fd = make_finding(FindingId::vulkan_no_icd, "No Vulkan driver for the AMD GPU",
                          why + ", but no AMD Vulkan ICD (Mesa RADV radeon_icd*.json or AMDVLK amd_icd*.json) is "
                                "installed under /usr/share/vulkan/icd.d or /etc/vulkan/icd.d.");
   fd.evidence.push_back({"/usr/share/vulkan/icd.d", f.ml.vulkan_icds.empty() ? "no ICD files" : "no AMD ICD"});
@@ -399,24 +399,6 @@ void ml_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   framework_libs_rule(ctx, mine);
   vulkan_rule(ctx, mine, mine);
   for (auto& fd : mine) out.push_back(std::move(fd));
-}
-
-const std::vector<FindingSpec>& ml_catalog() {
-  static const std::vector<FindingSpec> c = {
-      {"ollama.env", Severity::warning, "the ollama service lacks an environment setting this GPU needs, or has a broken one"},
-      {"ollama.access", Severity::warning, "the ollama service user is not in the groups that own the devices"},
-      {"ollama.gfx-unsupported", Severity::warning, "this ollama build has no ROCm kernels for the GPU and no override helps"},
-      {"ollama.driver", Severity::warning, "the ROCm bundled with ollama needs a newer GPU driver than the running one"},
-      {"torch.build", Severity::error, "PyTorch is a CPU-only or CUDA build on an AMD GPU box"},
-      {"torch.gfx", Severity::error, "the PyTorch ROCm wheel has no kernels for the GPU's gfx target"},
-      {"torch.rocm-too-new", Severity::warning, "the PyTorch wheel's ROCm is newer than the GPU driver supports"},
-      {"torch.runtime", Severity::error, "importing torch in a child process (--deep) failed or saw no GPU"},
-      {"llamacpp.uma-env", Severity::warning, "GGML_CUDA_ENABLE_UNIFIED_MEMORY is set where it hurts (any value enables it)"},
-      {"llamacpp.no-gpu-backend", Severity::warning, "a llama.cpp build without a HIP or Vulkan backend"},
-      {"ml.rocm-libraries", Severity::error, "TensorFlow/onnxruntime ROCm builds miss ROCm libraries they load"},
-      {"vulkan.no-icd", Severity::warning, "Vulkan is needed for this GPU but no AMD Vulkan driver is installed"},
-  };
-  return c;
 }
 
 }  // namespace amdml::rules

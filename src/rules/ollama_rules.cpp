@@ -260,7 +260,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   std::string title = plan.problems.size() == 1 ? "The ollama service's environment needs a change"
                                                 : "The ollama service's environment has " +
                                                       std::to_string(plan.problems.size()) + " problems";
-  auto fd = make_finding("ollama.env", title, ml::join(plan.problems, " "));
+  auto fd = make_finding(FindingId::ollama_env, title, ml::join(plan.problems, " "));
   fd.evidence = plan.evidence;
   if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + ml::join(svc.files, ", ")});
   fd.gpus = gpus;
@@ -286,7 +286,7 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
     if (p.name == svc.user) pw = &p;
   if (!pw) {
     if (f.identity.passwd.empty()) return;  // no /etc/passwd read: nothing to judge by
-    auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " does not exist",
+    auto fd = make_finding(FindingId::ollama_access, "The ollama service user " + svc.user + " does not exist",
                            "ollama.service runs as User=" + svc.user + ", which is not in /etc/passwd: systemd cannot "
                            "start the service (\"Failed to determine user credentials\").");
     fd.evidence.push_back({"/etc/passwd", "no user " + svc.user});
@@ -320,7 +320,7 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
   }
   if (missing.empty()) return;
   std::sort(missing.begin(), missing.end());
-  auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " cannot open the GPU devices",
+  auto fd = make_finding(FindingId::ollama_access, "The ollama service user " + svc.user + " cannot open the GPU devices",
                          "ollama.service runs as " + svc.user + ", which is not in group " + ml::join(missing, ",") +
                              " that owns the device nodes; ROCm then finds no GPU and ollama runs on the CPU.");
   fd.evidence = ev;
@@ -341,7 +341,7 @@ void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Sh
     const auto* info = ctx.kb.find_gfx(g);
     if (info && info->override_to && contains(shipped.targets, *info->override_to)) continue;  // ollama.env covers it
     std::string ver = o.version ? "ollama v" + o.version->str() : "This ollama";
-    auto fd = make_finding("ollama.gfx-unsupported", ver + " has no ROCm kernels for " + gpu_label(f, i),
+    auto fd = make_finding(FindingId::ollama_gfx_unsupported, ver + " has no ROCm kernels for " + gpu_label(f, i),
                            ver + " ships ROCm kernels for " + ml::gfx_names(shipped.targets) + " (" + shipped.source +
                                "); " + g.name() + " is not among them and has no same-family override target that is, "
                                "so ollama's ROCm backend will not use it.");
@@ -369,7 +369,7 @@ void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Fi
   auto why = ml::driver_too_old_for(ctx.facts, *rel);
   if (!why) return;
   std::string ver = o.version ? "ollama v" + o.version->str() : "The installed ollama";
-  auto fd = make_finding("ollama.driver", ver + " bundles ROCm " + rocm->str() + ", which needs a newer GPU driver",
+  auto fd = make_finding(FindingId::ollama_driver, ver + " bundles ROCm " + rocm->str() + ", which needs a newer GPU driver",
                          ver + " brings its own ROCm " + rocm->str() + " user space; " + *why +
                              ". GPU discovery then hangs or crashes and ollama falls back to the CPU.");
   fd.evidence.push_back({o.rocm_dir.value_or(o.lib_dir.value_or("ollama")), "bundled ROCm " + rocm->str()});

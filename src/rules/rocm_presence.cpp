@@ -11,7 +11,7 @@ void rocm_presence(const RuleContext& ctx, std::vector<Finding>& out) {
   if (f.gpus.empty() || f.rocm.source != RocmSource::none) return;
   // No ROCm runs on any of these GPUs (gfx.unsupported says so): installing it cannot help.
   if (std::all_of(f.gpus.begin(), f.gpus.end(), [&](const Gpu& g) { return rocm_never(ctx.kb, g); })) return;
-  auto fd = make_finding("rocm.missing", "No ROCm runtime installed",
+  auto fd = make_finding(FindingId::rocm_missing, "No ROCm runtime installed",
                          "Neither ROCM_PATH, /opt/rocm nor a distribution libhsa-runtime64 was found. PyTorch ROCm "
                          "wheels and ollama bundle their own runtime, so this only matters for programs built "
                          "against a system ROCm (llama.cpp HIP builds, rocminfo).");

@@ -1,4 +1,4 @@
-// Rule functions and the per-area finding catalogs the registry assembles.
+// Rule functions the registry runs, and helpers shared by rules.
 #pragma once
 
 #include <optional>
@@ -19,15 +19,11 @@ void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml_
 // plan (gfx.override-needed mentions ollama's drop-in only when ollama.env asks for it).
 void cross_reference(std::vector<Finding>& out);                          // gfx_rules.cpp
 
-const std::vector<FindingSpec>& knowledge_catalog();
-const std::vector<FindingSpec>& runtime_catalog();
-const std::vector<FindingSpec>& ml_catalog();
-const std::vector<FindingSpec>& container_catalog();  // container.cpp
-
 // Helpers shared by rules.
 std::vector<int> amd_gpu_indices(const Facts& f);          // every GPU index
 std::string gpu_label(const Facts& f, int index);          // "GPU 0 (AMD Radeon 780M, gfx1103)"
-Finding make_finding(const char* id, std::string title, std::string detail);
+// A finding with the catalog's default severity for its id.
+Finding make_finding(FindingId id, std::string title, std::string detail);
 bool in_container(const Facts& f);
 // Where the login configuration sets NAME to VALUE for every new session, if it does:
 // /etc/environment, or both /etc/profile.d and /etc/environment.d.

@@ -151,7 +151,7 @@ void probe_failure(const Facts& f, std::vector<Finding>& out) {
   };
   switch (h.outcome) {
     case HsaOutcome::crashed: {
-      auto fd = make_finding("runtime.crashed", "The HSA runtime crashed while amdml asked it for the GPUs",
+      auto fd = make_finding(FindingId::runtime_crashed, "The HSA runtime crashed while amdml asked it for the GPUs",
                              h.reason.empty() ? "The probe's child process died." : "The probe's child process: " + h.reason + ".");
       fd.detail += " Any ROCm program on this machine is likely to crash the same way.";
       if (h.signal) fd.evidence.push_back({"signal", std::to_string(h.signal)});
@@ -163,7 +163,7 @@ void probe_failure(const Facts& f, std::vector<Finding>& out) {
       break;
     }
     case HsaOutcome::timed_out: {
-      auto fd = make_finding("runtime.timeout", "The HSA runtime did not answer in time",
+      auto fd = make_finding(FindingId::runtime_timeout, "The HSA runtime did not answer in time",
                              "The probe's child process: " + h.reason + ". A runtime that hangs in initialisation "
                              "usually means a GPU or driver that stopped responding.");
       if (h.timeout_ms) fd.evidence.push_back({"--runtime-timeout", std::to_string(*h.timeout_ms) + " ms"});
@@ -175,7 +175,7 @@ void probe_failure(const Facts& f, std::vector<Finding>& out) {
       break;
     }
     case HsaOutcome::bad_output: {
-      auto fd = make_finding("runtime.probe-failed", "amdml could not read the HSA runtime's answer",
+      auto fd = make_finding(FindingId::runtime_probe_failed, "amdml could not read the HSA runtime's answer",
                              (h.reason.empty() ? std::string("The probe's child gave no usable result") : h.reason) + ".");
       with_child_evidence(fd);
       fd.commands.push_back("rocminfo");
@@ -192,7 +192,7 @@ void not_installed(const Facts& f, std::vector<Finding>& out) {
   bool found = false;
   for (const auto& a : h.attempts) found |= a.exists;
   if (found) {
-    auto fd = make_finding("runtime.load-failed", "libhsa-runtime64 is installed but cannot be loaded",
+    auto fd = make_finding(FindingId::runtime_load_failed, "libhsa-runtime64 is installed but cannot be loaded",
                            "The dynamic loader found the HSA runtime but could not load it (a missing dependency "
                            "such as libhsakmt, or a library for another architecture). Programs that use the "
                            "system ROCm will fail the same way.");
@@ -203,7 +203,7 @@ void not_installed(const Facts& f, std::vector<Finding>& out) {
     return;
   }
   if (f.gpus.empty()) return;
-  auto fd = make_finding("runtime.not-installed", "No HSA runtime (libhsa-runtime64) to ask",
+  auto fd = make_finding(FindingId::runtime_not_installed, "No HSA runtime (libhsa-runtime64) to ask",
                          "amdml could not load libhsa-runtime64 from AMDML_HSA_LIBRARY, ROCM_PATH, /opt/rocm or the "
                          "system library path, so it reports what the kernel exposes but not what ROCm programs "
                          "will see. PyTorch ROCm wheels and ollama bring their own copy.");
@@ -215,7 +215,7 @@ void not_installed(const Facts& f, std::vector<Finding>& out) {
 void init_failed(const Facts& f, std::vector<Finding>& out) {
   const auto& h = f.runtime.hsa;
   if (h.outcome != HsaOutcome::init_failed) return;
-  auto fd = make_finding("runtime.init-failed", "The HSA runtime failed to initialise: " + status_line(h),
+  auto fd = make_finding(FindingId::runtime_init_failed, "The HSA runtime failed to initialise: " + status_line(h),
                          "ROCm programs on this machine will see no GPU.");
   if (f.gpus.empty()) {
     fd.severity = Severity::info;
@@ -235,7 +235,7 @@ void not_asked(const Facts& f, std::vector<Finding>& out) {
   if (h.outcome != HsaOutcome::skipped || (f.gpus.empty() && !f.rocm.hsa_library)) return;
   const DeviceAccess* kfd = device(f, "/dev/kfd");
   if (!f.identity.devices_known || (kfd && kfd->exists && kfd->open != OpenCheck::failed)) return;
-  auto fd = make_finding("runtime.not-asked", "amdml did not ask the HSA runtime: " + h.reason,
+  auto fd = make_finding(FindingId::runtime_not_asked, "amdml did not ask the HSA runtime: " + h.reason,
                          "ROCm programs on this machine will see no GPU.");
   if (f.gpus.empty()) {
     fd.severity = Severity::info;
@@ -267,7 +267,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
   }();
   std::string title = all ? "The HSA runtime lists no GPU although the kernel has " + std::to_string(missing.size())
                           : std::to_string(missing.size()) + " GPU(s) the kernel has are missing from the HSA runtime";
-  auto fd = make_finding("runtime.gpu-missing", title,
+  auto fd = make_finding(FindingId::runtime_gpu_missing, title,
                          "KFD lists the GPU but hsa_init left it out, so PyTorch, ollama and every other ROCm "
                          "program will not see it either.");
   fd.gpus = missing;
@@ -323,7 +323,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
 void drm_mismatch(const Facts& f, std::vector<Finding>& out) {
   for (const auto& v : f.runtime.memory) {
     if (v.disagreements.empty()) continue;
-    auto fd = make_finding("drm.mismatch", gpu_label(f, v.gpu) + ": memory sizes disagree between layers",
+    auto fd = make_finding(FindingId::drm_mismatch, gpu_label(f, v.gpu) + ": memory sizes disagree between layers",
                            "Two interfaces that report the same memory give different numbers. The kernel's sysfs "
                            "files and the libdrm query come from the same driver, so a difference means a stale "
                            "value or a driver bug; between KFD and the HSA runtime it means the runtime is not "
@@ -344,21 +344,6 @@ void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   probe_failure(f, out);
   gpu_missing(f, out);
   drm_mismatch(f, out);
-}
-
-const std::vector<FindingSpec>& runtime_catalog() {
-  static const std::vector<FindingSpec> c = {
-      {"runtime.not-installed", Severity::info, "no libhsa-runtime64 could be loaded, so ROCm's own view is unknown"},
-      {"runtime.load-failed", Severity::warning, "libhsa-runtime64 is installed but the loader cannot load it"},
-      {"runtime.init-failed", Severity::error, "hsa_init failed; the cause is read off the driver, /dev/kfd and env"},
-      {"runtime.not-asked", Severity::error, "no usable /dev/kfd, so the HSA runtime was not started; the cause as for init-failed"},
-      {"runtime.crashed", Severity::error, "the HSA runtime crashed while listing the GPUs"},
-      {"runtime.timeout", Severity::error, "the HSA runtime did not answer within --runtime-timeout"},
-      {"runtime.probe-failed", Severity::warning, "the runtime probe's child gave output amdml cannot read"},
-      {"runtime.gpu-missing", Severity::error, "a GPU KFD lists is not an HSA agent (render node, override, ISA)"},
-      {"drm.mismatch", Severity::warning, "libdrm, sysfs, KFD or HSA report different memory sizes for a GPU"},
-  };
-  return c;
 }
 
 }  // namespace amdml::rules
