@@ -15,7 +15,7 @@ static std::string mode_text(std::optional<std::uint32_t> m) {
   return buf;
 }
 
-void access(const RuleContext& ctx, std::vector<Finding>& out) {
+void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const auto& id = f.identity;
   // Root needs no group; containers: container.gid; no AMD GPU: gpu.none says it (a

@@ -333,7 +333,7 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
 
 }  // namespace
 
-void container(const RuleContext& ctx, std::vector<Finding>& out) {
+void container_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (!in_container(f)) {
     host_docker_finding(f, out);

@@ -7,14 +7,29 @@
 namespace amdml {
 
 const std::vector<RuleSpec>& rule_table() {
+  // One rule per finding-id prefix, each in the file named after it (kfd and rocm have
+  // two, run where their findings have always come). The order is the order findings
+  // of one severity are reported in.
   static const std::vector<RuleSpec> table = {
-      {"gpu", rules::gpu_presence},          // gpu.none, driver.not-loaded, kfd.missing
-      {"container", rules::container},       // container.* (inside), container.host-docker (host)
-      {"access", rules::access},             // access.kfd, access.relogin
-      {"rocm", rules::rocm_presence},        // rocm.missing
-      {"knowledge", rules::knowledge_rules},  // gfx.*, memory.*, kernel.old, rocm.version, env.* (knowledge rules)
-      {"runtime", rules::runtime_rules},      // runtime.* (HSA/libdrm layer)
-      {"ml", rules::ml_rules},                // ollama.*, torch.*, llamacpp.* (ML stack)
+      {"gpu", rules::gpu_rules},
+      {"driver", rules::driver_rules},
+      {"kfd", rules::kfd_missing},
+      {"container", rules::container_rules},  // container.* (inside), container.host-docker (host)
+      {"access", rules::access_rules},
+      {"rocm", rules::rocm_missing},
+      {"gfx", rules::gfx_rules},
+      {"memory", rules::memory_rules},
+      {"kernel", rules::kernel_rules},
+      {"kfd", rules::kfd_gpu_missing},
+      {"rocm", rules::rocm_version_rules},
+      {"env", rules::env_rules},
+      {"runtime", rules::runtime_rules},
+      {"drm", rules::drm_rules},
+      {"ollama", rules::ollama_rules},
+      {"torch", rules::torch_rules},
+      {"llamacpp", rules::llamacpp_rules},
+      {"ml", rules::ml_rules},
+      {"vulkan", rules::vulkan_rules},  // after ollama: it reads ollama.gfx-unsupported
   };
   return table;
 }

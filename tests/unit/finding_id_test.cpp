@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "amdml/finding.hpp"
+#include "rules/rules.hpp"
 
 namespace amdml {
 namespace {
@@ -42,6 +43,18 @@ TEST(FindingCatalog, DottedIdsRoundTrip) {
   EXPECT_EQ(finding_prefix(FindingId::memory_ttm_wrong_module), "memory");
   for (const char* unknown : {"", "gfx", "gfx.", "nobody.knows", "GPU.NONE", "gpu.none ", "gpu_none"})
     EXPECT_FALSE(parse_finding_id(unknown)) << '"' << unknown << '"';
+}
+
+// src/rules has one file per finding-id prefix, and the rule table one rule (or two)
+// named after each prefix: a new prefix without its rule file, or a rule file without
+// findings in the catalog, fails here.
+TEST(FindingCatalog, EveryPrefixHasItsRuleFileAndTableEntry) {
+  std::set<std::string> prefixes, rules;
+  for (const auto& s : finding_catalog()) prefixes.insert(std::string(finding_prefix(s.id)));
+  for (const auto& r : rule_table()) rules.insert(r.name);
+  EXPECT_EQ(prefixes, rules);
+  const auto dir = std::filesystem::path(AMDML_SOURCE_DIR) / "src" / "rules";
+  for (const auto& p : prefixes) EXPECT_TRUE(std::filesystem::exists(dir / (p + ".cpp"))) << "src/rules/" << p << ".cpp";
 }
 
 }  // namespace

@@ -83,7 +83,9 @@ Gpu& add_gpu(Facts& f, const char* gfx, std::uint16_t device, bool apu, std::opt
 std::vector<Finding> run(const Facts& f) {
   RuleContext ctx{f, kb()};
   std::vector<Finding> out;
-  rules::knowledge_rules(ctx, out);
+  for (auto rule : {rules::gfx_rules, rules::memory_rules, rules::kernel_rules, rules::kfd_gpu_missing,
+                    rules::rocm_version_rules, rules::env_rules})
+    rule(ctx, out);
   return out;
 }
 

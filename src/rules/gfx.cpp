@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 

@@ -11,12 +11,33 @@
 #include <map>
 
 #include "formats/systemd_unit.hpp"
-#include "rules/ml_internal.hpp"
-#include "rules/ollama_builds.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
 namespace {
+
+bool ships(const OllamaBuild& b, const GfxTarget& g) {
+  return std::find(b.targets.begin(), b.targets.end(), g) != b.targets.end();
+}
+
+// "v0.18.0 to the last release before v0.31.2": the newest run of adjacent ranges of
+// the ollama release data (Knowledge::ollama) that ships gfx, for the advice to
+// downgrade; nullopt when no release ships it.
+std::optional<std::string> last_range_with(const Knowledge& kb, const GfxTarget& gfx) {
+  const auto& t = kb.ollama;
+  for (auto it = t.rbegin(); it != t.rend(); ++it) {
+    if (!ships(*it, gfx)) continue;
+    // widen to the earliest adjacent range that also ships it
+    auto first = it;
+    while (std::next(first) != t.rend() && ships(*std::next(first), gfx)) ++first;
+    std::string s = "v" + first->from.str() + " to ";
+    if (!it->until) return s + "the current release";
+    // the release before `until`: show "before vX" rather than guess its number
+    return s + "the last release before v" + it->until->str();
+  }
+  return std::nullopt;
+}
 
 // The gfx targets this ollama's ROCm backend ships, and where that knowledge came from.
 struct Shipped {
@@ -355,7 +376,7 @@ void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Sh
       fd.notes.push_back("ollama's Vulkan backend can run it: add Environment=\"OLLAMA_VULKAN=1\" to the service.");
     else
       fd.notes.push_back("A newer ollama with the Vulkan backend can run it.");
-    if (auto r = ollama_builds::last_range_with(ctx.kb, g))
+    if (auto r = last_range_with(ctx.kb, g))
       fd.notes.push_back("ollama releases " + *r + " shipped ROCm kernels for " + g.name() + ".");
     out.push_back(std::move(fd));
   }
@@ -384,7 +405,7 @@ void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Fi
 
 void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const auto& o = ctx.facts.ml.ollama;
-  if (!o.installed || ctx.facts.gpus.empty()) return;
+  if (!ctx.facts.ml.probed || !o.installed || ctx.facts.gpus.empty()) return;
   auto shipped = shipped_targets(ctx.kb, o);
   if (o.service && !o.service->masked) {
     env_finding(ctx, o, shipped, out);

@@ -7,7 +7,7 @@
 // index that does not exist.
 #include <algorithm>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 

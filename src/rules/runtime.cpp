@@ -1,4 +1,4 @@
-// Diagnoses from the HSA runtime and libdrm layer: did the runtime load, initialise and
+// runtime.*: did the HSA runtime load, initialise and
 // list every GPU the kernel has, and if not, which layer lost it and why. The causes of
 // an hsa_init failure are read off the other layers' facts (driver, /dev/kfd, render
 // nodes, HSA_OVERRIDE_GFX_VERSION), because the runtime itself reports almost every
@@ -320,20 +320,6 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
   out.push_back(std::move(fd));
 }
 
-void drm_mismatch(const Facts& f, std::vector<Finding>& out) {
-  for (const auto& v : f.runtime.memory) {
-    if (v.disagreements.empty()) continue;
-    auto fd = make_finding(FindingId::drm_mismatch, gpu_label(f, v.gpu) + ": memory sizes disagree between layers",
-                           "Two interfaces that report the same memory give different numbers. The kernel's sysfs "
-                           "files and the libdrm query come from the same driver, so a difference means a stale "
-                           "value or a driver bug; between KFD and the HSA runtime it means the runtime is not "
-                           "reading the topology the kernel has now.");
-    for (const auto& d : v.disagreements) fd.evidence.push_back({"memory", d});
-    fd.gpus.push_back(v.gpu);
-    out.push_back(std::move(fd));
-  }
-}
-
 }  // namespace
 
 void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out) {
@@ -343,7 +329,6 @@ void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   not_asked(f, out);
   probe_failure(f, out);
   gpu_missing(f, out);
-  drm_mismatch(f, out);
 }
 
 }  // namespace amdml::rules

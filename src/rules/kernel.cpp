@@ -1,17 +1,13 @@
-// kernel.old and kfd.gpu-missing: is the running kernel new enough for each GPU (its
-// KFD must know the ASIC; Strix Halo needs fixes AMD lists by kernel; small-carve-out
-// APUs need the GTT fallback), and did KFD take every GPU amdgpu drives.
+// kernel.old: is the running kernel new enough for each GPU (its KFD must know the
+// ASIC; Strix Halo needs fixes AMD lists by kernel; small-carve-out APUs need the GTT
+// fallback).
 #include <algorithm>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
-namespace {
-
-bool dkms_driver(const Facts& f) { return f.driver.dkms_version.has_value(); }
-
-void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
+void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (!f.os.kernel || !f.os.kernel_release || in_container(f)) return;
   const KernelVersion& kv = *f.os.kernel;
@@ -73,48 +69,6 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
       out.push_back(std::move(fd));
     }
   }
-}
-
-void gpu_missing(const RuleContext& ctx, std::vector<Finding>& out) {
-  const Facts& f = ctx.facts;
-  if (!f.kfd.present || in_container(f)) return;  // kfd.missing / container.* say it
-  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-    const Gpu& g = f.gpus[i];
-    if (g.kfd_node || g.driver.value_or("") != "amdgpu") continue;
-    if (rocm_never(ctx.kb, g)) continue;  // gfx.unsupported: no KFD node would bring ROCm
-    const GfxInfo* info = g.gfx ? ctx.kb.find_gfx(*g.gfx) : nullptr;
-    std::string cause;
-    if (!info) {
-      cause = "amdml does not know this ASIC as a ROCm target (" + (g.pci_id().empty() ? std::string("unknown id") : g.pci_id()) +
-              "); GPUs before GCN 3 (gfx8) have no KFD support.";
-    } else if (info->kernel_min && f.os.kernel && *f.os.kernel < *info->kernel_min && !dkms_driver(f)) {
-      cause = "This kernel's KFD does not know " + g.gfx->name() + " (dmesg: \"GC IP ... not supported in kfd\"); " +
-              info->kernel_note + ".";
-    } else if (info->needs_atomics && !info->apu) {
-      cause = "KFD most likely rejected it for lacking PCIe atomics (dmesg: \"skipped device " + g.pci_id() +
-              ", PCI rejects atomics\"): the slot or a riser/chipset path does not pass them, or the GPU firmware is older "
-              "than the no-atomics threshold.";
-    } else {
-      cause = "KFD did not initialise it; dmesg says why.";
-    }
-    auto fd = make_finding(FindingId::kfd_gpu_missing, gpu_label(f, static_cast<int>(i)) + " is driven by amdgpu but has no KFD node", cause);
-    fd.gpus.push_back(static_cast<int>(i));
-    fd.evidence.push_back({drm_device_dir(g) + "/uevent", "DRIVER=amdgpu"});
-    fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", std::to_string(f.kfd.nodes.size()) + " nodes, none at " +
-                                                                     g.pci_slot.value_or("?")});
-    fd.commands.push_back("sudo dmesg | grep -iE 'kfd|atomics'");
-    if (info && info->needs_atomics && !info->apu)
-      fd.notes.push_back("Move the card to a CPU-attached PCIe slot (not behind the chipset or a riser), and update the GPU firmware "
-                         "(linux-firmware).");
-    out.push_back(std::move(fd));
-  }
-}
-
-}  // namespace
-
-void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out) {
-  kernel_old(ctx, out);
-  gpu_missing(ctx, out);
 }
 
 }  // namespace amdml::rules

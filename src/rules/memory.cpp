@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
