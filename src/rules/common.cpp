@@ -33,6 +33,12 @@ Finding make_finding(FindingId id, std::string title, std::string detail) {
 
 bool in_container(const Facts& f) { return f.container.kind.has_value(); }
 
+const DeviceAccess* find_device(const Facts& f, const std::string& path) {
+  for (const auto& d : f.identity.devices)
+    if (d.path == path) return &d;
+  return nullptr;
+}
+
 bool dkms_driver(const Facts& f) { return f.driver.dkms_version.has_value(); }
 
 Stack ml_stack(const RuleContext& ctx) {

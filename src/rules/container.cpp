@@ -18,12 +18,6 @@ namespace amdml::rules {
 
 namespace {
 
-const DeviceAccess* find_device(const Facts& f, const std::string& path) {
-  for (const auto& d : f.identity.devices)
-    if (d.path == path) return &d;
-  return nullptr;
-}
-
 bool is_render(const DeviceAccess& d) { return d.path.rfind("/dev/dri/renderD", 0) == 0; }
 
 bool has_gid(const Identity& p, std::uint32_t gid) {

@@ -5,10 +5,8 @@
 namespace amdml::rules {
 
 static bool kfd_node_missing(const Facts& f) {
-  if (f.identity.devices_known) {
-    for (const auto& d : f.identity.devices)
-      if (d.path == "/dev/kfd") return !d.exists;
-  }
+  if (f.identity.devices_known)
+    if (const DeviceAccess* d = find_device(f, "/dev/kfd")) return !d->exists;
   return !f.kfd.present;
 }
 

@@ -43,6 +43,8 @@ std::string gpu_label(const Facts& f, int index);          // "GPU 0 (AMD Radeon
 // A finding with the catalog's default severity for its id.
 Finding make_finding(FindingId id, std::string title, std::string detail);
 bool in_container(const Facts& f);
+// What the identity probe saw of a device node ("/dev/kfd"), or nullptr.
+const DeviceAccess* find_device(const Facts& f, const std::string& path);
 // AMD's DKMS driver is installed: its amdgpu is versioned apart from the kernel.
 bool dkms_driver(const Facts& f);
 // Where the login configuration sets NAME to VALUE for every new session, if it does:

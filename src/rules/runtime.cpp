@@ -11,12 +11,6 @@
 namespace amdml::rules {
 namespace {
 
-const DeviceAccess* device(const Facts& f, const std::string& path) {
-  for (const auto& d : f.identity.devices)
-    if (d.path == path) return &d;
-  return nullptr;
-}
-
 std::string errno_label(int e) {
   const char* name = e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == EINVAL ? "EINVAL" : e == ENOMEM ? "ENOMEM"
                    : e == EFAULT ? "EFAULT" : e == ENOENT ? "ENOENT" : e == ENXIO ? "ENXIO" : e == ENODEV ? "ENODEV" : nullptr;
@@ -68,7 +62,7 @@ std::string status_line(const HsaFacts& h) {
 // and commands; the first cause that fits wins, in the order the runtime would hit them.
 void explain_init_failure(const Facts& f, Finding& fd) {
   const auto& h = f.runtime.hsa;
-  const DeviceAccess* kfd = device(f, "/dev/kfd");
+  const DeviceAccess* kfd = find_device(f, "/dev/kfd");
   bool kfd_absent = f.identity.devices_known ? (!kfd || !kfd->exists) : !f.kfd.present;
   std::string cause;
   if (h.failed_call && *h.failed_call == "dlsym") {
@@ -233,7 +227,7 @@ void init_failed(const Facts& f, std::vector<Finding>& out) {
 void not_asked(const Facts& f, std::vector<Finding>& out) {
   const auto& h = f.runtime.hsa;
   if (h.outcome != HsaOutcome::skipped || (f.gpus.empty() && !f.rocm.hsa_library)) return;
-  const DeviceAccess* kfd = device(f, "/dev/kfd");
+  const DeviceAccess* kfd = find_device(f, "/dev/kfd");
   if (!f.identity.devices_known || (kfd && kfd->exists && kfd->open != OpenCheck::failed)) return;
   auto fd = make_finding(FindingId::runtime_not_asked, "amdml did not ask the HSA runtime: " + h.reason,
                          "ROCm programs on this machine will see no GPU.");
@@ -285,7 +279,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
     std::string label = gpu_label(f, i);
     fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes/" + std::to_string(*g.kfd_node),
                            g.gfx ? g.gfx->name() : "GPU node"});
-    const DeviceAccess* rn = g.render_node ? device(f, *g.render_node) : nullptr;
+    const DeviceAccess* rn = g.render_node ? find_device(f, *g.render_node) : nullptr;
     if (g.render_node && f.identity.devices_known && (!rn || !rn->exists)) {
       causes += " " + label + ": its render node " + *g.render_node + " is not present here (a container started "
                 "without it); the runtime skips GPUs whose render node it cannot open.";
