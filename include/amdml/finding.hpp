@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "amdml/finding_id.hpp"
 #include "amdml/fix_params.hpp"
 #include "amdml/severity.hpp"
 
@@ -30,7 +31,7 @@ inline const char* to_string(CommandRole r) {
 }
 
 struct Finding {
-  std::string id;  // stable, lowercase dotted ("gfx.override-needed")
+  FindingId id{};  // from the one catalog; to_string(id) is the pinned dotted id ("gfx.override-needed")
   Severity severity = Severity::info;
   std::string title;   // one line: what is wrong
   std::string detail;  // one or two sentences: the cause

@@ -16,9 +16,9 @@ std::string list_text() {
   for (const auto& p : probe_table()) out += std::string("  ") + p.name + std::string(12 - std::min<std::size_t>(11, std::string(p.name).size()), ' ') + p.what + "\n";
   out += "\nFinding ids:\n";
   for (const auto& f : finding_catalog()) {
-    std::string id = f.id;
+    std::string id(f.name);
     out += "  " + id + std::string(id.size() < 28 ? 28 - id.size() : 1, ' ') + std::string(to_string(f.severity)) +
-           std::string(9 - to_string(f.severity).size(), ' ') + f.summary + "\n";
+           std::string(9 - to_string(f.severity).size(), ' ') + std::string(f.summary) + "\n";
   }
   return out;
 }
@@ -29,7 +29,7 @@ nlohmann::json list_json() {
   for (const auto& p : probe_table()) probes.push_back({{"name", p.name}, {"what", p.what}});
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : finding_catalog())
-    findings.push_back({{"id", f.id}, {"severity", std::string(to_string(f.severity))}, {"summary", f.summary}});
+    findings.push_back({{"id", std::string(f.name)}, {"severity", std::string(to_string(f.severity))}, {"summary", std::string(f.summary)}});
   return {{"schema", "amdml.list/1"}, {"probes", probes}, {"findings", findings}};
 }
 

@@ -169,7 +169,7 @@ std::vector<std::string> suggest(const Knowledge& kb, const std::string& subject
     forms.push_back(std::move(form));
     shown.push_back(show);
   };
-  for (const auto& f : finding_catalog()) add(f.id, f.id);
+  for (const auto& f : finding_catalog()) add(std::string(f.name), std::string(f.name));
   for (const auto& g : kb.gfx) add(g.target.name(), g.target.name());
   for (const auto& p : kb.pci) {
     std::string n = p.name;
@@ -201,14 +201,14 @@ int explain(const GlobalOptions& g, const ExplainOptions& o) {
   std::string text;
 
   if (const FindingSpec* spec = find_finding_spec(o.subject)) {
-    const EmbeddedFile* doc = finding_doc(spec->id);
+    const EmbeddedFile* doc = finding_doc(std::string(spec->name));
     j["kind"] = "finding";
-    j["id"] = spec->id;
+    j["id"] = std::string(spec->name);
     j["severity"] = to_string(spec->severity);
-    j["summary"] = spec->summary;
+    j["summary"] = std::string(spec->summary);
     j["page"] = doc ? nlohmann::json(doc->text) : nlohmann::json(nullptr);
     text = doc ? std::string(doc->text)
-               : std::string(spec->id) + " (" + std::string(to_string(spec->severity)) + "): " + spec->summary + "\n";
+               : std::string(spec->name) + " (" + std::string(to_string(spec->severity)) + "): " + std::string(spec->summary) + "\n";
   } else if (auto t = GfxTarget::parse_name(o.subject); t && o.subject.size() > 3 && kb.find_gfx(*t)) {
     j["kind"] = "gfx";
     j["gfx"] = gfx_json(kb, *kb.find_gfx(*t));

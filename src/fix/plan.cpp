@@ -404,7 +404,7 @@ Plan plan_fixes(const PlanInputs& in) {
     // Group memberships of different users go together; two different page limits or
     // overrides cannot both be right: the first one wins and the plan says so.
     if (it != plan.recipes.end() && (!it->recipe || it->recipe->params != ParamSchema::groups)) {
-      it->notes.push_back(f.id + " asks for different parameters (" + fix_params_text(f.fix->params) +
+      it->notes.push_back(std::string(to_string(f.id)) + " asks for different parameters (" + fix_params_text(f.fix->params) +
                           "); run `amdml fix` again after this one");
       it->deferred.push_back(f);
       continue;

@@ -155,7 +155,7 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   out += "\n### Findings\n\n";
   if (r.findings.empty()) out += "No problems found.\n";
   for (const auto& fd : r.findings) {
-    out += "- **" + std::string(to_string(fd.severity)) + "** `" + fd.id + "`: " + fd.title + "\n";
+    out += "- **" + std::string(to_string(fd.severity)) + "** `" + std::string(to_string(fd.id)) + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: " + code(e.source) + (e.value.empty() ? "" : " = " + code(e.value)) + "\n";
     if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "` " + code(json_text(fix_params_json(fd.fix->params), -1)) + "\n";

@@ -171,7 +171,7 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
          (rooted ? " (--root: inside the tree only; commands are recorded, not run)" : "") + "\n";
   for (const auto& rp : plan.recipes) {
     out += "\n[" + rp.ref.recipe + "]" + (rp.recipe ? " " + rp.recipe->title : "") + "\n";
-    for (const auto& f : rp.findings) out += "  resolves " + f.id + ": " + f.title + "\n";
+    for (const auto& f : rp.findings) out += "  resolves " + std::string(to_string(f.id)) + ": " + f.title + "\n";
     out += "  params " + fix_params_text(rp.ref.params) + "\n";
     if (rp.refused) {
       out += "  REFUSED: " + rp.refused->message + "\n";
@@ -229,16 +229,16 @@ std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
 std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
                           const std::vector<Finding>& after) {
   if (!out.ok || out.txn.empty()) return "";
-  std::set<std::string> after_ids;
+  std::set<FindingId> after_ids;
   // Findings after the apply that still ask for a recipe: (id, recipe).
-  std::set<std::pair<std::string, std::string>> after_fixable;
-  std::map<std::string, std::string> after_title;
+  std::set<std::pair<FindingId, std::string>> after_fixable;
+  std::map<FindingId, std::string> after_title;
   for (const auto& f : after) {
     after_ids.insert(f.id);
     after_title.emplace(f.id, f.title);
     if (f.fix) after_fixable.insert({f.id, f.fix->recipe});
   }
-  std::set<std::string> before_ids;
+  std::set<FindingId> before_ids;
   for (const auto& f : before) before_ids.insert(f.id);
   std::string gone, waiting, left, still;
   std::set<std::string> reboot_text, login_text;
@@ -249,28 +249,28 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
     for (std::size_t i = 0; i < rp.follow_ups.size(); ++i)
       (rp.follow_ups[i] == FollowUp::reboot ? reboot_text : login_text).insert(rp.follow_up_text[i]);
     for (const auto& f : rp.findings) {
-      if (!after_ids.count(f.id)) gone += "  gone: " + f.id + " (" + f.title + ")\n";
+      if (!after_ids.count(f.id)) gone += "  gone: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
       else if (reboot || relogin)
-        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + f.id + " (" + f.title + ")\n";
+        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
       else if (!after_fixable.count({f.id, rp.ref.recipe}))
         // The recipe did its part; what remains is not a change amdml makes.
-        left += "  left for you: " + f.id + " (" + after_title[f.id] + ")\n";
-      else still += "  still there: " + f.id + " (" + f.title + ")\n";
+        left += "  left for you: " + std::string(to_string(f.id)) + " (" + after_title[f.id] + ")\n";
+      else still += "  still there: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
     }
     // Findings that asked this recipe with other parameters: gone with this change, or
     // waiting for the same follow-up, or the next run's business.
     for (const auto& f : rp.deferred) {
-      if (!after_ids.count(f.id)) gone += "  gone: " + f.id + " (" + f.title + ")\n";
+      if (!after_ids.count(f.id)) gone += "  gone: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
       else if (!after_fixable.count({f.id, rp.ref.recipe}) && (reboot || relogin))
-        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + f.id + " (" + after_title[f.id] + ")\n";
+        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + std::string(to_string(f.id)) + " (" + after_title[f.id] + ")\n";
       else if (!after_fixable.count({f.id, rp.ref.recipe}))
-        left += "  left for you: " + f.id + " (" + after_title[f.id] + ")\n";
-      else waiting += "  next run: " + f.id + " (" + after_title[f.id] + "): run `amdml fix` again\n";
+        left += "  left for you: " + std::string(to_string(f.id)) + " (" + after_title[f.id] + ")\n";
+      else waiting += "  next run: " + std::string(to_string(f.id)) + " (" + after_title[f.id] + "): run `amdml fix` again\n";
     }
   }
   // Findings the change itself brings up (access.relogin after a group edit).
   for (const auto& f : after)
-    if (!before_ids.count(f.id)) waiting += "  now: " + f.id + " (" + f.title + ")\n";
+    if (!before_ids.count(f.id)) waiting += "  now: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
   std::string s = "Re-diagnosis:\n" + gone + waiting + left + still;
   for (const auto& t : reboot_text) s += "Reboot needed: " + t + "\n";
   for (const auto& t : login_text) s += "Then: " + t + "\n";

@@ -206,11 +206,11 @@ std::string render_info_text(const Report& r, const TextStyle& st) {
   }
   std::string problems;
   for (const auto& fd : r.findings) {
-    if (fd.id.rfind("runtime.", 0) != 0 && fd.id != "drm.mismatch" && fd.id.rfind("gpu.", 0) != 0 &&
-        fd.id.rfind("kfd.", 0) != 0 && fd.id.rfind("access.", 0) != 0 && fd.id.rfind("driver.", 0) != 0 &&
-        fd.id.rfind("container.", 0) != 0)
+    const auto area = finding_prefix(fd.id);
+    if (area != "runtime" && fd.id != FindingId::drm_mismatch && area != "gpu" && area != "kfd" && area != "access" &&
+        area != "driver" && area != "container")
       continue;
-    problems += "  " + std::string(to_string(fd.severity)) + "  " + fd.title + "  [" + fd.id + "]\n";
+    problems += "  " + std::string(to_string(fd.severity)) + "  " + fd.title + "  [" + std::string(to_string(fd.id)) + "]\n";
     if (!fd.detail.empty()) problems += "         " + fd.detail + "\n";
   }
   if (!problems.empty()) out += paint(st, Color::bold, "Why") + "\n" + problems + "\n";

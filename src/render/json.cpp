@@ -40,7 +40,7 @@ json gpu_json(const Gpu& g) {
 
 json finding_json(const Finding& f) {
   json j;
-  j["id"] = f.id;
+  j["id"] = std::string(to_string(f.id));
   j["severity"] = std::string(to_string(f.severity));
   j["title"] = f.title;
   j["detail"] = f.detail;

@@ -80,7 +80,7 @@ std::string nfd_text(const Report& r, const Knowledge& kb) {
   std::map<std::string, std::string> failing;
   for (const auto& fd : r.findings) {
     if (fd.severity == Severity::info) continue;
-    auto& s = failing[fd.id];
+    auto& s = failing[std::string(to_string(fd.id))];
     if (s != "error") s = to_string(fd.severity);
   }
   for (const auto& [id, sev] : failing) add("gpu.finding." + id, sev);

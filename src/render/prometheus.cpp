@@ -170,7 +170,7 @@ std::string prometheus_text(const Report& r, std::int64_t unix_time) {
   // Findings: one series per (id, severity); the value counts the findings with both
   // (one id can be reported per GPU or per setting).
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_id;
-  for (const auto& f : r.findings) ++by_id[{f.id, std::string(to_string(f.severity))}];
+  for (const auto& f : r.findings) ++by_id[{std::string(to_string(f.id)), std::string(to_string(f.severity))}];
   Family finding{"amdml_finding",
                  "Findings of the run by id and severity; the value is how many were reported. See docs/findings/<id>.md.", {}};
   for (const auto& [key, n] : by_id) finding.add({{"id", key.first}, {"severity", key.second}}, n);

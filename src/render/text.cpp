@@ -144,7 +144,7 @@ std::string findings_block(const Report& r, const TextStyle& s) {
   if (r.findings.empty()) return "  " + paint(s, Color::green, s.unicode ? "✓" : "ok") + " no problems found\n";
   std::string out;
   for (const auto& f : r.findings) {
-    out += "  " + marker(s, f.severity) + " " + paint(s, Color::bold, f.title) + "  " + paint(s, Color::dim, "[" + f.id + "]") + "\n";
+    out += "  " + marker(s, f.severity) + " " + paint(s, Color::bold, f.title) + "  " + paint(s, Color::dim, "[" + std::string(to_string(f.id)) + "]") + "\n";
     if (!f.detail.empty()) out += "      cause: " + f.detail + "\n";
     for (const auto& e : f.evidence) out += "      seen:  " + e.source + (e.value.empty() ? "" : " = " + e.value) + "\n";
     if (f.fix) {
@@ -217,7 +217,7 @@ std::string render_markdown(const Report& r) {
   out += "\n#### Findings\n\n";
   if (r.findings.empty()) out += "No problems found.\n";
   for (const auto& fd : r.findings) {
-    out += "- **" + std::string(to_string(fd.severity)) + "** `" + fd.id + "`: " + fd.title + "\n";
+    out += "- **" + std::string(to_string(fd.severity)) + "** `" + std::string(to_string(fd.id)) + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: `" + e.source + "` = `" + e.value + "`\n";
     if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "`\n";

@@ -15,7 +15,7 @@ static std::string mode_text(std::optional<std::uint32_t> m) {
   return buf;
 }
 
-void access(const RuleContext& ctx, std::vector<Finding>& out) {
+void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const auto& id = f.identity;
   // Root needs no group; containers: container.gid; no AMD GPU: gpu.none says it (a
@@ -45,7 +45,7 @@ void access(const RuleContext& ctx, std::vector<Finding>& out) {
     return out;
   };
   if (!missing_groups.empty()) {
-    auto fd = make_finding("access.kfd", "User " + user + " cannot open the GPU device nodes",
+    auto fd = make_finding(FindingId::access_kfd, "User " + user + " cannot open the GPU device nodes",
                            "The device nodes are group-owned with no access for others, and " + user +
                                " is not in group " + join(missing_groups) + " per /etc/group.");
     fd.evidence = missing_ev;
@@ -57,7 +57,7 @@ void access(const RuleContext& ctx, std::vector<Finding>& out) {
     out.push_back(std::move(fd));
   }
   if (!relogin_groups.empty()) {
-    auto fd = make_finding("access.relogin", "Log out and in again: this session lacks group " + join(relogin_groups),
+    auto fd = make_finding(FindingId::access_relogin, "Log out and in again: this session lacks group " + join(relogin_groups),
                            user + " is in " + join(relogin_groups) + " per /etc/group, but the running session "
                            "was started before that and does not have it yet.");
     fd.evidence = relogin_ev;

@@ -43,7 +43,7 @@ std::vector<std::size_t> usable_gpus(const Facts& f) {
 }
 
 std::string finding_text(const Finding& fd, const Facts& facts) {
-  std::string out = std::string(to_string(fd.severity)) + ": " + fd.title + " [" + fd.id + "]\n";
+  std::string out = std::string(to_string(fd.severity)) + ": " + fd.title + " [" + std::string(to_string(fd.id)) + "]\n";
   if (!fd.detail.empty()) out += "  cause: " + fd.detail + "\n";
   for (const auto& e : fd.evidence) out += "  seen:  " + e.source + (e.value.empty() ? "" : " = " + e.value) + "\n";
   if (fd.fix) out += "  fix:   " + fix_command(fd, facts) + "\n";
@@ -52,14 +52,14 @@ std::string finding_text(const Finding& fd, const Facts& facts) {
   return out;
 }
 
-CheckCase doctor_case(const std::string& id, const std::vector<const Finding*>& found, const Report& r,
+CheckCase doctor_case(FindingId id, const std::vector<const Finding*>& found, const Report& r,
                       const Expectations& e) {
   CheckCase c;
   c.suite = "doctor";
-  c.name = id;
+  c.name = std::string(to_string(id));
   if (found.empty()) {
     // A runtime-layer check cannot have passed when the runtime probe never ran.
-    if (id.rfind("runtime.", 0) == 0 && !r.facts.runtime.probed) {
+    if (finding_prefix(id) == "runtime" && !r.facts.runtime.probed) {
       c.status = CheckStatus::skipped;
       c.message = "the HSA runtime probe did not run";
     }
@@ -314,26 +314,11 @@ bool gpu_usable(const Facts& f, std::size_t index) {
 
 CheckReport evaluate_checks(const Report& r, const Expectations& e) {
   CheckReport out;
-  std::vector<bool> used(r.findings.size(), false);
   for (const auto& spec : finding_catalog()) {
     std::vector<const Finding*> found;
-    for (std::size_t i = 0; i < r.findings.size(); ++i)
-      if (r.findings[i].id == spec.id) {
-        found.push_back(&r.findings[i]);
-        used[i] = true;
-      }
+    for (const auto& fd : r.findings)
+      if (fd.id == spec.id) found.push_back(&fd);
     out.cases.push_back(doctor_case(spec.id, found, r, e));
-  }
-  // An id missing from the catalog is a bug elsewhere; still never drop a finding.
-  for (std::size_t i = 0; i < r.findings.size(); ++i) {
-    if (used[i]) continue;
-    std::vector<const Finding*> found;
-    for (std::size_t j = i; j < r.findings.size(); ++j)
-      if (!used[j] && r.findings[j].id == r.findings[i].id) {
-        found.push_back(&r.findings[j]);
-        used[j] = true;
-      }
-    out.cases.push_back(doctor_case(r.findings[i].id, found, r, e));
   }
   const Facts& f = r.facts;
   if (e.gpus) expect_gpus(f, *e.gpus, out.cases);

@@ -18,12 +18,6 @@ namespace amdml::rules {
 
 namespace {
 
-const DeviceAccess* find_device(const Facts& f, const std::string& path) {
-  for (const auto& d : f.identity.devices)
-    if (d.path == path) return &d;
-  return nullptr;
-}
-
 bool is_render(const DeviceAccess& d) { return d.path.rfind("/dev/dri/renderD", 0) == 0; }
 
 bool has_gid(const Identity& p, std::uint32_t gid) {
@@ -84,13 +78,13 @@ void devices_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& o
   Finding fd;
   if (!has_kfd || !has_render) {
     std::string what = !has_kfd && !has_render ? "/dev/kfd and /dev/dri" : (!has_kfd ? "/dev/kfd" : "a /dev/dri render node");
-    fd = make_finding("container.devices", "This " + std::string(kname) + " container was started without " + what,
+    fd = make_finding(FindingId::container_devices, "This " + std::string(kname) + " container was started without " + what,
                       "ROCm needs /dev/kfd and a /dev/dri render node inside the container; a container only has "
                       "device nodes it was started with.");
     if (!has_kfd) fd.evidence.push_back({"/dev/kfd", "absent"});
     if (!has_render) fd.evidence.push_back({"/dev/dri", "no renderD* node"});
   } else {
-    fd = make_finding("container.devices",
+    fd = make_finding(FindingId::container_devices,
                       "The GPU device nodes are visible, but this " + std::string(kname) + " container may not open them",
                       "open() fails with EPERM: the container's device cgroup does not allow the nodes. That happens "
                       "when /dev is bind-mounted (-v /dev:/dev) instead of passing the nodes with --device.");
@@ -135,7 +129,7 @@ void devices_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& o
 void sysfs_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& out) {
   const DeviceAccess* kfd = find_device(f, "/dev/kfd");
   if (!kfd || !kfd->exists || f.kfd.present) return;
-  auto fd = make_finding("container.sysfs", "/dev/kfd is passed in, but KFD's topology in /sys is not visible",
+  auto fd = make_finding(FindingId::container_sysfs, "/dev/kfd is passed in, but KFD's topology in /sys is not visible",
                          "ROCm finds GPUs by reading /sys/class/kfd/kfd/topology; this " + std::string(to_string(kind)) +
                              " container's /sys does not show it, so no ROCm program sees a GPU although the device "
                              "node is there. Docker and podman mount the host's sysfs by default; sandboxing runtimes "
@@ -175,7 +169,7 @@ void rootless_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& 
     ev.push_back({d.path, v});
   }
   if (ev.empty()) return;
-  auto fd = make_finding("container.rootless",
+  auto fd = make_finding(FindingId::container_rootless,
                          "A rootless " + std::string(to_string(kind)) + " container: the GPU nodes' group is not mapped in",
                          "In a user namespace the host's render and video gids have no number, so the nodes show "
                          "group 65534 (nogroup) and --group-add with a number cannot grant them; root inside the "
@@ -215,7 +209,7 @@ void gid_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& out) 
     ev.push_back({d.path, v});
   }
   if (bad.empty()) return;
-  auto fd = make_finding("container.gid", "The container's process is not in the group that owns the GPU devices",
+  auto fd = make_finding(FindingId::container_gid, "The container's process is not in the group that owns the GPU devices",
                          "Device nodes keep the host's numeric gid, and group names inside the image may stand for "
                          "other numbers: --group-add render resolves render in the image, not on the host. Add the "
                          "numbers the nodes carry.");
@@ -309,7 +303,7 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
     add = kHostGroupArgs;
   std::string flags = "--device=/dev/kfd --device=/dev/dri" + add + " --security-opt seccomp=unconfined";
   std::string image = rocm_image(f);
-  auto fd = make_finding("container.host-docker", "Docker is installed; " + verdict,
+  auto fd = make_finding(FindingId::container_host_docker, "Docker is installed; " + verdict,
                          "ROCm containers use this host's amdgpu driver through /dev/kfd and /dev/dri; the lines "
                          "below start one with the GPU passed in and the devices' numeric groups added.");
   fd.evidence.push_back({"docker", *d.binary});
@@ -333,7 +327,7 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
 
 }  // namespace
 
-void container(const RuleContext& ctx, std::vector<Finding>& out) {
+void container_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (!in_container(f)) {
     host_docker_finding(f, out);
@@ -347,16 +341,6 @@ void container(const RuleContext& ctx, std::vector<Finding>& out) {
   sysfs_finding(f, kind, out);
   rootless_finding(f, kind, out);
   gid_finding(f, kind, out);
-}
-
-// container.devices and container.gid are pinned in the registry's own list.
-const std::vector<FindingSpec>& container_catalog() {
-  static const std::vector<FindingSpec> c = {
-      {"container.sysfs", Severity::error, "inside a container with /dev/kfd but without KFD's topology in /sys"},
-      {"container.rootless", Severity::error, "a rootless container in which the device nodes' group is not mapped"},
-      {"container.host-docker", Severity::info, "docker is installed: who may use it, and the docker run line for ROCm"},
-  };
-  return c;
 }
 
 }  // namespace amdml::rules

@@ -1,4 +1,4 @@
-// The rule table and the finding catalog: one place lists every rule and every id.
+// The rule table: one place lists every rule, in the order they run.
 #include <algorithm>
 
 #include "formats/system_files.hpp"
@@ -7,42 +7,31 @@
 namespace amdml {
 
 const std::vector<RuleSpec>& rule_table() {
+  // One rule per finding-id prefix, each in the file named after it (kfd and rocm have
+  // two, run where their findings have always come). The order is the order findings
+  // of one severity are reported in.
   static const std::vector<RuleSpec> table = {
-      {"gpu", rules::gpu_presence},          // gpu.none, driver.not-loaded, kfd.missing
-      {"container", rules::container},       // container.* (inside), container.host-docker (host)
-      {"access", rules::access},             // access.kfd, access.relogin
-      {"rocm", rules::rocm_presence},        // rocm.missing
-      {"knowledge", rules::knowledge_rules},  // gfx.*, memory.*, kernel.old, rocm.version, env.* (knowledge rules)
-      {"runtime", rules::runtime_rules},      // runtime.* (HSA/libdrm layer)
-      {"ml", rules::ml_rules},                // ollama.*, torch.*, llamacpp.* (ML stack)
+      {"gpu", rules::gpu_rules},
+      {"driver", rules::driver_rules},
+      {"kfd", rules::kfd_missing},
+      {"container", rules::container_rules},  // container.* (inside), container.host-docker (host)
+      {"access", rules::access_rules},
+      {"rocm", rules::rocm_missing},
+      {"gfx", rules::gfx_rules},
+      {"memory", rules::memory_rules},
+      {"kernel", rules::kernel_rules},
+      {"kfd", rules::kfd_gpu_missing},
+      {"rocm", rules::rocm_version_rules},
+      {"env", rules::env_rules},
+      {"runtime", rules::runtime_rules},
+      {"drm", rules::drm_rules},
+      {"ollama", rules::ollama_rules},
+      {"torch", rules::torch_rules},
+      {"llamacpp", rules::llamacpp_rules},
+      {"ml", rules::ml_rules},
+      {"vulkan", rules::vulkan_rules},  // after ollama: it reads ollama.gfx-unsupported
   };
   return table;
-}
-
-const std::vector<FindingSpec>& finding_catalog() {
-  static const std::vector<FindingSpec> catalog = [] {
-    std::vector<FindingSpec> c = {
-        {"gpu.none", Severity::error, "no AMD GPU visible to any layer"},
-        {"driver.not-loaded", Severity::error, "an AMD GPU is on PCI but the amdgpu driver is absent or not initialised"},
-        {"kfd.missing", Severity::error, "/dev/kfd absent (no KFD, or a container started without the device)"},
-        {"access.kfd", Severity::error, "this user cannot open /dev/kfd or the render node: not in the owning group"},
-        {"access.relogin", Severity::error, "in the group per /etc/group, but the running session does not have it yet"},
-        {"rocm.missing", Severity::warning, "no ROCm user-space runtime found"},
-        {"container.devices", Severity::error, "inside a container without /dev/kfd or /dev/dri passed in"},
-        {"container.gid", Severity::error, "inside a container whose process groups do not include the device nodes' gid"},
-    };
-    for (const auto* extra : {&rules::container_catalog(), &rules::knowledge_catalog(), &rules::runtime_catalog(),
-                               &rules::ml_catalog()})
-      c.insert(c.end(), extra->begin(), extra->end());
-    return c;
-  }();
-  return catalog;
-}
-
-const FindingSpec* find_finding_spec(const std::string& id) {
-  for (const auto& s : finding_catalog())
-    if (id == s.id) return &s;
-  return nullptr;
 }
 
 std::vector<Finding> diagnose(const Facts& facts, const Knowledge& kb) {
@@ -58,7 +47,7 @@ std::vector<Finding> diagnose(const Facts& facts, const Knowledge& kb) {
 std::string fix_command(const Finding& fd, const Facts& facts) {
   if (!fd.fix) return {};
   std::string out = "sudo amdml fix --apply --only " + fd.fix->recipe;
-  if (fd.id.rfind("torch.", 0) != 0) return out;
+  if (finding_prefix(fd.id) != "torch") return out;
   // torch.* findings come from the Python environments doctor was pointed at (and the
   // child import of --deep): fix finds them only when it looks at the same ones.
   bool deep = false;

@@ -1,7 +1,8 @@
 // Rules: pure functions from Facts (and the knowledge base) to Findings. No I/O.
 //
-// One table (rule_table) registers them; the finding catalog lists every id a rule
-// may emit with its default severity, and docs/findings/<id>.md documents each.
+// One table (rule_table) registers them; the finding catalog (amdml/finding_id.hpp)
+// lists every id a rule may emit with its default severity, and docs/findings/<id>.md
+// documents each.
 #pragma once
 
 #include <vector>
@@ -24,15 +25,7 @@ struct RuleSpec {
   RuleFn fn;
 };
 
-struct FindingSpec {
-  const char* id;
-  Severity severity;  // default severity
-  const char* summary;
-};
-
 const std::vector<RuleSpec>& rule_table();
-const std::vector<FindingSpec>& finding_catalog();
-const FindingSpec* find_finding_spec(const std::string& id);
 
 // Runs every rule; findings come out errors first, then warnings, then infos, each
 // group in rule-table order (stable, so output and JSON are reproducible).

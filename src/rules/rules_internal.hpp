@@ -1,36 +1,122 @@
-// Rule functions and the per-area finding catalogs the registry assembles.
+// Inside the rules: one rule function per finding-id prefix (each in the file named
+// after the prefix; registry.cpp runs them in order), and the helpers they share
+// (common.cpp).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "formats/system_files.hpp"
 #include "rules/rules.hpp"
 
 namespace amdml::rules {
 
-void gpu_presence(const RuleContext& ctx, std::vector<Finding>& out);   // gpu_presence.cpp
-void container(const RuleContext& ctx, std::vector<Finding>& out);      // container.cpp
-void access(const RuleContext& ctx, std::vector<Finding>& out);         // access.cpp
-void rocm_presence(const RuleContext& ctx, std::vector<Finding>& out);  // rocm_presence.cpp
-void knowledge_rules(const RuleContext& ctx, std::vector<Finding>& out);  // knowledge_rules.cpp
-void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime_rules.cpp
-void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml_rules.cpp
+// --- the rules, in the order rule_table() runs them ---------------------------------
+void gpu_rules(const RuleContext& ctx, std::vector<Finding>& out);        // gpu.cpp: gpu.none
+void driver_rules(const RuleContext& ctx, std::vector<Finding>& out);     // driver.cpp: driver.not-loaded
+void kfd_missing(const RuleContext& ctx, std::vector<Finding>& out);      // kfd.cpp: kfd.missing
+void container_rules(const RuleContext& ctx, std::vector<Finding>& out);  // container.cpp: container.*
+void access_rules(const RuleContext& ctx, std::vector<Finding>& out);     // access.cpp: access.*
+void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out);     // rocm.cpp: rocm.missing
+void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out);        // gfx.cpp: gfx.*
+void memory_rules(const RuleContext& ctx, std::vector<Finding>& out);     // memory.cpp: memory.*
+void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out);     // kernel.cpp: kernel.old
+void kfd_gpu_missing(const RuleContext& ctx, std::vector<Finding>& out);  // kfd.cpp: kfd.gpu-missing
+void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.version
+void env_rules(const RuleContext& ctx, std::vector<Finding>& out);        // env.cpp: env.*
+void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime.cpp: runtime.*
+void drm_rules(const RuleContext& ctx, std::vector<Finding>& out);        // drm.cpp: drm.mismatch
+void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out);     // ollama.cpp: ollama.*
+void torch_rules(const RuleContext& ctx, std::vector<Finding>& out);      // torch.cpp: torch.*
+void llamacpp_rules(const RuleContext& ctx, std::vector<Finding>& out);   // llamacpp.cpp: llamacpp.*
+void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml.cpp: ml.rocm-libraries
+void vulkan_rules(const RuleContext& ctx, std::vector<Finding>& out);     // vulkan.cpp: vulkan.no-icd
 // After every rule: notes that name another finding's fix, only when that fix is in the
 // plan (gfx.override-needed mentions ollama's drop-in only when ollama.env asks for it).
-void cross_reference(std::vector<Finding>& out);                          // gfx_rules.cpp
+void cross_reference(std::vector<Finding>& out);                          // gfx.cpp
 
-const std::vector<FindingSpec>& knowledge_catalog();
-const std::vector<FindingSpec>& runtime_catalog();
-const std::vector<FindingSpec>& ml_catalog();
-const std::vector<FindingSpec>& container_catalog();  // container.cpp
+// --- helpers shared by rules (common.cpp) -------------------------------------------
 
-// Helpers shared by rules.
 std::vector<int> amd_gpu_indices(const Facts& f);          // every GPU index
 std::string gpu_label(const Facts& f, int index);          // "GPU 0 (AMD Radeon 780M, gfx1103)"
-Finding make_finding(const char* id, std::string title, std::string detail);
+// A finding with the catalog's default severity for its id.
+Finding make_finding(FindingId id, std::string title, std::string detail);
 bool in_container(const Facts& f);
+// What the identity probe saw of a device node ("/dev/kfd"), or nullptr.
+const DeviceAccess* find_device(const Facts& f, const std::string& path);
+// AMD's DKMS driver is installed: its amdgpu is versioned apart from the kernel.
+bool dkms_driver(const Facts& f);
 // Where the login configuration sets NAME to VALUE for every new session, if it does:
 // /etc/environment, or both /etc/profile.d and /etc/environment.d.
 std::optional<std::string> login_sets(const Facts& f, const std::string& name, const std::string& value);
 
+// The ROCm whose kernels a GPU will run: the installed one, else (no ROCm, or a version
+// amdml cannot read) the newest release amdml knows, which is what current PyTorch
+// wheels and ollama builds bundle.
+struct Stack {
+  const RocmRelease* release = nullptr;  // nullptr only when the knowledge base has no releases
+  bool installed = false;
+  std::string label;  // "ROCm 6.2.4" or "current ROCm builds (7.2)"
+};
+Stack ml_stack(const RuleContext& ctx);
+
+// The HSA_OVERRIDE_GFX_VERSION setting that applies to a GPU: the per-node variable
+// for its KFD node if set, else the global one.
+struct OverrideSetting {
+  std::string var;    // "HSA_OVERRIDE_GFX_VERSION_1"
+  std::string value;  // as found in the environment
+  OverrideParse parse;
+};
+std::optional<OverrideSetting> override_for(const Facts& f, const Gpu& g);
+
+// Whether running a GPU of target `from` as target `to` keeps the ISA family and the
+// wave size (the knowledge base must know both targets).
+bool override_compatible(const Knowledge& kb, const GfxTarget& from, const GfxTarget& to);
+
+// A GPU no ROCm release runs: its gfx target is marked rocm_never (GCN 1/2, old APUs), or
+// the old radeon driver holds it (radeon drives nothing newer than GCN 2). Binding it to
+// amdgpu would not bring ROCm; gfx.unsupported points it to Vulkan instead.
+bool rocm_never(const Knowledge& kb, const Gpu& g);
+
+// "/sys/class/kfd/kfd/topology/nodes/1/properties" evidence for a GPU's gfx.
+Evidence gfx_evidence(const Gpu& g);
+// The ROCm version evidence ("/opt/rocm/.info/version" -> "6.2.4", or "absent").
+Evidence rocm_evidence(const Facts& f);
+// The sysfs directory of a GPU's DRM device ("/sys/class/drm/card0/device").
+std::string drm_device_dir(const Gpu& g);
+// The name ROCR_VISIBLE_DEVICES accepts for a GPU: "GPU-<unique id>" when known, else
+// its index among ROCm's GPUs.
+std::string rocr_device_name(const Facts& f, int gpu_index);
+// Index of a GPU among the GPUs KFD lists (ROCm's device numbering), or -1.
+int rocm_device_index(const Facts& f, int gpu_index);
+
+// Helpers of the ML-stack rules (ollama, torch, llamacpp, ml, vulkan).
+namespace ml {
+
+// HSA_OVERRIDE_GFX_VERSION as ROCm parses it: three decimal numbers, nothing else.
+std::optional<GfxTarget> parse_override(const std::string& value);
+// The value with one layer of surrounding quotes removed, when it has them.
+std::optional<std::string> unquote(const std::string& value);
+// Go's strconv.ParseBool truthiness, after ollama strips quotes and spaces.
+std::optional<bool> go_bool(std::string value);
+
+// Whether a GPU is integrated: the knowledge base's answer when it has one, else
+// ollama's own sysfs rule (carve-out <= 4 GiB, GTT >= 8 GiB and >= 4x the carve-out).
+std::optional<bool> integrated(const Gpu& g);
+
+// Indices of GPUs whose gfx is known.
+std::vector<int> gpus_with_gfx(const Facts& f);
+
+// The driver side is older than release r needs: the running in-tree kernel is below
+// its minimum. nullopt when it cannot be judged (no data, or AMD's DKMS driver).
+std::optional<std::string> driver_too_old_for(const Facts& f, const RocmRelease& r);
+
+std::string join(const std::vector<std::string>& v, const char* sep);
+std::string gfx_names(const std::vector<GfxTarget>& v);
+
+// The package-manager line for a list of packages on this OS.
+std::string install_command(const Facts& f, const std::vector<std::string>& packages);
+
+}  // namespace ml
 }  // namespace amdml::rules

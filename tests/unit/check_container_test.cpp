@@ -29,12 +29,12 @@ struct Diagnosed {
   std::vector<Finding> findings;
   const Finding* find(const std::string& id) const {
     for (const auto& f : findings)
-      if (f.id == id) return &f;
+      if (to_string(f.id) == id) return &f;
     return nullptr;
   }
   bool any_container_finding() const {
     for (const auto& f : findings)
-      if (f.id.rfind("container.", 0) == 0) return true;
+      if (finding_prefix(f.id) == "container") return true;
     return false;
   }
 };
@@ -82,7 +82,7 @@ std::vector<Finding> run_rules(const Facts& f) { return diagnose(f, kb()); }
 
 const Finding* find(const std::vector<Finding>& v, const std::string& id) {
   for (const auto& f : v)
-    if (f.id == id) return &f;
+    if (to_string(f.id) == id) return &f;
   return nullptr;
 }
 

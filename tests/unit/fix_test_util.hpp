@@ -164,7 +164,7 @@ struct Diagnosed {
   }
   bool has(const std::string& id) const {
     for (const auto& f : findings)
-      if (f.id == id) return true;
+      if (to_string(f.id) == id) return true;
     return false;
   }
 };
@@ -178,7 +178,7 @@ inline amdml::FixParams params_json(const nlohmann::json& j) {
 
 inline amdml::Finding literal_finding(const std::string& id, const std::string& recipe, const nlohmann::json& params) {
   amdml::Finding f;
-  f.id = id;
+  f.id = amdml::parse_finding_id(id).value();
   f.severity = amdml::Severity::warning;
   f.title = "literal " + id;
   f.fix = amdml::FixRef{recipe, params_json(params)};

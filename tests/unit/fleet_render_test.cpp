@@ -22,11 +22,11 @@ Report one_gpu_report() {
   r.facts.rocm.path = "/opt/rocm";
   r.facts.rocm.version = Version{6, 2, 4};
   Finding f;
-  f.id = "memory.gtt-limit";
+  f.id = FindingId::memory_gtt_limit;
   f.severity = Severity::warning;
   r.findings = {f, f};
   Finding e;
-  e.id = "access.kfd";
+  e.id = FindingId::access_kfd;
   e.severity = Severity::error;
   r.findings.push_back(e);
   r.summary = summarize(r.findings);

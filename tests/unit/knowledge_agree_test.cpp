@@ -69,7 +69,7 @@ PythonEnv torch_env(TorchBuild b) {
 
 const Finding* find(const std::vector<Finding>& v, const std::string& id) {
   for (const auto& x : v)
-    if (x.id == id) return &x;
+    if (to_string(x.id) == id) return &x;
   return nullptr;
 }
 
@@ -109,7 +109,7 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
       f.rocm.path = "/opt/rocm";
       f.rocm.version = rel.version;
       for (const auto& fd : diagnose(f, kb))
-        if (fd.id == "gfx.unsupported")
+        if (fd.id == FindingId::gfx_unsupported)
           for (const auto& c : fd.commands)
             if (c.find("--index-url") != std::string::npos)
               EXPECT_NE(c.find(index + " "), std::string::npos) << "ROCm " << rel.version.str() << ": " << c;

@@ -131,7 +131,7 @@ TEST(MlProbe, ApuFindings) {
   auto f = probe("ml-apu-ollama");
   auto fs = diagnose(f, embedded_kb());
   std::map<std::string, const Finding*> by;
-  for (const auto& x : fs) by.emplace(x.id, &x);
+  for (const auto& x : fs) by.emplace(to_string(x.id), &x);
   ASSERT_TRUE(by.count("ollama.env"));
   const auto& e = *by["ollama.env"];
   EXPECT_NE(e.detail.find("literal quotes"), std::string::npos);
@@ -174,7 +174,7 @@ TEST(MlProbe, DgpuPackagedOllama) {
   EXPECT_FALSE(libs["MIOpen"]);
   auto fs = diagnose(f, embedded_kb());
   std::set<std::string> ids;
-  for (const auto& x : fs) ids.insert(x.id);
+  for (const auto& x : fs) ids.insert(std::string(to_string(x.id)));
   EXPECT_TRUE(ids.count("ollama.env"));  // per-device override, shell-only export
   EXPECT_FALSE(ids.count("ollama.access"));  // ollama is in render and video
   EXPECT_TRUE(ids.count("ml.rocm-libraries"));
@@ -245,9 +245,8 @@ TEST(MlProbe, StrixCleanServiceAndDeepSuccess) {
   // gfx1151 ships natively and is on ollama's iGPU allowlist; the wheel covers it; the
   // unified-memory switch is deliberate on an APU: nothing from the ML rules
   for (const auto& fd : diagnose(f, embedded_kb())) {
-    auto dot = fd.id.find('.');
-    std::string area = fd.id.substr(0, dot);
-    EXPECT_TRUE(area != "ollama" && area != "torch" && area != "llamacpp" && area != "vulkan" && area != "ml") << fd.id;
+    auto area = finding_prefix(fd.id);
+    EXPECT_TRUE(area != "ollama" && area != "torch" && area != "llamacpp" && area != "vulkan" && area != "ml") << to_string(fd.id);
   }
 }
 
@@ -295,5 +294,5 @@ TEST(MlProbe, DeepNotRecordedIsNotGuessed) {
   ASSERT_TRUE(tf && tf->runtime && tf->runtime->error);
   EXPECT_FALSE(tf->runtime->ran);
   EXPECT_NE(tf->runtime->error->find("not recorded"), std::string::npos);
-  for (const auto& fd : diagnose(f, embedded_kb())) EXPECT_NE(fd.id, "torch.runtime");
+  for (const auto& fd : diagnose(f, embedded_kb())) EXPECT_NE(fd.id, FindingId::torch_runtime);
 }

@@ -96,13 +96,13 @@ std::vector<Finding> run(const Facts& f, const Knowledge& k) { return diagnose(f
 
 const Finding* find(const std::vector<Finding>& v, const std::string& id) {
   for (const auto& x : v)
-    if (x.id == id) return &x;
+    if (to_string(x.id) == id) return &x;
   return nullptr;
 }
 
 int count(const std::vector<Finding>& v, const std::string& id) {
   int n = 0;
-  for (const auto& x : v) n += x.id == id;
+  for (const auto& x : v) n += to_string(x.id) == id;
   return n;
 }
 

@@ -74,13 +74,13 @@ std::vector<Finding> run(const Facts& f) {
 }
 
 const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
-  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.id == id; });
+  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return to_string(f.id) == id; });
   return it == fs.end() ? nullptr : &*it;
 }
 
 std::string ids(const std::vector<Finding>& fs) {
   std::string s;
-  for (const auto& f : fs) s += f.id + " ";
+  for (const auto& f : fs) s += std::string(to_string(f.id)) + " ";
   return s;
 }
 
@@ -90,7 +90,7 @@ std::vector<Finding> basic(const std::vector<Finding>& fs) {
                                "rocm.missing", "container.devices", "container.gid"};
   std::vector<Finding> out;
   for (const auto& f : fs)
-    if (std::find(std::begin(kIds), std::end(kIds), f.id) != std::end(kIds)) out.push_back(f);
+    if (std::find(std::begin(kIds), std::end(kIds), to_string(f.id)) != std::end(kIds)) out.push_back(f);
   return out;
 }
 
@@ -400,8 +400,8 @@ TEST(RulesBasic, FindingsComeErrorsFirst) {
   for (auto& d : f.identity.devices) d.in_etc_group = d.in_session = false;
   auto fs = basic(run(f));
   ASSERT_EQ(fs.size(), 2u) << ids(fs);
-  EXPECT_EQ(fs[0].id, "access.kfd");
-  EXPECT_EQ(fs[1].id, "rocm.missing");
+  EXPECT_EQ(fs[0].id, FindingId::access_kfd);
+  EXPECT_EQ(fs[1].id, FindingId::rocm_missing);
 }
 
 TEST(RulesBasic, EveryIssue2IdIsCataloguedAndDocumented) {

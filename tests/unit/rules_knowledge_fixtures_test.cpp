@@ -27,13 +27,13 @@ struct Diagnosis {
   std::vector<Finding> findings;
   std::vector<std::string> ids() const {
     std::vector<std::string> v;
-    for (const auto& f : findings) v.push_back(f.id);
+    for (const auto& f : findings) v.push_back(std::string(to_string(f.id)));
     std::sort(v.begin(), v.end());
     return v;
   }
   const Finding* find(const std::string& id) const {
     for (const auto& f : findings)
-      if (f.id == id) return &f;
+      if (to_string(f.id) == id) return &f;
     return nullptr;
   }
 };
@@ -79,7 +79,7 @@ TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
 TEST(KnowledgeFixtures, StrixHaloTunedRaisesNothing) {
   auto d = diagnose_fixture("strixhalo-tuned");
   EXPECT_TRUE(d.facts.errors.empty());
-  EXPECT_TRUE(d.findings.empty()) << d.findings.front().id << ": " << d.findings.front().title;
+  EXPECT_TRUE(d.findings.empty()) << to_string(d.findings.front().id) << ": " << d.findings.front().title;
   EXPECT_EQ(d.facts.gpus[0].gtt, Pages{25165824}.bytes());
 }
 
@@ -120,9 +120,9 @@ TEST(KnowledgeFixtures, OllamaNoteOnlyWhenItsRecipeIsPlanned) {
   }
   // With ollama.env asking its recipe for an override, the note names that recipe.
   std::vector<Finding> both(2);
-  both[0].id = "gfx.override-needed";
+  both[0].id = FindingId::gfx_override_needed;
   both[0].fix = FixRef{"hsa-override", HsaParams{"10.3.0", {}}};
-  both[1].id = "ollama.env";
+  both[1].id = FindingId::ollama_env;
   both[1].fix = FixRef{"ollama-override", EnvParams{{{"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}}, {}}};
   rules::cross_reference(both);
   const auto* g = &both[0];

@@ -84,7 +84,9 @@ Gpu& add_gpu(Facts& f, const char* gfx, std::uint16_t device, bool apu, std::opt
 std::vector<Finding> run(const Facts& f) {
   RuleContext ctx{f, kb()};
   std::vector<Finding> out;
-  rules::knowledge_rules(ctx, out);
+  for (auto rule : {rules::gfx_rules, rules::memory_rules, rules::kernel_rules, rules::kfd_gpu_missing,
+                    rules::rocm_version_rules, rules::env_rules})
+    rule(ctx, out);
   return out;
 }
 
@@ -95,13 +97,13 @@ struct Hit : Finding {
 std::vector<Hit> with_id(const std::vector<Finding>& fs, const std::string& id) {
   std::vector<Hit> out;
   for (const auto& f : fs)
-    if (f.id == id) out.push_back(Hit{f});
+    if (to_string(f.id) == id) out.push_back(Hit{f});
   return out;
 }
 
 std::string ids(const std::vector<Finding>& fs) {
   std::string s;
-  for (const auto& f : fs) s += f.id + " (" + f.title + ")\n";
+  for (const auto& f : fs) s += std::string(to_string(f.id)) + " (" + f.title + ")\n";
   return s;
 }
 
@@ -329,7 +331,7 @@ TEST(GfxOverrideUnneeded, NativeKernelsMakeItInfo) {
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";
   auto out = run(f);
   ASSERT_EQ(out.size(), 1u) << ids(out);
-  EXPECT_EQ(out[0].id, "gfx.override-unneeded");
+  EXPECT_EQ(out[0].id, FindingId::gfx_override_unneeded);
   EXPECT_EQ(out[0].severity, Severity::info);
   // Without a ROCm of known version (bundled runtimes), amdml cannot say it is unneeded.
   f.rocm = RocmFacts{};
@@ -582,15 +584,6 @@ TEST(EnvWsl, SaysWhatWorks) {
   EXPECT_NE(hits[0]->detail.find("DirectML"), std::string::npos);
   Facts g = box();
   EXPECT_TRUE(run(g).empty());
-}
-
-// --- the catalog ---------------------------------------------------------------------
-
-TEST(KnowledgeCatalog, EveryIdHasADocsPage) {
-  for (const auto& s : rules::knowledge_catalog()) {
-    std::string path = std::string(AMDML_SOURCE_DIR) + "/docs/findings/" + s.id + ".md";
-    EXPECT_TRUE(std::ifstream(path).good()) << path;
-  }
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ LiveRun run_fake(const std::string& variant, std::chrono::milliseconds timeout =
 
 const Finding* find(const std::vector<Finding>& all, const std::string& id) {
   for (const auto& f : all)
-    if (f.id == id) return &f;
+    if (to_string(f.id) == id) return &f;
   return nullptr;
 }
 

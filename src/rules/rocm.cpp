@@ -1,8 +1,32 @@
+// rocm.missing: no ROCm user space on the host. A warning, not an error: PyTorch's
+// ROCm wheels and ollama bring their own runtime.
+//
 // rocm.version: the installed ROCm against the GPU (dropped from the official list),
 // the kernel (AMD's per-kernel status for a GPU, the release's kernel range), and age.
-#include "rules/knowledge_internal.hpp"
+#include <algorithm>
+
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
+
+void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  if (f.gpus.empty() || f.rocm.source != RocmSource::none) return;
+  // No ROCm runs on any of these GPUs (gfx.unsupported says so): installing it cannot help.
+  if (std::all_of(f.gpus.begin(), f.gpus.end(), [&](const Gpu& g) { return rocm_never(ctx.kb, g); })) return;
+  auto fd = make_finding(FindingId::rocm_missing, "No ROCm runtime installed",
+                         "Neither ROCM_PATH, /opt/rocm nor a distribution libhsa-runtime64 was found. PyTorch ROCm "
+                         "wheels and ollama bundle their own runtime, so this only matters for programs built "
+                         "against a system ROCm (llama.cpp HIP builds, rocminfo).");
+  fd.evidence.push_back({"/opt/rocm", "absent"});
+  if (auto p = f.env.find("ROCM_PATH"); p != f.env.end()) fd.evidence.push_back({"env ROCM_PATH", p->second});
+  if (f.os.id && (*f.os.id == "ubuntu" || *f.os.id == "debian"))
+    fd.commands.push_back("sudo apt install rocminfo   # the distribution's ROCm; or AMD's amdgpu-install --usecase=rocm");
+  else
+    fd.commands.push_back("install ROCm with AMD's amdgpu-install --usecase=rocm (see rocm.docs.amd.com)");
+  fd.gpus = amd_gpu_indices(f);
+  out.push_back(std::move(fd));
+}
 
 void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
@@ -12,7 +36,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const RocmRelease& oldest = ctx.kb.rocm.front();
 
   if (v < oldest.version) {
-    auto fd = make_finding("rocm.version", "ROCm " + v.str() + " is older than " + short_version(oldest.version),
+    auto fd = make_finding(FindingId::rocm_version, "ROCm " + v.str() + " is older than " + short_version(oldest.version),
                            "Releases before " + short_version(oldest.version) + " predate most ML support: no current PyTorch wheel, "
                            "ollama or llama.cpp build targets them.");
     fd.evidence.push_back(rev);
@@ -39,7 +63,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
         std::string good;
         for (const auto& [key, st] : req->rocm_new_kernel)
           if (st == KernelStatus::ok) good += (good.empty() ? "" : ", ") + key;
-        auto fd = make_finding("rocm.version", "ROCm " + v.str() + " is not supported on " + gpu_label(f, static_cast<int>(i)) +
+        auto fd = make_finding(FindingId::rocm_version, "ROCm " + v.str() + " is not supported on " + gpu_label(f, static_cast<int>(i)) +
                                                    " with kernel " + short_version(*f.os.kernel),
                                "AMD lists this release as unsupported on kernels that carry the fixes this GPU needs; the "
                                "releases it lists as working there: " + good + ".");
@@ -56,7 +80,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     if (rel->has_kernels(*g.gfx) && !rel->is_official(*g.gfx)) {
       const RocmRelease* last = ctx.kb.last_official(*g.gfx);
       if (last && last->version < rel->version) {
-        auto fd = make_finding("rocm.version", "ROCm " + v.str() + " no longer supports " + gpu_label(f, static_cast<int>(i)),
+        auto fd = make_finding(FindingId::rocm_version, "ROCm " + v.str() + " no longer supports " + gpu_label(f, static_cast<int>(i)),
                                "ROCm " + short_version(last->version) + " was the last release with " + g.gfx->name() +
                                    " on AMD's list; newer releases still carry some kernels but are untested on it and may "
                                    "fail in any library.");
@@ -71,7 +95,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   }
   // The kernel below every distribution kernel the release was built for.
   if (f.os.kernel && rel->kernel_min && *f.os.kernel < *rel->kernel_min && !in_container(f)) {
-    auto fd = make_finding("rocm.version", "ROCm " + v.str() + " needs a newer kernel than " + short_version(*f.os.kernel),
+    auto fd = make_finding(FindingId::rocm_version, "ROCm " + v.str() + " needs a newer kernel than " + short_version(*f.os.kernel),
                            "The oldest kernel on a distribution this release supports is " + short_version(*rel->kernel_min) + ".");
     fd.evidence.push_back(rev);
     fd.evidence.push_back({"/proc/sys/kernel/osrelease", f.os.kernel_release.value_or(short_version(*f.os.kernel))});

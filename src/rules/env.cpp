@@ -7,7 +7,7 @@
 // index that does not exist.
 #include <algorithm>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
@@ -87,7 +87,7 @@ void visible_devices(const RuleContext& ctx, std::vector<Finding>& out) {
   if (visible.empty()) {
     std::string names;
     for (const auto& e : used) names += (names.empty() ? "" : ", ") + e.source.substr(4);
-    auto fd = make_finding("env.visible-devices", names + " hide every GPU",
+    auto fd = make_finding(FindingId::env_visible_devices, names + " hide every GPU",
                            "ROCm has " + std::to_string(all.size()) + " GPU(s), but the visibility variables select none "
                            "of them (indices count ROCm's GPUs from 0; -1 or an unknown index hides everything), so every "
                            "program falls back to the CPU or reports no GPU.");
@@ -105,7 +105,7 @@ void visible_devices(const RuleContext& ctx, std::vector<Finding>& out) {
   std::string keep;
   for (int gi : visible)
     if (!f.gpus[static_cast<std::size_t>(gi)].apu.value_or(false)) keep += (keep.empty() ? "" : ",") + rocr_device_name(f, gi);
-  auto fd = make_finding("env.visible-devices", "Device 0 is the integrated " + gpu_label(f, visible.front()),
+  auto fd = make_finding(FindingId::env_visible_devices, "Device 0 is the integrated " + gpu_label(f, visible.front()),
                          "Programs that use the first GPU (PyTorch's cuda:0, llama.cpp's default) get the iGPU with its "
                          "shared memory and few compute units, not the discrete card.");
   if (used.empty()) {
@@ -151,7 +151,7 @@ void rocm_path(const RuleContext& ctx, std::vector<Finding>& out) {
         std::string dir = e.substr(0, e.find('/', 5));
         if (dir != resolved && dir != prefix) {
           bool installed = std::find(r.installed.begin(), r.installed.end(), dir) != r.installed.end();
-          auto fd = make_finding("env.rocm-path", "LD_LIBRARY_PATH loads libraries from " + dir + ", not the active " + resolved,
+          auto fd = make_finding(FindingId::env_rocm_path, "LD_LIBRARY_PATH loads libraries from " + dir + ", not the active " + resolved,
                                  installed ? "Programs mix two ROCm versions: the runtime from one, math libraries from the other, "
                                              "which fails with missing symbols or code objects."
                                            : dir + " is not installed any more; the entry is stale.");
@@ -171,7 +171,7 @@ void rocm_path(const RuleContext& ctx, std::vector<Finding>& out) {
   auto p = f.env.find("PATH");
   if (p == f.env.end()) return;
   if (path_has(p->second, prefix + "/bin") || path_has(p->second, resolved + "/bin")) return;
-  auto fd = make_finding("env.rocm-path", "ROCm's tools are not on PATH",
+  auto fd = make_finding(FindingId::env_rocm_path, "ROCm's tools are not on PATH",
                          "rocminfo, amd-smi, hipcc and hipconfig live in " + prefix +
                              "/bin; building llama.cpp with HIP and most ROCm how-tos expect them on PATH.");
   fd.evidence.push_back({"env PATH", p->second});
@@ -184,7 +184,7 @@ void rocm_path(const RuleContext& ctx, std::vector<Finding>& out) {
 void wsl(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (!f.os.wsl) return;
-  auto fd = make_finding("env.wsl", "This is WSL: no amdgpu driver, no KFD",
+  auto fd = make_finding(FindingId::env_wsl, "This is WSL: no amdgpu driver, no KFD",
                          "Under WSL the GPU is reached through /dev/dxg and AMD's Windows driver. ROCm works there only with "
                          "AMD's WSL runtime on the Radeon cards it supports (RX 7900/7800/7700 and RX 9000 series, Radeon PRO "
                          "W7000); other GPUs need DirectML (torch-directml) or native Linux.");

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
@@ -112,7 +112,7 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
             ") code of the same ISA family when the override says so.";
   if (!global_ok)
     detail += " A single global value would break another GPU in this box, so set it per KFD node (CPU nodes count).";
-  auto fd = make_finding("gfx.override-needed", title, detail);
+  auto fd = make_finding(FindingId::gfx_override_needed, title, detail);
   for (const auto* n : want) {
     const Gpu& g = f.gpus[static_cast<std::size_t>(n->index)];
     fd.gpus.push_back(n->index);
@@ -190,7 +190,7 @@ Finding never_supported(const RuleContext& ctx, const Gpu& g, int index) {
   std::string releases = ctx.kb.rocm.empty() ? std::string("no ROCm release amdml knows")
                                                : "no ROCm release from " + short_version(ctx.kb.rocm.front().version) +
                                                      " to " + short_version(ctx.kb.rocm.back().version);
-  auto fd = make_finding("gfx.unsupported", gpu_name(g) + ": no ROCm release supports " + (g.gfx ? g.gfx->name() : "it"),
+  auto fd = make_finding(FindingId::gfx_unsupported, gpu_name(g) + ": no ROCm release supports " + (g.gfx ? g.gfx->name() : "it"),
                          "ROCm does not run on " + what + ": " + releases + " lists it or ships its kernels, and no "
                          "override fits its ISA, so binding it to amdgpu or installing another ROCm does not help.");
   if (radeon)
@@ -219,7 +219,7 @@ void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuN
       out.push_back(never_supported(ctx, g, n.index));
       continue;
     }
-    auto fd = make_finding("gfx.unsupported", gpu_name(g) + ": no ROCm kernels in " + st.label + " and no safe override",
+    auto fd = make_finding(FindingId::gfx_unsupported, gpu_name(g) + ": no ROCm kernels in " + st.label + " and no safe override",
                            st.label + " ships no " + g.gfx->name() + " kernels, and no other target's code runs on its ISA (" +
                                to_string(info->isa) + ", wave" + std::to_string(info->wave_size) + ").");
     fd.gpus.push_back(n.index);
@@ -282,7 +282,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       }
     }
     if (p.error != OverrideError::none) {
-      auto fd = make_finding("gfx.override-invalid", var + " is invalid: ROCm will find no GPU",
+      auto fd = make_finding(FindingId::gfx_override_invalid, var + " is invalid: ROCm will find no GPU",
                              var + " " + describe_override_error(p, value) +
                                  ". libhsakmt rejects the value and topology initialisation fails.");
       fd.evidence.push_back(ev);
@@ -306,7 +306,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     if (node && !gpu_by_node.count(*node)) {
       bool cpu = false;
       for (const auto& n : f.kfd.nodes) cpu |= n.index == *node && n.cpu;
-      auto fd = make_finding("gfx.override-invalid", var + " names KFD node " + std::to_string(*node) + ", which is " +
+      auto fd = make_finding(FindingId::gfx_override_invalid, var + " names KFD node " + std::to_string(*node) + ", which is " +
                                                          (cpu ? "a CPU node" : "not a GPU on this box"),
                              "The per-node form counts KFD topology nodes, CPU nodes included; on a one-socket box the "
                              "first GPU is node 1. This setting reaches no GPU.");
@@ -320,7 +320,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       continue;
     }
     if (node && st.installed && !per_node_supported(ctx, st)) {
-      auto fd = make_finding("gfx.override-invalid", var + " is ignored by " + st.label,
+      auto fd = make_finding(FindingId::gfx_override_invalid, var + " is ignored by " + st.label,
                              "The per-node form HSA_OVERRIDE_GFX_VERSION_<node> arrived in ROCm " +
                                  short_version(ctx.kb.per_node_override_since) + "; older runtimes read only the global variable.");
       fd.evidence.push_back(ev);
@@ -340,7 +340,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     }
     if (broken.empty()) {
       if (!ctx.kb.find_gfx(*p.target) && !reach.empty()) {
-        auto fd = make_finding("gfx.override-invalid", var + "=" + value + " names no known gfx target",
+        auto fd = make_finding(FindingId::gfx_override_invalid, var + "=" + value + " names no known gfx target",
                                "No AMD GPU has ISA " + p.target->name() + ", so no library ships code objects for it.");
         fd.evidence.push_back(ev);
         fd.gpus = reach;
@@ -354,7 +354,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     const GfxInfo* to = ctx.kb.find_gfx(*p.target);
     bool mixed = !node && reach.size() > broken.size();
     auto fd = make_finding(
-        "gfx.override-invalid",
+        FindingId::gfx_override_invalid,
         var + "=" + value + (mixed ? " is global and breaks " : " does not fit ") + who,
         "It makes " + who + " run " + p.target->name() + (to ? std::string(" (") + to_string(to->isa) + ", wave" +
                                                                    std::to_string(to->wave_size) + ")" : std::string()) +
@@ -426,7 +426,7 @@ void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vecto
   if (idx.empty()) return;
   std::string names;
   for (int i : idx) names += (names.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(i)]);
-  auto fd = make_finding("gfx.override-unneeded", shown->var + " is no longer needed for " + names,
+  auto fd = make_finding(FindingId::gfx_override_unneeded, shown->var + " is no longer needed for " + names,
                          st.label + " has native kernels for it; the override makes it run another target's code, "
                                     "which can be slower or use instructions tuned for a different chip.");
   fd.gpus = idx;
@@ -469,7 +469,7 @@ void cross_reference(std::vector<Finding>& out) {
         if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) ollama_gets_override = true;
   if (!ollama_gets_override) return;
   for (auto& fd : out)
-    if (fd.id == "gfx.override-needed")
+    if (fd.id == FindingId::gfx_override_needed)
       fd.notes.push_back("For the ollama service, `amdml fix` writes the same value into its systemd drop-in "
                          "(recipe ollama-override).");
 }

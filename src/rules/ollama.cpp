@@ -11,12 +11,33 @@
 #include <map>
 
 #include "formats/systemd_unit.hpp"
-#include "rules/ml_internal.hpp"
-#include "rules/ollama_builds.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
 namespace {
+
+bool ships(const OllamaBuild& b, const GfxTarget& g) {
+  return std::find(b.targets.begin(), b.targets.end(), g) != b.targets.end();
+}
+
+// "v0.18.0 to the last release before v0.31.2": the newest run of adjacent ranges of
+// the ollama release data (Knowledge::ollama) that ships gfx, for the advice to
+// downgrade; nullopt when no release ships it.
+std::optional<std::string> last_range_with(const Knowledge& kb, const GfxTarget& gfx) {
+  const auto& t = kb.ollama;
+  for (auto it = t.rbegin(); it != t.rend(); ++it) {
+    if (!ships(*it, gfx)) continue;
+    // widen to the earliest adjacent range that also ships it
+    auto first = it;
+    while (std::next(first) != t.rend() && ships(*std::next(first), gfx)) ++first;
+    std::string s = "v" + first->from.str() + " to ";
+    if (!it->until) return s + "the current release";
+    // the release before `until`: show "before vX" rather than guess its number
+    return s + "the last release before v" + it->until->str();
+  }
+  return std::nullopt;
+}
 
 // The gfx targets this ollama's ROCm backend ships, and where that knowledge came from.
 struct Shipped {
@@ -260,7 +281,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   std::string title = plan.problems.size() == 1 ? "The ollama service's environment needs a change"
                                                 : "The ollama service's environment has " +
                                                       std::to_string(plan.problems.size()) + " problems";
-  auto fd = make_finding("ollama.env", title, ml::join(plan.problems, " "));
+  auto fd = make_finding(FindingId::ollama_env, title, ml::join(plan.problems, " "));
   fd.evidence = plan.evidence;
   if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + ml::join(svc.files, ", ")});
   fd.gpus = gpus;
@@ -285,7 +306,7 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
     if (p.name == svc.user) pw = &p;
   if (!pw) {
     if (f.identity.passwd.empty()) return;  // no /etc/passwd read: nothing to judge by
-    auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " does not exist",
+    auto fd = make_finding(FindingId::ollama_access, "The ollama service user " + svc.user + " does not exist",
                            "ollama.service runs as User=" + svc.user + ", which is not in /etc/passwd: systemd cannot "
                            "start the service (\"Failed to determine user credentials\").");
     fd.evidence.push_back({"/etc/passwd", "no user " + svc.user});
@@ -319,7 +340,7 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
   }
   if (missing.empty()) return;
   std::sort(missing.begin(), missing.end());
-  auto fd = make_finding("ollama.access", "The ollama service user " + svc.user + " cannot open the GPU devices",
+  auto fd = make_finding(FindingId::ollama_access, "The ollama service user " + svc.user + " cannot open the GPU devices",
                          "ollama.service runs as " + svc.user + ", which is not in group " + ml::join(missing, ",") +
                              " that owns the device nodes; ROCm then finds no GPU and ollama runs on the CPU.");
   fd.evidence = ev;
@@ -340,7 +361,7 @@ void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Sh
     const auto* info = ctx.kb.find_gfx(g);
     if (info && info->override_to && contains(shipped.targets, *info->override_to)) continue;  // ollama.env covers it
     std::string ver = o.version ? "ollama v" + o.version->str() : "This ollama";
-    auto fd = make_finding("ollama.gfx-unsupported", ver + " has no ROCm kernels for " + gpu_label(f, i),
+    auto fd = make_finding(FindingId::ollama_gfx_unsupported, ver + " has no ROCm kernels for " + gpu_label(f, i),
                            ver + " ships ROCm kernels for " + ml::gfx_names(shipped.targets) + " (" + shipped.source +
                                "); " + g.name() + " is not among them and has no same-family override target that is, "
                                "so ollama's ROCm backend will not use it.");
@@ -354,7 +375,7 @@ void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Sh
       fd.notes.push_back("ollama's Vulkan backend can run it: add Environment=\"OLLAMA_VULKAN=1\" to the service.");
     else
       fd.notes.push_back("A newer ollama with the Vulkan backend can run it.");
-    if (auto r = ollama_builds::last_range_with(ctx.kb, g))
+    if (auto r = last_range_with(ctx.kb, g))
       fd.notes.push_back("ollama releases " + *r + " shipped ROCm kernels for " + g.name() + ".");
     out.push_back(std::move(fd));
   }
@@ -368,7 +389,7 @@ void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Fi
   auto why = ml::driver_too_old_for(ctx.facts, *rel);
   if (!why) return;
   std::string ver = o.version ? "ollama v" + o.version->str() : "The installed ollama";
-  auto fd = make_finding("ollama.driver", ver + " bundles ROCm " + rocm->str() + ", which needs a newer GPU driver",
+  auto fd = make_finding(FindingId::ollama_driver, ver + " bundles ROCm " + rocm->str() + ", which needs a newer GPU driver",
                          ver + " brings its own ROCm " + rocm->str() + " user space; " + *why +
                              ". GPU discovery then hangs or crashes and ollama falls back to the CPU.");
   fd.evidence.push_back({o.rocm_dir.value_or(o.lib_dir.value_or("ollama")), "bundled ROCm " + rocm->str()});
@@ -383,7 +404,7 @@ void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Fi
 
 void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const auto& o = ctx.facts.ml.ollama;
-  if (!o.installed || ctx.facts.gpus.empty()) return;
+  if (!ctx.facts.ml.probed || !o.installed || ctx.facts.gpus.empty()) return;
   auto shipped = shipped_targets(ctx.kb, o);
   if (o.service && !o.service->masked) {
     env_finding(ctx, o, shipped, out);

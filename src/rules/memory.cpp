@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
@@ -92,7 +92,7 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
     const Bytes reserve{ram.value - rec->bytes().value};
     detail += " Recommended: pages_limit=" + std::to_string(rec->value) + " (" + gib(rec->bytes()) + "), leaving " +
               gib(reserve) + " to the OS.";
-    auto fd = make_finding("memory.gtt-limit", title, detail);
+    auto fd = make_finding(FindingId::memory_gtt_limit, title, detail);
     fd.gpus.push_back(static_cast<int>(i));
     const std::string dev = drm_device_dir(g);
     if (g.gtt) fd.evidence.push_back({dev + "/mem_info_gtt_total", std::to_string(g.gtt->value)});
@@ -152,7 +152,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   for (const auto& [k, v] : f.driver.cmdline_options)
     if (k.rfind(other + ".", 0) == 0) consider("/proc/cmdline", k.substr(other.size() + 1), v);
   if (!misplaced.empty()) {
-    auto fd = make_finding("memory.ttm-wrong-module", "TTM options are set for " + other + ", but amdgpu uses " + used,
+    auto fd = make_finding(FindingId::memory_ttm_wrong_module, "TTM options are set for " + other + ", but amdgpu uses " + used,
                            used == "amdttm"
                                ? "AMD's DKMS driver (amdgpu-dkms) builds its own TTM as amdttm; options for ttm do not reach it."
                                : "The in-tree amdgpu uses the kernel's ttm module; options for amdttm (AMD's DKMS build) are ignored.");
@@ -174,7 +174,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   if (auto c = configured(f, used, "pages_limit")) {
     auto want = text::u64(c->value);
     if (want && *want != tp.pages_limit->value) {
-      auto fd = make_finding("memory.ttm-wrong-module", used + ".pages_limit is configured as " + c->value + " but the running value is " +
+      auto fd = make_finding(FindingId::memory_ttm_wrong_module, used + ".pages_limit is configured as " + c->value + " but the running value is " +
                                                             std::to_string(tp.pages_limit->value),
                              "The setting is not in effect: it is read when " + used +
                                  " loads, so it needs a reboot, and an initramfs rebuild when " + used + " loads from the initramfs.");
@@ -194,7 +194,7 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
       const Gpu& g = f.gpus[i];
       if (!g.gtt || g.driver.value_or("amdgpu") != "amdgpu") continue;
       if (g.gtt->value == tp.pages_limit->bytes().value) continue;
-      auto fd = make_finding("memory.ttm-wrong-module",
+      auto fd = make_finding(FindingId::memory_ttm_wrong_module,
                              used + ".pages_limit was changed after amdgpu loaded: GTT is still " + gib(*g.gtt),
                              "amdgpu sized GTT once at load from the limit then in force; writing " + live_path +
                                  " later only moves TTM's swap threshold.");
@@ -215,7 +215,7 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
   // Misspelled parameter names: amdgpu logs "unknown parameter ... ignored".
   for (const auto& [k, v] : f.driver.cmdline_options)
     if (k == "amdgpu.gtt_size" || k == "amdgpu.ggtsize" || k == "amdgpu.gtt") {
-      auto fd = make_finding("memory.ttm-wrong-module", k + " is not an amdgpu parameter and is ignored",
+      auto fd = make_finding(FindingId::memory_ttm_wrong_module, k + " is not an amdgpu parameter and is ignored",
                              "amdgpu logs \"unknown parameter '" + k.substr(7) + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({"/proc/cmdline", k + "=" + v});
       fd.commands.push_back("remove " + k + "=" + v + " from the kernel command line; set ttm.pages_limit instead");
@@ -224,7 +224,7 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
     }
   for (const auto& o : f.modprobe.options)
     if (o.module == "amdgpu" && (o.key == "gtt_size" || o.key == "ggtsize" || o.key == "gtt")) {
-      auto fd = make_finding("memory.ttm-wrong-module", "amdgpu " + o.key + " is not an amdgpu parameter and is ignored",
+      auto fd = make_finding(FindingId::memory_ttm_wrong_module, "amdgpu " + o.key + " is not an amdgpu parameter and is ignored",
                              "amdgpu logs \"unknown parameter '" + o.key + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({o.file + ":" + std::to_string(o.line), "options amdgpu " + o.key + "=" + o.value});
       fd.commands.push_back("remove that line; set ttm.pages_limit instead");
@@ -243,7 +243,7 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
   const std::uint64_t diff = gtt_bytes > ttm_bytes ? gtt_bytes - ttm_bytes : ttm_bytes - gtt_bytes;
   if (diff <= kMiB) return;
   const bool deprecated = f.os.kernel && *f.os.kernel >= ctx.kb.memory.gttsize_deprecated;
-  auto fd = make_finding("memory.ttm-wrong-module",
+  auto fd = make_finding(FindingId::memory_ttm_wrong_module,
                          "amdgpu.gttsize (" + std::to_string(*mib) + " MiB) disagrees with " + to_string(m) + ".pages_limit (" +
                              std::to_string(ttm_bytes / kMiB) + " MiB)",
                          "gttsize sizes GTT but not TTM's limit, so allocations past " + std::to_string(ttm_bytes / kMiB) +

@@ -1,17 +1,13 @@
-// kernel.old and kfd.gpu-missing: is the running kernel new enough for each GPU (its
-// KFD must know the ASIC; Strix Halo needs fixes AMD lists by kernel; small-carve-out
-// APUs need the GTT fallback), and did KFD take every GPU amdgpu drives.
+// kernel.old: is the running kernel new enough for each GPU (its KFD must know the
+// ASIC; Strix Halo needs fixes AMD lists by kernel; small-carve-out APUs need the GTT
+// fallback).
 #include <algorithm>
 
-#include "rules/knowledge_internal.hpp"
+#include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
-namespace {
-
-bool dkms_driver(const Facts& f) { return f.driver.dkms_version.has_value(); }
-
-void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
+void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (!f.os.kernel || !f.os.kernel_release || in_container(f)) return;
   const KernelVersion& kv = *f.os.kernel;
@@ -25,7 +21,7 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
     if (const KernelReq* req = ctx.kb.kernel_req_for(*g.gfx);
         req && !req->satisfied_by(release) && std::find(reported.begin(), reported.end(), req) == reported.end()) {
       reported.push_back(req);
-      auto fd = make_finding("kernel.old", gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(req->kernel_min) +
+      auto fd = make_finding(FindingId::kernel_old, gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(req->kernel_min) +
                                                " or newer (running " + short_version(kv) + ")",
                              req->why + ".");
       fd.evidence.push_back(kev);
@@ -47,7 +43,7 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
     }
     // The in-tree KFD must know the ASIC; AMD's DKMS driver brings its own.
     if (const GfxInfo* info = ctx.kb.find_gfx(*g.gfx); info && info->kernel_min && kv < *info->kernel_min && !dkms_driver(f)) {
-      auto fd = make_finding("kernel.old", gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(*info->kernel_min) +
+      auto fd = make_finding(FindingId::kernel_old, gpu_label(f, static_cast<int>(i)) + " needs Linux " + short_version(*info->kernel_min) +
                                                " or newer (running " + short_version(kv) + ")",
                              info->kernel_note + ". Older kernels log \"GC IP ... not supported in kfd\" and create no compute node.");
       fd.evidence.push_back(kev);
@@ -61,7 +57,7 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
     const MemoryKnowledge& mk = ctx.kb.memory;
     if (g.apu.value_or(false) && g.vram && g.vram->value <= mk.small_carveout_max_mib * kMiB && kv < mk.small_apu_gtt_fallback &&
         !dkms_driver(f)) {
-      auto fd = make_finding("kernel.old", gpu_label(f, static_cast<int>(i)) + ": kernel " + short_version(kv) +
+      auto fd = make_finding(FindingId::kernel_old, gpu_label(f, static_cast<int>(i)) + ": kernel " + short_version(kv) +
                                                " limits ROCm to the " + format_bytes(*g.vram) + " carve-out",
                              "Before Linux " + short_version(mk.small_apu_gtt_fallback) + " KFD allocates APU \"VRAM\" only from the BIOS "
                              "carve-out, so PyTorch and llama.cpp run out of memory while RAM is free. From " +
@@ -73,48 +69,6 @@ void kernel_old(const RuleContext& ctx, std::vector<Finding>& out) {
       out.push_back(std::move(fd));
     }
   }
-}
-
-void gpu_missing(const RuleContext& ctx, std::vector<Finding>& out) {
-  const Facts& f = ctx.facts;
-  if (!f.kfd.present || in_container(f)) return;  // kfd.missing / container.* say it
-  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-    const Gpu& g = f.gpus[i];
-    if (g.kfd_node || g.driver.value_or("") != "amdgpu") continue;
-    if (rocm_never(ctx.kb, g)) continue;  // gfx.unsupported: no KFD node would bring ROCm
-    const GfxInfo* info = g.gfx ? ctx.kb.find_gfx(*g.gfx) : nullptr;
-    std::string cause;
-    if (!info) {
-      cause = "amdml does not know this ASIC as a ROCm target (" + (g.pci_id().empty() ? std::string("unknown id") : g.pci_id()) +
-              "); GPUs before GCN 3 (gfx8) have no KFD support.";
-    } else if (info->kernel_min && f.os.kernel && *f.os.kernel < *info->kernel_min && !dkms_driver(f)) {
-      cause = "This kernel's KFD does not know " + g.gfx->name() + " (dmesg: \"GC IP ... not supported in kfd\"); " +
-              info->kernel_note + ".";
-    } else if (info->needs_atomics && !info->apu) {
-      cause = "KFD most likely rejected it for lacking PCIe atomics (dmesg: \"skipped device " + g.pci_id() +
-              ", PCI rejects atomics\"): the slot or a riser/chipset path does not pass them, or the GPU firmware is older "
-              "than the no-atomics threshold.";
-    } else {
-      cause = "KFD did not initialise it; dmesg says why.";
-    }
-    auto fd = make_finding("kfd.gpu-missing", gpu_label(f, static_cast<int>(i)) + " is driven by amdgpu but has no KFD node", cause);
-    fd.gpus.push_back(static_cast<int>(i));
-    fd.evidence.push_back({drm_device_dir(g) + "/uevent", "DRIVER=amdgpu"});
-    fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", std::to_string(f.kfd.nodes.size()) + " nodes, none at " +
-                                                                     g.pci_slot.value_or("?")});
-    fd.commands.push_back("sudo dmesg | grep -iE 'kfd|atomics'");
-    if (info && info->needs_atomics && !info->apu)
-      fd.notes.push_back("Move the card to a CPU-attached PCIe slot (not behind the chipset or a riser), and update the GPU firmware "
-                         "(linux-firmware).");
-    out.push_back(std::move(fd));
-  }
-}
-
-}  // namespace
-
-void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out) {
-  kernel_old(ctx, out);
-  gpu_missing(ctx, out);
 }
 
 }  // namespace amdml::rules

@@ -1,4 +1,4 @@
-// Diagnoses from the HSA runtime and libdrm layer: did the runtime load, initialise and
+// runtime.*: did the HSA runtime load, initialise and
 // list every GPU the kernel has, and if not, which layer lost it and why. The causes of
 // an hsa_init failure are read off the other layers' facts (driver, /dev/kfd, render
 // nodes, HSA_OVERRIDE_GFX_VERSION), because the runtime itself reports almost every
@@ -10,12 +10,6 @@
 
 namespace amdml::rules {
 namespace {
-
-const DeviceAccess* device(const Facts& f, const std::string& path) {
-  for (const auto& d : f.identity.devices)
-    if (d.path == path) return &d;
-  return nullptr;
-}
 
 std::string errno_label(int e) {
   const char* name = e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == EINVAL ? "EINVAL" : e == ENOMEM ? "ENOMEM"
@@ -54,7 +48,7 @@ std::string status_line(const HsaFacts& h) {
 // and commands; the first cause that fits wins, in the order the runtime would hit them.
 void explain_init_failure(const Facts& f, Finding& fd) {
   const auto& h = f.runtime.hsa;
-  const DeviceAccess* kfd = device(f, "/dev/kfd");
+  const DeviceAccess* kfd = find_device(f, "/dev/kfd");
   bool kfd_absent = f.identity.devices_known ? (!kfd || !kfd->exists) : !f.kfd.present;
   std::string cause;
   if (h.failed_call && *h.failed_call == "dlsym") {
@@ -137,7 +131,7 @@ void probe_failure(const Facts& f, std::vector<Finding>& out) {
   };
   switch (h.outcome) {
     case HsaOutcome::crashed: {
-      auto fd = make_finding("runtime.crashed", "The HSA runtime crashed while amdml asked it for the GPUs",
+      auto fd = make_finding(FindingId::runtime_crashed, "The HSA runtime crashed while amdml asked it for the GPUs",
                              h.reason.empty() ? "The probe's child process died." : "The probe's child process: " + h.reason + ".");
       fd.detail += " Any ROCm program on this machine is likely to crash the same way.";
       if (h.signal) fd.evidence.push_back({"signal", std::to_string(h.signal)});
@@ -149,7 +143,7 @@ void probe_failure(const Facts& f, std::vector<Finding>& out) {
       break;
     }
     case HsaOutcome::timed_out: {
-      auto fd = make_finding("runtime.timeout", "The HSA runtime did not answer in time",
+      auto fd = make_finding(FindingId::runtime_timeout, "The HSA runtime did not answer in time",
                              "The probe's child process: " + h.reason + ". A runtime that hangs in initialisation "
                              "usually means a GPU or driver that stopped responding.");
       if (h.timeout_ms) fd.evidence.push_back({"--runtime-timeout", std::to_string(*h.timeout_ms) + " ms"});
@@ -161,7 +155,7 @@ void probe_failure(const Facts& f, std::vector<Finding>& out) {
       break;
     }
     case HsaOutcome::bad_output: {
-      auto fd = make_finding("runtime.probe-failed", "amdml could not read the HSA runtime's answer",
+      auto fd = make_finding(FindingId::runtime_probe_failed, "amdml could not read the HSA runtime's answer",
                              (h.reason.empty() ? std::string("The probe's child gave no usable result") : h.reason) + ".");
       with_child_evidence(fd);
       fd.commands.push_back("rocminfo");
@@ -178,7 +172,7 @@ void not_installed(const Facts& f, std::vector<Finding>& out) {
   bool found = false;
   for (const auto& a : h.attempts) found |= a.exists;
   if (found) {
-    auto fd = make_finding("runtime.load-failed", "libhsa-runtime64 is installed but cannot be loaded",
+    auto fd = make_finding(FindingId::runtime_load_failed, "libhsa-runtime64 is installed but cannot be loaded",
                            "The dynamic loader found the HSA runtime but could not load it (a missing dependency "
                            "such as libhsakmt, or a library for another architecture). Programs that use the "
                            "system ROCm will fail the same way.");
@@ -189,7 +183,7 @@ void not_installed(const Facts& f, std::vector<Finding>& out) {
     return;
   }
   if (f.gpus.empty()) return;
-  auto fd = make_finding("runtime.not-installed", "No HSA runtime (libhsa-runtime64) to ask",
+  auto fd = make_finding(FindingId::runtime_not_installed, "No HSA runtime (libhsa-runtime64) to ask",
                          "amdml could not load libhsa-runtime64 from AMDML_HSA_LIBRARY, ROCM_PATH, /opt/rocm or the "
                          "system library path, so it reports what the kernel exposes but not what ROCm programs "
                          "will see. PyTorch ROCm wheels and ollama bring their own copy.");
@@ -201,7 +195,7 @@ void not_installed(const Facts& f, std::vector<Finding>& out) {
 void init_failed(const Facts& f, std::vector<Finding>& out) {
   const auto& h = f.runtime.hsa;
   if (h.outcome != HsaOutcome::init_failed) return;
-  auto fd = make_finding("runtime.init-failed", "The HSA runtime failed to initialise: " + status_line(h),
+  auto fd = make_finding(FindingId::runtime_init_failed, "The HSA runtime failed to initialise: " + status_line(h),
                          "ROCm programs on this machine will see no GPU.");
   if (f.gpus.empty()) {
     fd.severity = Severity::info;
@@ -219,9 +213,9 @@ void init_failed(const Facts& f, std::vector<Finding>& out) {
 void not_asked(const Facts& f, std::vector<Finding>& out) {
   const auto& h = f.runtime.hsa;
   if (h.outcome != HsaOutcome::skipped || (f.gpus.empty() && !f.rocm.hsa_library)) return;
-  const DeviceAccess* kfd = device(f, "/dev/kfd");
+  const DeviceAccess* kfd = find_device(f, "/dev/kfd");
   if (!f.identity.devices_known || (kfd && kfd->exists && kfd->open != OpenCheck::failed)) return;
-  auto fd = make_finding("runtime.not-asked", "amdml did not ask the HSA runtime: " + h.reason,
+  auto fd = make_finding(FindingId::runtime_not_asked, "amdml did not ask the HSA runtime: " + h.reason,
                          "ROCm programs on this machine will see no GPU.");
   if (f.gpus.empty()) {
     fd.severity = Severity::info;
@@ -253,7 +247,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
   }();
   std::string title = all ? "The HSA runtime lists no GPU although the kernel has " + std::to_string(missing.size())
                           : std::to_string(missing.size()) + " GPU(s) the kernel has are missing from the HSA runtime";
-  auto fd = make_finding("runtime.gpu-missing", title,
+  auto fd = make_finding(FindingId::runtime_gpu_missing, title,
                          "KFD lists the GPU but hsa_init left it out, so PyTorch, ollama and every other ROCm "
                          "program will not see it either.");
   fd.gpus = missing;
@@ -271,7 +265,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
     std::string label = gpu_label(f, i);
     fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes/" + std::to_string(*g.kfd_node),
                            g.gfx ? g.gfx->name() : "GPU node"});
-    const DeviceAccess* rn = g.render_node ? device(f, *g.render_node) : nullptr;
+    const DeviceAccess* rn = g.render_node ? find_device(f, *g.render_node) : nullptr;
     if (g.render_node && f.identity.devices_known && (!rn || !rn->exists)) {
       causes += " " + label + ": its render node " + *g.render_node + " is not present here (a container started "
                 "without it); the runtime skips GPUs whose render node it cannot open.";
@@ -306,20 +300,6 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
   out.push_back(std::move(fd));
 }
 
-void drm_mismatch(const Facts& f, std::vector<Finding>& out) {
-  for (const auto& v : f.runtime.memory) {
-    if (v.disagreements.empty()) continue;
-    auto fd = make_finding("drm.mismatch", gpu_label(f, v.gpu) + ": memory sizes disagree between layers",
-                           "Two interfaces that report the same memory give different numbers. The kernel's sysfs "
-                           "files and the libdrm query come from the same driver, so a difference means a stale "
-                           "value or a driver bug; between KFD and the HSA runtime it means the runtime is not "
-                           "reading the topology the kernel has now.");
-    for (const auto& d : v.disagreements) fd.evidence.push_back({"memory", d});
-    fd.gpus.push_back(v.gpu);
-    out.push_back(std::move(fd));
-  }
-}
-
 }  // namespace
 
 void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out) {
@@ -329,22 +309,6 @@ void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   not_asked(f, out);
   probe_failure(f, out);
   gpu_missing(f, out);
-  drm_mismatch(f, out);
-}
-
-const std::vector<FindingSpec>& runtime_catalog() {
-  static const std::vector<FindingSpec> c = {
-      {"runtime.not-installed", Severity::info, "no libhsa-runtime64 could be loaded, so ROCm's own view is unknown"},
-      {"runtime.load-failed", Severity::warning, "libhsa-runtime64 is installed but the loader cannot load it"},
-      {"runtime.init-failed", Severity::error, "hsa_init failed; the cause is read off the driver, /dev/kfd and env"},
-      {"runtime.not-asked", Severity::error, "no usable /dev/kfd, so the HSA runtime was not started; the cause as for init-failed"},
-      {"runtime.crashed", Severity::error, "the HSA runtime crashed while listing the GPUs"},
-      {"runtime.timeout", Severity::error, "the HSA runtime did not answer within --runtime-timeout"},
-      {"runtime.probe-failed", Severity::warning, "the runtime probe's child gave output amdml cannot read"},
-      {"runtime.gpu-missing", Severity::error, "a GPU KFD lists is not an HSA agent (render node, override, ISA)"},
-      {"drm.mismatch", Severity::warning, "libdrm, sysfs, KFD or HSA report different memory sizes for a GPU"},
-  };
-  return c;
 }
 
 }  // namespace amdml::rules
