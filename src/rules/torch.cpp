@@ -100,7 +100,7 @@ void torch_gfx_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Fi
         fd.notes.push_back("New login sessions already get HSA_OVERRIDE_GFX_VERSION=" + value + " (" + *where +
                            "): log out and in again, or export it in this shell.");
       else
-        fd.fix = FixRef{"hsa-override", {{"value", value}}};
+        fd.fix = FixRef{"hsa-override", HsaParams{value, {}}};
       fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + value);
       if (!info->override_caveat.empty()) fd.notes.push_back(info->override_caveat);
     } else {
