@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.hpp"
 #include "formats/json.hpp"
 #include "formats/runtime_record.hpp"
 #include "probes/probe_util.hpp"
@@ -53,17 +54,14 @@ void read_stderr(const std::string& err, ChildOutcome& out) {
   out.stderr_tail = rest;
 }
 
+// Linux's numbers, as a crashed child reports them (the same on every architecture
+// amdml runs on).
+constexpr EnumName<int> kSignalNames[] = {{4, "SIGILL"},  {6, "SIGABRT"},  {7, "SIGBUS"}, {8, "SIGFPE"},
+                                          {9, "SIGKILL"}, {11, "SIGSEGV"}, {15, "SIGTERM"}};
+
 std::string signal_name(int sig) {
-  switch (sig) {
-    case 4: return "SIGILL";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    case 15: return "SIGTERM";
-    default: return "signal " + std::to_string(sig);
-  }
+  if (const char* name = enum_name(kSignalNames, sig, nullptr)) return name;
+  return "signal " + std::to_string(sig);
 }
 
 ChildOutcome run_child(const ProbeContext& ctx, std::vector<std::string> args) {

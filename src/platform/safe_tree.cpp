@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "base/enum_names.hpp"
 #include "platform/fs.hpp"
 
 namespace amdml::platform {
@@ -447,17 +448,14 @@ Status SafeTree::make_dirs(const std::string& path, std::uint32_t mode, std::vec
 
 namespace {
 
-std::string file_kind(unsigned mode) {
-  switch (file_type_from_mode(mode)) {
-    case FileType::directory: return "a directory";
-    case FileType::symlink: return "a symlink";
-    case FileType::char_device: return "a character device";
-    case FileType::block_device: return "a block device";
-    case FileType::fifo: return "a FIFO";
-    case FileType::socket: return "a socket";
-    default: return "not a file";
-  }
-}
+// What a lock file found to be something else is, for the message.
+constexpr EnumName<FileType> kFileKinds[] = {
+    {FileType::directory, "a directory"},       {FileType::symlink, "a symlink"},
+    {FileType::char_device, "a character device"}, {FileType::block_device, "a block device"},
+    {FileType::fifo, "a FIFO"},                 {FileType::socket, "a socket"},
+};
+
+std::string file_kind(unsigned mode) { return enum_name(kFileKinds, file_type_from_mode(mode), "not a file"); }
 
 // A lock file must be a regular file.
 Status check_lock_file(int fd, const std::string& shown) {

@@ -63,7 +63,7 @@ TEST(BaseText, WholeStringNumbers) {
 }
 
 TEST(BaseText, OneLineReplacesControlCharacters) {
-  EXPECT_EQ(text::one_line("a\nb\tc\x01d"), "a b c d");
+  EXPECT_EQ(text::one_line("a\nb\tc\x01" "d\x7f"), "a b c d ");
   EXPECT_EQ(text::one_line("plain"), "plain");
 }
 
