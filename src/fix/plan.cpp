@@ -230,6 +230,12 @@ void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
   }
 }
 
+// Parameters on one line, as the report's JSON spells them (bytes that are not UTF-8
+// become U+FFFD instead of an exception).
+std::string params_text(const FixParams& p) {
+  return fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool systemd_running(const Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
 
 void plan_initramfs(Ctx& c, const TtmParams& p) {
@@ -404,7 +410,7 @@ Plan plan_fixes(const PlanInputs& in) {
     // Group memberships of different users go together; two different page limits or
     // overrides cannot both be right: the first one wins and the plan says so.
     if (it != plan.recipes.end() && (!it->recipe || it->recipe->params != ParamSchema::groups)) {
-      it->notes.push_back(std::string(to_string(f.id)) + " asks for different parameters (" + fix_params_text(f.fix->params) +
+      it->notes.push_back(std::string(to_string(f.id)) + " asks for different parameters (" + params_text(f.fix->params) +
                           "); run `amdml fix` again after this one");
       it->deferred.push_back(f);
       continue;

@@ -33,10 +33,6 @@ json fix_params_json(const FixParams& params) {
   return j;
 }
 
-std::string fix_params_text(const FixParams& params) {
-  return fix_params_json(params).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 namespace {
 
 Error bad(const std::string& what) { return make_error("fix parameters: " + what); }

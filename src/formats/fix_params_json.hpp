@@ -19,9 +19,6 @@ namespace amdml {
 
 nlohmann::json fix_params_json(const FixParams& params);
 
-// The same on one line (invalid UTF-8 becomes U+FFFD rather than an exception).
-std::string fix_params_text(const FixParams& params);
-
 // Back from JSON: the kind is told by its keys ("user"/"groups", "module"/"pages_limit"/
 // "page_pool_size", "value"/"per_node", "env"/"unset"). A value of the wrong type, an
 // unknown key or a mix of kinds is an error; what the values mean is the fix engine's

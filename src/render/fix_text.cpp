@@ -13,6 +13,7 @@
 #include <set>
 
 #include "formats/fix_params_json.hpp"
+#include "render/render.hpp"
 
 namespace amdml {
 
@@ -172,7 +173,7 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
   for (const auto& rp : plan.recipes) {
     out += "\n[" + rp.ref.recipe + "]" + (rp.recipe ? " " + rp.recipe->title : "") + "\n";
     for (const auto& f : rp.findings) out += "  resolves " + std::string(to_string(f.id)) + ": " + f.title + "\n";
-    out += "  params " + fix_params_text(rp.ref.params) + "\n";
+    out += "  params " + json_text(fix_params_json(rp.ref.params), -1) + "\n";
     if (rp.refused) {
       out += "  REFUSED: " + rp.refused->message + "\n";
       for (const auto& f : rp.findings)

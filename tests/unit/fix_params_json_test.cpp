@@ -7,6 +7,12 @@
 
 using namespace amdml;
 
+namespace {
+
+std::string fix_params_text(const FixParams& p) { return fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+}  // namespace
+
 TEST(FixParamsJson, EachKindIsSpeltAsTheReportSpellsIt) {
   EXPECT_EQ(fix_params_text(GroupsParams{"alice", {"video", "render"}}), R"({"groups":["video","render"],"user":"alice"})");
   EXPECT_EQ(fix_params_text(TtmLimitParams{"ttm", Pages{6815744}, Pages{6815744}}),
@@ -42,7 +48,9 @@ TEST(FixParamsJson, ReadingIsStrict) {
                           json{{"env", {"A"}}}, json{{"unset", "A"}}, json{{"valu", "11.0.0"}}}) {
     auto r = parse_fix_params(bad);
     EXPECT_FALSE(r) << bad.dump();
-    if (!r) EXPECT_EQ(r.error().message.rfind("fix parameters: ", 0), 0u) << r.error().message;
+    if (!r) {
+      EXPECT_EQ(r.error().message.rfind("fix parameters: ", 0), 0u) << r.error().message;
+    }
   }
   // Positive counts spelt as signed JSON integers (a literal in a test, a hand-written
   // report) read as pages.

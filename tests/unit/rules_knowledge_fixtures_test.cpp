@@ -55,7 +55,7 @@ TEST(KnowledgeFixtures, Rx6600XtOnRocm5NeedsTheRdna2Override) {
   ASSERT_EQ(d.facts.gpus.size(), 1u);
   EXPECT_EQ(d.facts.gpus[0].marketing_name, "AMD Radeon RX 6600 XT");
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-needed"});
-  EXPECT_EQ(d.find("gfx.override-needed")->fix->params, (nlohmann::json{{"value", "10.3.0"}}));
+  EXPECT_EQ(amdml::fix_params_json(d.find("gfx.override-needed")->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
 }
 
 TEST(KnowledgeFixtures, Apu780mWithDefaultTtm) {
@@ -71,9 +71,9 @@ TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
   auto d = diagnose_fixture("strixhalo-ttm-under-dkms");
   EXPECT_EQ(d.facts.driver.ttm_in_use, TtmModule::amdttm);
   EXPECT_EQ(d.ids(), (std::vector<std::string>{"memory.gtt-limit", "memory.ttm-wrong-module"}));
-  EXPECT_EQ(d.find("memory.ttm-wrong-module")->fix->params,
+  EXPECT_EQ(amdml::fix_params_json(d.find("memory.ttm-wrong-module")->fix->params),
             (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 27262976}}));
-  EXPECT_EQ(d.find("memory.gtt-limit")->fix->params["module"], "amdttm");
+  EXPECT_EQ(amdml::fix_params_json(d.find("memory.gtt-limit")->fix->params)["module"], "amdttm");
 }
 
 TEST(KnowledgeFixtures, StrixHaloTunedRaisesNothing) {
