@@ -5,7 +5,7 @@
 
 #include "platform/host.hpp"
 
-namespace amdml::test_support {
+namespace amdml::test {
 
 class ForwardingHost : public Host {
  public:
@@ -35,4 +35,4 @@ class ForwardingHost : public Host {
   const Host& inner_;
 };
 
-}  // namespace amdml::test_support
+}  // namespace amdml::test

@@ -13,8 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/render.hpp"
-#include "cli_test_util.hpp"
-#include "test_tree.hpp"
+#include "support/cli.hpp"
 
 using namespace amdml::test;
 using nlohmann::json;
@@ -23,15 +22,8 @@ namespace {
 
 const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// A copy of a fixture machine the test may change.
-void copy_fixture(const TestTree& t, const std::string& machine) {
-  std::filesystem::copy(fixture(machine), t.root(),
-                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks |
-                            std::filesystem::copy_options::overwrite_existing);
-}
-
 void replace_in(const TestTree& t, const std::string& inner, const std::string& from, const std::string& to) {
-  std::string text = slurp(t.real(inner));
+  std::string text = read_file(t.real(inner));
   auto at = text.find(from);
   ASSERT_NE(at, std::string::npos) << inner << " has no " << from;
   text.replace(at, from.size(), to);
@@ -39,7 +31,7 @@ void replace_in(const TestTree& t, const std::string& inner, const std::string& 
 }
 
 // `amdml --root TREE ARGS...`, without colour unless ARGS ask for it.
-ShellRun amdml_on(const TestTree& t, std::vector<std::string> args) {
+Run amdml_on(const TestTree& t, std::vector<std::string> args) {
   if (std::find(args.begin(), args.end(), "--color") == args.end()) args.insert(args.begin(), {"--color", "never"});
   args.insert(args.begin(), {"--root", t.root()});
   return shell_run(amdml_command(args));
@@ -50,13 +42,12 @@ ShellRun amdml_on(const TestTree& t, std::vector<std::string> args) {
 // rdna2-dgpu with a Latin-1 byte in /etc/os-release's PRETTY_NAME, in a KFD sysfs value
 // and in the ROCm version file.
 TEST(AnyByte, JsonDocumentsSurviveLatin1Bytes) {
-  TestTree t;
-  copy_fixture(t, "rdna2-dgpu");
+  TestTree t("rdna2-dgpu");
   replace_in(t, "etc/os-release", "22.04.4 LTS\"", "22.04.4 LTS \xE9" "dition\"");
   replace_in(t, "sys/class/kfd/kfd/topology/nodes/1/name", "sienna_cichlid", "sienna_cichlid\xE9");
   replace_in(t, "opt/rocm-6.2.4/.info/version", "6.2.4-120", "6.2.4-120\xE9");
   for (const std::string cmd : {"doctor", "check", "report", "info"}) {
-    ShellRun r = amdml_on(t, {cmd, "--format", "json"});
+    Run r = amdml_on(t, {cmd, "--format", "json"});
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
     json doc = json::parse(r.out, nullptr, false);
     ASSERT_FALSE(doc.is_discarded()) << cmd << ": not one JSON document: " << r.out.substr(0, 300);
@@ -66,9 +57,9 @@ TEST(AnyByte, JsonDocumentsSurviveLatin1Bytes) {
     EXPECT_EQ(doc["facts"]["kfd"]["nodes"][1]["name"], "sienna_cichlid" + kReplacement) << cmd;
   }
   // The snapshot's manifest is written by the same writer.
-  ShellRun r = amdml_on(t, {"snapshot", t.real("snap")});
+  Run r = amdml_on(t, {"snapshot", t.real("snap")});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_FALSE(json::parse(slurp(t.real("snap/amdml-host.json")), nullptr, false).is_discarded());
+  EXPECT_FALSE(json::parse(read_file(t.real("snap/amdml-host.json")), nullptr, false).is_discarded());
 }
 
 namespace {
@@ -107,20 +98,19 @@ std::string raw_controls(const std::string& text) {
 // Escapes in /etc/os-release and in an environment value: doctor and report text show
 // them as visible \x1b text (coloured or not), JSON keeps the exact value.
 TEST(AnyByte, TerminalEscapesFromTheMachineNeverReachTheTerminal) {
-  TestTree t;
-  copy_fixture(t, "rdna2-dgpu");
+  TestTree t("rdna2-dgpu");
   replace_in(t, "etc/os-release", "22.04.4 LTS\"", "22.04.4 LTS" + kClipboard + kTitle + "\"");
   replace_in(t, "amdml-host.json", "/sbin:/bin\"", "/sbin:/bin:\\u001b]52;c;SGVsbG8=\\u0007\"");
   for (const std::vector<std::string>& cmd : {std::vector<std::string>{"doctor"}, {"--color", "always", "doctor"},
                                               {"doctor", "--format", "markdown"}, {"report"}, {"check"}}) {
-    ShellRun r = amdml_on(t, cmd);
+    Run r = amdml_on(t, cmd);
     std::string what = cmd.back();
     EXPECT_EQ(raw_controls(r.out), "") << what;
     EXPECT_EQ(raw_controls(r.err), "") << what;
     EXPECT_NE(r.out.find("22.04.4 LTS" + kClipboardShown + "\\x1b]0;pwned\\x07"), std::string::npos) << what << r.out;
     EXPECT_NE(r.out.find("/sbin:/bin:" + kClipboardShown), std::string::npos) << what << r.out;
   }
-  ShellRun r = amdml_on(t, {"doctor", "--format", "json"});
+  Run r = amdml_on(t, {"doctor", "--format", "json"});
   json doc = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["host"]["os"]["pretty_name"], "Ubuntu 22.04.4 LTS" + kClipboard + kTitle);
@@ -129,10 +119,9 @@ TEST(AnyByte, TerminalEscapesFromTheMachineNeverReachTheTerminal) {
 
 // The fix plan shows file text (diff context) from the machine: the same.
 TEST(AnyByte, FixPlanShowsEscapesInFilesVisibly) {
-  TestTree t;
-  copy_fixture(t, "user-not-in-render");
+  TestTree t("user-not-in-render");
   replace_in(t, "etc/group", "users:x:100:alice", "users:x:100:alice" + kClipboard);
-  ShellRun r = amdml_on(t, {"fix"});
+  Run r = amdml_on(t, {"fix"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(raw_controls(r.out), "");
   EXPECT_NE(r.out.find("users:x:100:alice" + kClipboardShown), std::string::npos) << r.out;
@@ -142,7 +131,7 @@ TEST(AnyByte, FixPlanShowsEscapesInFilesVisibly) {
 TEST(AnyByte, InfoShowsEscapesInTheRuntimeAnswerVisibly) {
   std::string env = "AMDML_HSA_LIBRARY=" + sh_quote(AMDML_FAKE_HSA_LIBRARY) +
                     " AMDML_FAKE_HSA=" + sh_quote(std::string(AMDML_FAKE_HSA_VARIANTS) + "/escapes.json") + " ";
-  ShellRun r = shell_run(env + amdml_command({"info", "--runtime-timeout", "20"}));
+  Run r = shell_run(env + amdml_command({"info", "--runtime-timeout", "20"}));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(raw_controls(r.out), "");
   EXPECT_NE(r.out.find("Radeon \\x1b]52;c;SGk=\\x07RX 7900 XTX\\x1b]0;pwned\\x07"), std::string::npos) << r.out;
@@ -176,7 +165,7 @@ TEST(AnyByte, EveryJsonDocumentGoesThroughOneWriter) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(AMDML_SOURCE_DIR) + "/" + dir)) {
       std::string rel = e.path().string().substr(std::string(AMDML_SOURCE_DIR).size() + 1);
       if (!e.is_regular_file() || rel == "src/render/json.cpp" || rel.rfind("src/fix/", 0) == 0) continue;
-      std::istringstream lines(slurp(e.path().string()));
+      std::istringstream lines(read_file(e.path().string()));
       std::string line;
       for (int n = 1; std::getline(lines, line); ++n)
         if (line.find(".dump(") != std::string::npos) found.push_back(rel + ":" + std::to_string(n) + ": " + line);

@@ -11,59 +11,29 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli.hpp"
+
+using namespace amdml::test;
+
 namespace {
-
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string temp_path(const std::string& tag) {
   return ::testing::TempDir() + "amdml_check_" + std::to_string(::getpid()) + "_" + tag;
 }
 
-// Runs a command line through the shell, capturing stdout, stderr and the exit code.
-Outcome shell(const std::string& cmd) {
-  std::string out = temp_path("out"), err = temp_path("err");
-  int st = std::system((cmd + " >" + quote(out) + " 2>" + quote(err)).c_str());
-  Outcome r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return r;
+Run amdml(const std::string& machine, std::vector<std::string> args) {
+  if (!machine.empty()) args.insert(args.begin(), {"--root", fixture(machine)});
+  return amdml_run(args);
 }
 
-Outcome amdml(const std::string& machine, const std::vector<std::string>& args) {
-  std::string cmd = quote(AMDML_BINARY);
-  if (!machine.empty()) cmd += " --root " + quote(std::string(AMDML_FIXTURES_DIR) + "/" + machine);
-  for (const auto& a : args) cmd += " " + quote(a);
-  return shell(cmd);
-}
-
-bool have_xmllint() { return shell("command -v xmllint").code == 0; }
+bool have_xmllint() { return have_tool("xmllint"); }
 
 // xmllint's verdict on a document, "" when it validates.
 std::string junit_problems(const std::string& xml) {
   std::string path = temp_path("junit.xml");
   std::ofstream(path) << xml;
-  Outcome r = shell("xmllint --noout --schema " + quote(std::string(AMDML_SOURCE_DIR) + "/tests/schema/junit.xsd") + " " +
-                quote(path));
+  Run r = shell_run("xmllint --noout --schema " + sh_quote(source_path("tests/schema/junit.xsd")) + " " +
+                sh_quote(path));
   std::remove(path.c_str());
   return r.code == 0 ? "" : r.err;
 }
@@ -75,7 +45,7 @@ const std::vector<std::string> kPassing = {"check",     "--expect-gpus", "1",   
 }  // namespace
 
 TEST(CheckCli, CorrectContainerPassesEveryExpectation) {
-  Outcome r = amdml("container-ok", kPassing);
+  Run r = amdml("container-ok", kPassing);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("✓ expect-gpus 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("✓ rocm >=6.4\n"), std::string::npos) << r.out;
@@ -105,14 +75,14 @@ TEST(CheckCli, EachExpectationCanFail) {
   for (const auto& c : cases) {
     std::vector<std::string> args = {"check"};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    Outcome r = amdml(c.machine, args);
+    Run r = amdml(c.machine, args);
     EXPECT_EQ(r.code, 1) << c.args[0];
     EXPECT_NE(r.out.find("  " + c.line), std::string::npos) << c.args[0] << "\n" << r.out;
     EXPECT_NE(r.out.find("check: FAILED (" + std::to_string(c.failed) + " failed"), std::string::npos) << c.args[0];
   }
-  Outcome vram = amdml("container-ok", {"check", "--min-vram", "32GiB"});
+  Run vram = amdml("container-ok", {"check", "--min-vram", "32GiB"});
   EXPECT_NE(vram.out.find(", 0000:23:00.0) has 24 GiB VRAM, less than 32 GiB\n"), std::string::npos) << vram.out;
-  Outcome gtt = amdml("container-ok", {"check", "--min-gtt", "64GiB"});
+  Run gtt = amdml("container-ok", {"check", "--min-gtt", "64GiB"});
   EXPECT_NE(gtt.out.find(", 0000:23:00.0) has 31.4 GiB GTT, less than 64 GiB\n"), std::string::npos) << gtt.out;
 }
 
@@ -125,7 +95,7 @@ TEST(CheckCli, UsageErrorsExitTwo) {
       {"check", "--require", "runtime", "--no-runtime"}, {"doctor", "--ci", "--format", "markdown"},
   };
   for (const auto& args : bad) {
-    Outcome r = amdml("container-ok", args);
+    Run r = amdml("container-ok", args);
     EXPECT_EQ(r.code, 2) << args[1] << " " << args[2];
     EXPECT_NE(r.err.find("amdml: error: "), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "") << args[1];  // nothing half-written
@@ -134,13 +104,13 @@ TEST(CheckCli, UsageErrorsExitTwo) {
 
 TEST(CheckCli, FailuresGoToStderrOneLineEachWhenStdoutIsADocument) {
   std::string file = temp_path("report.xml");
-  Outcome r = amdml("container-gid-mismatch", {"check", "--expect-gpus", "2", "--format", "junit", "--output", file});
+  Run r = amdml("container-gid-mismatch", {"check", "--expect-gpus", "2", "--format", "junit", "--output", file});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "amdml: check failed: container.gid: The container's process is not in the group that owns the GPU devices\n"
             "amdml: check failed: expect-gpus 2: expected 2 GPUs, ROCm can use 1\n");
-  std::string xml = slurp(file);
+  std::string xml = read_file(file);
   std::remove(file.c_str());
   EXPECT_NE(xml.find("<testcase classname=\"amdml.doctor\" name=\"container.gid\">"), std::string::npos);
   EXPECT_NE(xml.find("--group-add 109"), std::string::npos);
@@ -153,14 +123,14 @@ TEST(CheckCli, JunitValidatesForEveryContainerFixture) {
   if (!have_xmllint()) GTEST_SKIP() << "xmllint (libxml2-utils) is not installed";
   for (const char* m : {"container-ok", "container-gid-mismatch", "container-podman-rootless", "container-nodev-podman",
                         "container-nosysfs", "host-docker"}) {
-    Outcome r = amdml(m, {"check", "--format", "junit", "--expect-gpus", "1", "--expect-gfx", "gfx1100", "--min-vram",
+    Run r = amdml(m, {"check", "--format", "junit", "--expect-gpus", "1", "--expect-gfx", "gfx1100", "--min-vram",
                       "8GiB", "--rocm", ">=6.4", "--strict"});
     EXPECT_TRUE(r.code == 0 || r.code == 1) << m << r.err;
     EXPECT_EQ(r.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ", 0), 0u) << m;
     EXPECT_EQ(junit_problems(r.out), "") << m;
   }
   // The gate's verdict is in the document: the correct container has no failure element.
-  Outcome ok = amdml("container-ok", {"check", "--format", "junit", "--expect-gpus", "1"});
+  Run ok = amdml("container-ok", {"check", "--format", "junit", "--expect-gpus", "1"});
   EXPECT_EQ(ok.code, 0);
   EXPECT_EQ(ok.out.find("<failure"), std::string::npos);
   EXPECT_NE(ok.out.find("<testsuites name=\"amdml check\" tests=\""), std::string::npos);
@@ -168,13 +138,13 @@ TEST(CheckCli, JunitValidatesForEveryContainerFixture) {
 }
 
 TEST(CheckCli, StartupFailureStillWritesAValidDocument) {
-  Outcome j = amdml("does-not-exist", {"check", "--format", "junit"});
+  Run j = amdml("does-not-exist", {"check", "--format", "junit"});
   EXPECT_EQ(j.code, 2);
   EXPECT_NE(j.out.find("<failure type=\"startup\""), std::string::npos);
   if (have_xmllint()) {
     EXPECT_EQ(junit_problems(j.out), "");
   }
-  Outcome js = amdml("does-not-exist", {"check", "--format", "json"});
+  Run js = amdml("does-not-exist", {"check", "--format", "json"});
   EXPECT_EQ(js.code, 2);
   auto doc = nlohmann::json::parse(js.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
@@ -182,7 +152,7 @@ TEST(CheckCli, StartupFailureStillWritesAValidDocument) {
 }
 
 TEST(CheckCli, JsonIsTheDoctorDocumentPlusCheck) {
-  Outcome r = amdml("container-gid-mismatch", {"check", "--format", "json", "--min-vram", "16GiB"});
+  Run r = amdml("container-gid-mismatch", {"check", "--format", "json", "--min-vram", "16GiB"});
   EXPECT_EQ(r.code, 1);
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -200,16 +170,16 @@ TEST(CheckCli, JsonIsTheDoctorDocumentPlusCheck) {
 }
 
 TEST(CheckCli, DoctorCiIsTheGateWithoutColour) {
-  Outcome ok = amdml("container-ok", {"--color", "always", "doctor", "--ci"});
+  Run ok = amdml("container-ok", {"--color", "always", "doctor", "--ci"});
   EXPECT_EQ(ok.code, 0);
   EXPECT_EQ(ok.out.find('\033'), std::string::npos);
   EXPECT_NE(ok.out.find("\nChecks\n"), std::string::npos);
-  Outcome bad = amdml("container-podman-rootless", {"doctor", "--ci"});
+  Run bad = amdml("container-podman-rootless", {"doctor", "--ci"});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("✗ container.rootless: "), std::string::npos);
   // Two runs, same bytes: no timestamps, stable order.
-  Outcome again = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
-  Outcome again2 = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
+  Run again = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
+  Run again2 = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
   EXPECT_EQ(again.out, again2.out);
   if (have_xmllint()) {
     EXPECT_EQ(junit_problems(again.out), "");
@@ -218,18 +188,18 @@ TEST(CheckCli, DoctorCiIsTheGateWithoutColour) {
 
 TEST(CheckCli, StrictFailsOnWarningsNotOnInfos) {
   // host-docker has one info finding (container.host-docker): strict still passes.
-  Outcome info = amdml("host-docker", {"check", "--strict"});
+  Run info = amdml("host-docker", {"check", "--strict"});
   EXPECT_EQ(info.code, 0) << info.out;
   // The correct container without its ROCm: rocm.missing is a warning.
   std::string root = temp_path("norocm");
-  ASSERT_EQ(shell("cp -r " + quote(std::string(AMDML_FIXTURES_DIR) + "/container-ok") + " " + quote(root) +
-                  " && rm -rf " + quote(root + "/opt"))
+  ASSERT_EQ(shell_run("cp -r " + sh_quote(fixture("container-ok")) + " " + sh_quote(root) +
+                  " && rm -rf " + sh_quote(root + "/opt"))
                 .code,
             0);
-  std::string bin = quote(AMDML_BINARY) + " --root " + quote(root) + " check";
-  Outcome lax = shell(bin);
-  Outcome strict = shell(bin + " --strict");
-  shell("rm -rf " + quote(root));
+  std::string bin = sh_quote(AMDML_BINARY) + " --root " + sh_quote(root) + " check";
+  Run lax = shell_run(bin);
+  Run strict = shell_run(bin + " --strict");
+  shell_run("rm -rf " + sh_quote(root));
   EXPECT_EQ(lax.code, 0) << lax.out;
   EXPECT_EQ(strict.code, 1) << strict.out;
   EXPECT_NE(strict.out.find("✗ rocm.missing: "), std::string::npos) << strict.out;

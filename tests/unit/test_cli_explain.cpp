@@ -6,30 +6,14 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "support/cli.hpp"
 #include <sys/wait.h>
 
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out;
-};
-
-Run amdml(const std::string& args) {
-  Run r;
-  std::string cmd = std::string(AMDML_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using namespace amdml::test;
 
 TEST(Explain, GfxTargetText) {
-  auto r = amdml("explain gfx1032");
+  auto r = run_amdml("explain gfx1032");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("Navi 23"), std::string::npos);
   EXPECT_NE(r.out.find("HSA_OVERRIDE_GFX_VERSION=10.3.0"), std::string::npos);
@@ -38,7 +22,7 @@ TEST(Explain, GfxTargetText) {
 }
 
 TEST(Explain, GfxJsonHasSupportPerRelease) {
-  auto r = amdml("explain 11.0.3 --format json");
+  auto r = run_amdml("explain 11.0.3 --format json");
   ASSERT_EQ(r.code, 0);
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "amdml.explain/1");
@@ -56,7 +40,7 @@ TEST(Explain, GfxJsonHasSupportPerRelease) {
 
 TEST(Explain, PciIdInEverySpelling) {
   for (const char* s : {"1002:15bf", "15bf", "0x15BF"}) {
-    auto r = amdml(std::string("explain ") + s + " --format json");
+    auto r = run_amdml(std::string("explain ") + s + " --format json");
     ASSERT_EQ(r.code, 0) << s;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["kind"], "pci");
@@ -64,15 +48,15 @@ TEST(Explain, PciIdInEverySpelling) {
     EXPECT_EQ(j["gfx"][0]["gfx_target"], "gfx1103");
   }
   // A device whose revisions map to two targets shows both.
-  auto j = nlohmann::json::parse(amdml("explain 73ff --format json").out);
+  auto j = nlohmann::json::parse(run_amdml("explain 73ff --format json").out);
   EXPECT_EQ(j["gfx"].size(), 2u);
 }
 
 TEST(Explain, FindingPage) {
-  auto r = amdml("explain memory.gtt-limit");
+  auto r = run_amdml("explain memory.gtt-limit");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out.rfind("# memory.gtt-limit", 0), 0u);
-  auto j = nlohmann::json::parse(amdml("explain gfx.override-needed --format json").out);
+  auto j = nlohmann::json::parse(run_amdml("explain gfx.override-needed --format json").out);
   EXPECT_EQ(j["kind"], "finding");
   EXPECT_EQ(j["severity"], "error");
   EXPECT_NE(j["page"].get<std::string>().find("HSA_OVERRIDE_GFX_VERSION"), std::string::npos);
@@ -80,13 +64,11 @@ TEST(Explain, FindingPage) {
 
 TEST(Explain, UnknownSubjectIsAUsageError) {
   for (const char* s : {"gfx9999", "abcd", "no.such-id", "1002:zzzz"}) {
-    auto r = amdml(std::string("explain ") + s);
+    auto r = run_amdml(std::string("explain ") + s);
     EXPECT_EQ(r.code, 2) << s;
     EXPECT_TRUE(r.out.empty()) << s;
   }
-  auto r = amdml("explain gfx9999 --format json");
+  auto r = run_amdml("explain gfx9999 --format json");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(nlohmann::json::parse(r.out).contains("error"));
 }
-
-}  // namespace

@@ -12,31 +12,17 @@
 #include "rules/rules.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
+#include "support/cli.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 using namespace amdml;
 
 namespace {
 
-const Knowledge& shipped() {
-  static const Knowledge kb = [] {
-    auto files = recipe_files("");
-    auto k = files.ok() ? load_knowledge(*files) : Result<Knowledge>(files.error());
-    EXPECT_TRUE(k.ok());
-    return k.ok() ? *k : Knowledge{};
-  }();
-  return kb;
-}
-
 nlohmann::json explain_json(const std::string& gfx) {
-  std::string cmd = std::string(AMDML_BINARY) + " explain " + gfx + " --format json 2>/dev/null";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return nlohmann::json::parse(out, nullptr, false);
+  return nlohmann::json::parse(test::run_amdml("explain " + gfx + " --format json").out, nullptr, false);
 }
 
 // One GPU of target t on a current kernel, no ROCm installed, and a Python env with torch.
@@ -75,7 +61,7 @@ const Finding* find(const std::vector<Finding>& v, const std::string& id) {
 }  // namespace
 
 TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
-  const Knowledge& kb = shipped();
+  const Knowledge& kb = shipped_knowledge();
   ASSERT_FALSE(kb.gfx.empty());
   int with_wheel = 0, with_override = 0;
   for (const auto& g : kb.gfx) {
@@ -139,7 +125,7 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
 // The 7.2 release has gfx1103 kernels but pytorch.org has no rocm7.2 wheel: the rocm7.1
 // wheel, which lacks them, runs the 780M only through its 11.0.0 override.
 TEST(KnowledgeAgree, NoReleaseBorrowsAnotherReleasesWheel) {
-  const Knowledge& kb = shipped();
+  const Knowledge& kb = shipped_knowledge();
   for (const auto& r : kb.rocm) {
     SCOPED_TRACE(r.version.str());
     if (r.pytorch_index.empty()) continue;

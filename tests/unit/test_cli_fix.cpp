@@ -2,21 +2,24 @@
 // nothing, --apply needs root (exit 4), applies, re-diagnoses, is idempotent, --undo
 // restores the tree byte for byte, and a process killed between steps leaves every
 // file old or new with the journal able to undo it.
-#include "fix_test_util.hpp"
+#include <gtest/gtest.h>
 
-using namespace fixtest;
+#include "support/cli.hpp"
+#include "support/tree.hpp"
+
+using namespace amdml::test;
 
 namespace {
 
-std::string root_args(const TempTree& t) { return "--root " + t.str() + " --color never"; }
+std::string root_args(const TestTree& t) { return "--root " + t.str() + " --color never"; }
 
 }  // namespace
 
 TEST(FixCli, PlanShowsDiffsAndWritesNothing) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   auto before = snapshot(t.dir);
   auto r = run_amdml(root_args(t) + " fix --no-runtime");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("[groups]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("resolves access.kfd"), std::string::npos);
   EXPECT_NE(r.out.find("+render:x:992:alice"), std::string::npos);
@@ -26,22 +29,22 @@ TEST(FixCli, PlanShowsDiffsAndWritesNothing) {
 }
 
 TEST(FixCli, ApplyWithoutRootExits4WithTheSudoCommand) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   set_euid(t, 1000);
   auto before = snapshot(t.dir);
   auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
-  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.code, 4);
   EXPECT_NE(r.err.find("sudo amdml fix --apply --root " + t.str()), std::string::npos) << r.err;
   EXPECT_EQ(snapshot(t.dir), before);
   auto u = run_amdml(root_args(t) + " fix --undo");
-  EXPECT_EQ(u.exit_code, 4);
+  EXPECT_EQ(u.code, 4);
 }
 
 TEST(FixCli, ApplyReprobesIsIdempotentAndUndoRestoresTheTree) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   auto before = snapshot(t.dir);
   auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("wrote /etc/group"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("gone: access.kfd"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Then: Log out and in again so alice"), std::string::npos);
@@ -50,33 +53,33 @@ TEST(FixCli, ApplyReprobesIsIdempotentAndUndoRestoresTheTree) {
   auto applied = snapshot(t.dir);
 
   auto again = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
-  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_EQ(again.code, 0);
   EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
   EXPECT_EQ(snapshot(t.dir), applied);
 
   auto undo = run_amdml(root_args(t) + " fix --undo");
-  EXPECT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_EQ(undo.code, 0) << undo.err;
   EXPECT_NE(undo.out.find("/etc/group (previous bytes restored)"), std::string::npos) << undo.out;
   EXPECT_NE(undo.out.find("/etc/gshadow (previous bytes restored)"), std::string::npos);
   EXPECT_EQ(snapshot(t.dir), before);
   auto undo2 = run_amdml(root_args(t) + " fix --undo");
-  EXPECT_EQ(undo2.exit_code, 0);
+  EXPECT_EQ(undo2.code, 0);
   EXPECT_NE(undo2.out.find("no applied transaction"), std::string::npos);
 }
 
 TEST(FixCli, ListOnlyAndUsageErrors) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   auto l = run_amdml(root_args(t) + " fix --list");
-  EXPECT_EQ(l.exit_code, 0);
+  EXPECT_EQ(l.code, 0);
   for (const char* id : {"groups", "ttm-pages-limit", "hsa-override", "ollama-override"})
     EXPECT_NE(l.out.find(id), std::string::npos) << id;
   auto bad = run_amdml(root_args(t) + " fix --only nosuch");
-  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("no such recipe"), std::string::npos);
   auto both = run_amdml(root_args(t) + " fix --apply --undo");
-  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.code, 2);
   auto only = run_amdml(root_args(t) + " fix --no-runtime --only ttm-pages-limit");
-  EXPECT_EQ(only.exit_code, 0);
+  EXPECT_EQ(only.code, 0);
   EXPECT_EQ(only.out.find("[groups]"), std::string::npos) << only.out;
 }
 
@@ -84,11 +87,11 @@ TEST(FixCli, ListOnlyAndUsageErrors) {
 // the tree back.
 TEST(FixCli, KilledMidApplyLeavesOldOrNewAndUndoWorks) {
   for (int step : {1, 2}) {
-    TempTree t("fix-apu");
+    TestTree t("fix-apu");
     auto before = snapshot(t.dir);
     std::string old_group = read_file(t / "etc/group"), old_gshadow = read_file(t / "etc/gshadow");
     auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes", "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
-    EXPECT_EQ(r.signal, 9) << "step " << step << ": exit " << r.exit_code << r.out << r.err;
+    EXPECT_EQ(r.signal, 9) << "step " << step << ": exit " << r.code << r.out << r.err;
     std::string group = read_file(t / "etc/group"), gshadow = read_file(t / "etc/gshadow");
     // Step 1 is /etc/group, step 2 /etc/gshadow.
     EXPECT_EQ(group == old_group, step == 1) << group;
@@ -100,7 +103,7 @@ TEST(FixCli, KilledMidApplyLeavesOldOrNewAndUndoWorks) {
     auto plan = run_amdml(root_args(t) + " fix --no-runtime");
     EXPECT_NE(plan.err.find("was interrupted before it finished"), std::string::npos) << plan.err;
     auto undo = run_amdml(root_args(t) + " fix --undo");
-    EXPECT_EQ(undo.exit_code, 0) << undo.out << undo.err;
+    EXPECT_EQ(undo.code, 0) << undo.out << undo.err;
     EXPECT_EQ(snapshot(t.dir), before) << "step " << step;
     EXPECT_EQ(run_amdml(root_args(t) + " fix --no-runtime").err.find("interrupted"), std::string::npos);
   }
@@ -110,16 +113,16 @@ TEST(FixCli, KilledMidApplyLeavesOldOrNewAndUndoWorks) {
 // binary, leaves nothing for the recipe to do on re-diagnosis; the person's drop-ins
 // (a typo in override.conf, a quoted value in 10-gfx.conf) stay as they were.
 TEST(FixCli, OllamaOverrideOnTheMlFixture) {
-  TempTree t("ml-apu-ollama");
+  TestTree t("ml-apu-ollama");
   become_root_via_sudo(t);
   auto before = snapshot(t.dir);
   auto plan = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override");
-  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  ASSERT_EQ(plan.code, 0) << plan.out << plan.err;
   ASSERT_NE(plan.out.find("[ollama-override]"), std::string::npos) << plan.out;
   ASSERT_NE(plan.out.find("resolves ollama.env"), std::string::npos) << plan.out;
 
   auto r = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override --apply --yes");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("wrote /etc/systemd/system/ollama.service.d/90-amdml.conf"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("systemctl daemon-reload: recorded, not run"), std::string::npos) << r.out;
   auto after = snapshot(t.dir);
@@ -136,31 +139,31 @@ TEST(FixCli, OllamaOverrideOnTheMlFixture) {
       EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
     }
   auto again = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override --apply --yes");
-  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_EQ(again.code, 0);
   EXPECT_EQ(snapshot(t.dir), after);
   auto undo = run_amdml(root_args(t) + " fix --undo");
-  EXPECT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_EQ(undo.code, 0) << undo.err;
   EXPECT_EQ(snapshot(t.dir), before);
 }
 
 // The fixtures helper's machine whose user is not in render: the groups recipe end to end.
 TEST(FixCli, GroupsOnTheUserNotInRenderFixture) {
-  TempTree t("user-not-in-render");
+  TestTree t("user-not-in-render");
   auto before = snapshot(t.dir);
   auto refused = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
   auto manifest = nlohmann::json::parse(read_file(t / "amdml-host.json"));
   if (manifest["process"].value("euid", 1) != 0) {
-    EXPECT_EQ(refused.exit_code, 4);
+    EXPECT_EQ(refused.code, 4);
     become_root_via_sudo(t);
     before = snapshot(t.dir);
   }
   auto r = run_amdml(root_args(t) + " fix --no-runtime --only groups --apply --yes");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("gone: access.kfd"), std::string::npos) << r.out;
   auto doctor = run_amdml(root_args(t) + " doctor --no-runtime --format json");
   EXPECT_EQ(doctor.out.find("\"access.kfd\""), std::string::npos);
   auto undo = run_amdml(root_args(t) + " fix --undo");
-  EXPECT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_EQ(undo.code, 0) << undo.err;
   EXPECT_EQ(snapshot(t.dir), before);
 }
 
@@ -168,7 +171,7 @@ TEST(FixCli, GroupsOnTheUserNotInRenderFixture) {
 // following them and then running `amdml fix` leaves the recipe nothing to do and one
 // amdml drop-in, not two.
 TEST(FixCli, OllamaHandCommandsWriteWhatTheRecipeWrites) {
-  TempTree t("ml-apu-ollama");
+  TestTree t("ml-apu-ollama");
   become_root_via_sudo(t);
   auto planned = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override");
   ASSERT_NE(planned.out.find("90-amdml.conf"), std::string::npos) << planned.out;
@@ -189,7 +192,7 @@ TEST(FixCli, OllamaHandCommandsWriteWhatTheRecipeWrites) {
   }
   EXPECT_GT(wrote, 0);
   auto again = run_amdml(root_args(t) + " fix --no-runtime --only ollama-override");
-  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.out.find("90-amdml.conf"), std::string::npos) << again.out;
   int ours = 0;
   for (const auto& e : fs::directory_iterator(t / "etc/systemd/system/ollama.service.d"))
@@ -201,7 +204,7 @@ TEST(FixCli, OllamaHandCommandsWriteWhatTheRecipeWrites) {
 // same flag, so the command doctor prints plans that recipe (without it fix would see
 // no torch and nothing to do).
 TEST(FixCli, FixTakesDoctorsProbeFlags) {
-  TempTree t("rx7600s-laptop");
+  TestTree t("rx7600s-laptop");
   become_root_via_sudo(t);
   std::string torch = "opt/envs/rocm/lib/python3.11/site-packages/torch";
   fs::create_directories(t / (torch + "/lib/rocblas/library"));
@@ -215,7 +218,7 @@ TEST(FixCli, FixTakesDoctorsProbeFlags) {
   auto without = run_amdml(root_args(t) + " fix --no-runtime");
   EXPECT_EQ(without.out.find("[hsa-override]"), std::string::npos) << without.out;
   auto with = run_amdml(root_args(t) + " fix --no-runtime --runtime-timeout 5 --python /opt/envs/rocm");
-  ASSERT_EQ(with.exit_code, 0) << with.err;
+  ASSERT_EQ(with.code, 0) << with.err;
   EXPECT_NE(with.out.find("[hsa-override]"), std::string::npos) << with.out;
   EXPECT_NE(with.out.find("resolves torch.gfx"), std::string::npos) << with.out;
   // The apply command it prints keeps the flags too.
@@ -226,7 +229,7 @@ TEST(FixCli, FixTakesDoctorsProbeFlags) {
 // the PyTorch one) carry the role "or", shown as "or:" in text and in JSON's `steps`,
 // while the pinned `commands` list stays plain strings in the same order.
 TEST(FixCli, CommandRolesSayWhichAreAlternatives) {
-  TempTree t("host-docker");
+  TestTree t("host-docker");
   auto text = run_amdml(root_args(t) + " doctor --no-runtime");
   EXPECT_NE(text.out.find("or:    docker run -it --rm"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("then:  docker run"), std::string::npos) << text.out;

@@ -4,19 +4,22 @@
 // says it needs; modprobe.d files written parse with `modprobe -C`; a second apply
 // has nothing to do and changes nothing; `fix --undo` restores the tree byte for byte.
 // A machine whose findings name no recipe is left exactly as it was.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
 #include <set>
 
-#include "fix_test_util.hpp"
+#include "support/cli.hpp"
+#include "support/tree.hpp"
 
-using namespace fixtest;
+using namespace amdml::test;
 
 namespace {
 
 std::vector<std::string> all_fixtures() {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(AMDML_FIXTURES_DIR)) {
+  for (const auto& e : fs::directory_iterator(fixture())) {
     if (!e.is_directory()) continue;
     if (fs::exists(e.path() / "amdml-host.json")) out.push_back(e.path().filename().string());
     else  // bad-manifest/<case>: one broken manifest each
@@ -28,10 +31,10 @@ std::vector<std::string> all_fixtures() {
   return out;
 }
 
-std::string args(const TempTree& t) { return "--root " + t.str() + " --color never "; }
+std::string args(const TestTree& t) { return "--root " + t.str() + " --color never "; }
 
 // The fixable findings the doctor reports: (id, recipe) pairs.
-std::set<std::pair<std::string, std::string>> fixable(const TempTree& t) {
+std::set<std::pair<std::string, std::string>> fixable(const TestTree& t) {
   auto r = run_amdml(args(t) + "doctor --no-runtime --format json");
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   std::set<std::pair<std::string, std::string>> out;
@@ -56,13 +59,13 @@ std::vector<std::string> changed_modprobe_files(const std::map<std::string, std:
 class FixEveryFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
-  TempTree t(GetParam());
-  if (run_amdml(args(t) + "doctor --no-runtime --format json").exit_code == 2) {
+  TestTree t(GetParam());
+  if (run_amdml(args(t) + "doctor --no-runtime --format json").code == 2) {
     // A broken manifest: a one-line error (exit 2) and nothing written.
     ASSERT_EQ(GetParam().rfind("bad-manifest/", 0), 0u) << "doctor exit 2 on " << GetParam();
     auto before = snapshot(t.dir);
     auto r = run_amdml(args(t) + "fix --no-runtime --apply --yes");
-    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_EQ(snapshot(t.dir), before);
     return;
@@ -72,7 +75,7 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
   auto wanted = fixable(t);
 
   auto r = run_amdml(args(t) + "fix --no-runtime --apply --yes");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("still there:"), std::string::npos) << r.out;
   if (wanted.empty()) {
     EXPECT_NE(r.out.find("Nothing to do"), std::string::npos) << r.out;
@@ -107,12 +110,12 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
   }
 
   auto again = run_amdml(args(t) + "fix --no-runtime --apply --yes");
-  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(again.code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
   EXPECT_EQ(snapshot(t.dir), applied);
 
   auto undo = run_amdml(args(t) + "fix --undo");
-  EXPECT_EQ(undo.exit_code, 0) << undo.out << undo.err;
+  EXPECT_EQ(undo.code, 0) << undo.out << undo.err;
   EXPECT_EQ(snapshot(t.dir), before);
   EXPECT_EQ(fixable(t), wanted);
 }

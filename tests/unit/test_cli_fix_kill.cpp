@@ -11,9 +11,12 @@
 //   - separately, `fix --undo` straight after the kill restores the original tree.
 // Also the exit code and message of an apply that fails for real: a read-only /etc
 // (a bind mount; skipped without mount privileges).
-#include "fix_test_util.hpp"
+#include <gtest/gtest.h>
 
-using namespace fixtest;
+#include "support/cli.hpp"
+#include "support/tree.hpp"
+
+using namespace amdml::test;
 
 namespace {
 
@@ -21,22 +24,13 @@ namespace {
 // groups, hsa-override and ollama-override (with daemon-reload and try-restart).
 const char* kFixture = "ml-apu-ollama";
 
-// A copy of the fixture in a temp dir. Symlinks are copied as symlinks: sysfs-style
-// absolute links only resolve inside the tree.
-struct Tree {
-  fs::path dir;
-  Tree() {
-    std::string tmpl = (fs::temp_directory_path() / "amdml-kill-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    dir = tmpl;
-    ::chmod(dir.c_str(), 0755);
-    fs::copy(fs::path(AMDML_FIXTURES_DIR) / kFixture, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+// A copy of the fixture, run as root, with a shadow group file in step with /etc/group,
+// as every shadow-utils system has: the groups recipe then writes two files, and a kill
+// can fall between them.
+struct Tree : TestTree {
+  Tree() : TestTree(kFixture) {
     // --apply needs root; under --root that is the manifest's euid.
-    auto doc = nlohmann::json::parse(read_file(dir / "amdml-host.json"));
-    doc["process"]["euid"] = 0;
-    write_file(dir / "amdml-host.json", doc.dump(2));
-    // A shadow group file in step with /etc/group, as every shadow-utils system has:
-    // the groups recipe then writes two files, and a kill can fall between them.
+    set_euid(*this, 0);
     std::istringstream group(read_file(dir / "etc/group"));
     std::string line, gshadow;
     while (std::getline(group, line)) {
@@ -46,12 +40,6 @@ struct Tree {
     write_file(dir / "etc/gshadow", gshadow);
     ::chmod((dir / "etc/gshadow").c_str(), 0640);
   }
-  ~Tree() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  fs::path operator/(const std::string& rel) const { return dir / rel; }
-  std::string str() const { return dir.string(); }
 };
 
 std::string root_args(const Tree& t) { return "--root " + t.str(); }
@@ -90,7 +78,7 @@ TEST(FixFaultsKill, EveryStepLeavesOldOrNewAndASecondRunCompletes) {
   Tree ref;
   const auto original = snapshot(ref.dir);
   auto clean = run_amdml(root_args(ref) + kApply);
-  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
   const auto applied = snapshot(ref.dir);
   auto js = journals(ref);
   ASSERT_EQ(js.size(), 1u);
@@ -107,9 +95,9 @@ TEST(FixFaultsKill, EveryStepLeavesOldOrNewAndASecondRunCompletes) {
     Tree t;
     auto r = run_amdml(root_args(t) + kApply, "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
     if (step <= steps) {
-      EXPECT_EQ(r.signal, 9) << "exit " << r.exit_code << r.out << r.err;
+      EXPECT_EQ(r.signal, 9) << "exit " << r.code << r.out << r.err;
     } else {
-      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // past the last step: a normal run
+      EXPECT_EQ(r.code, 0) << r.out << r.err;  // past the last step: a normal run
     }
     auto now = snapshot(t.dir);
     for (const auto& path : touched) {
@@ -128,13 +116,13 @@ TEST(FixFaultsKill, EveryStepLeavesOldOrNewAndASecondRunCompletes) {
 
     // A second run finishes the job: the same tree as a clean run.
     auto second = run_amdml(root_args(t) + kApply);
-    EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+    EXPECT_EQ(second.code, 0) << second.out << second.err;
     EXPECT_TRUE(changed(applied, snapshot(t.dir)).empty()) << "second run did not complete the work";
 
     // Undo the second run, then the killed one: back to the original bytes.
     for (int i = 0; i < 2; ++i) {
       auto u = run_amdml(root_args(t) + " fix --undo");
-      EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
+      EXPECT_EQ(u.code, 0) << u.out << u.err;
     }
     EXPECT_TRUE(changed(original, snapshot(t.dir)).empty()) << "two undos did not restore the tree";
   }
@@ -146,7 +134,7 @@ TEST(FixFaultsKill, EveryStepLeavesOldOrNewAndASecondRunCompletes) {
 TEST(FixFaultsKill, KilledBetweenGroupAndGshadowTheNextApplyRepairsGshadow) {
   Tree ref;
   auto clean = run_amdml(root_args(ref) + kApply);
-  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
   const std::string want_gshadow = read_file(ref / "etc/gshadow");
   auto j = nlohmann::json::parse(read_file(journals(ref).at(0)));
   const int steps = static_cast<int>(j["changes"].size() + j["commands"].size());
@@ -167,17 +155,17 @@ TEST(FixFaultsKill, KilledBetweenGroupAndGshadowTheNextApplyRepairsGshadow) {
   EXPECT_NE(plan.out.find("/etc/gshadow: add ollama to render"), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("finishes transaction"), std::string::npos) << plan.out;
   auto second = run_amdml(root_args(*t) + kApply);
-  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_EQ(second.code, 0) << second.out << second.err;
   EXPECT_EQ(read_file(*t / "etc/gshadow"), want_gshadow);
   EXPECT_EQ(run_amdml(root_args(*t) + " fix --no-runtime").err.find("interrupted"), std::string::npos);
-  for (int i = 0; i < 2; ++i) EXPECT_EQ(run_amdml(root_args(*t) + " fix --undo").exit_code, 0);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run_amdml(root_args(*t) + " fix --undo").code, 0);
   EXPECT_TRUE(changed(original, snapshot(t->dir)).empty());
 }
 
 TEST(FixFaultsKill, UndoRightAfterAKillRestoresTheTree) {
   Tree ref;
   auto clean = run_amdml(root_args(ref) + kApply);
-  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
   auto j = nlohmann::json::parse(read_file(journals(ref).at(0)));
   const int steps = static_cast<int>(j["changes"].size() + j["commands"].size());
   for (int step = 1; step <= steps; ++step) {
@@ -187,11 +175,11 @@ TEST(FixFaultsKill, UndoRightAfterAKillRestoresTheTree) {
     auto r = run_amdml(root_args(t) + kApply, "AMDML_TEST_KILL_AT_STEP=" + std::to_string(step));
     EXPECT_EQ(r.signal, 9);
     auto u = run_amdml(root_args(t) + " fix --undo");
-    EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
+    EXPECT_EQ(u.code, 0) << u.out << u.err;
     EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
     // Nothing left to undo afterwards.
     auto u2 = run_amdml(root_args(t) + " fix --undo");
-    EXPECT_EQ(u2.exit_code, 0) << u2.out << u2.err;
+    EXPECT_EQ(u2.code, 0) << u2.out << u2.err;
     EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
   }
 }
@@ -209,7 +197,7 @@ TEST(FixFaultsKill, ReadOnlyEtcExitsOneAndSaysWhy) {
   }
   auto r = run_amdml(root_args(t) + kApply);
   std::system(("umount " + etc.string()).c_str());
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
   std::string all = r.out + r.err;
   EXPECT_NE(all.find(std::strerror(EROFS)), std::string::npos) << all;
   EXPECT_TRUE(all.find("olled back") != std::string::npos || all.find("nothing was changed") != std::string::npos) << all;

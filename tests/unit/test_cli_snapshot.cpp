@@ -13,7 +13,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "snapshot_test_util.hpp"
+#include "support/cli.hpp"
+#include "support/snapshot.hpp"
 
 using namespace amdml;
 using namespace amdml::test;
@@ -22,19 +23,7 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<fs::path> fixtures() {
-  std::vector<fs::path> out;
-  for (const fs::path& base : {fs::path(AMDML_FIXTURES_DIR), fs::path(AMDML_SOURCE_DIR) / "tests/e2e-snapshot/fixtures"}) {
-    std::error_code ec;
-    if (!fs::is_directory(base, ec)) continue;
-    for (const auto& e : fs::directory_iterator(base))
-      if (e.is_directory() && fs::exists(e.path() / "amdml-host.json")) out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-fs::path privacy_fixture() { return fs::path(AMDML_SOURCE_DIR) / "tests/e2e-snapshot/fixtures/privacy-desktop"; }
+fs::path privacy_fixture() { return source_path("tests/e2e-snapshot/fixtures/privacy-desktop"); }
 
 std::uint64_t bytes_under(const fs::path& dir) {
   std::uint64_t n = 0;
@@ -55,12 +44,12 @@ void expect_clean(const std::string& text, const std::string& where) {
 }  // namespace
 
 TEST(SnapshotCli, EveryFixtureReplaysByteForByte) {
-  auto all = fixtures();
+  auto all = fixture_machines();
   ASSERT_FALSE(all.empty());
   for (const auto& a : all) {
     SCOPED_TRACE(a.string());
-    TempDir t;
-    const fs::path b = t.path / "snap";
+    TestTree t;
+    const fs::path b = t.dir / "snap";
     auto snap = amdml_run({"--root", a.string(), "snapshot", b.string(), "--no-redact"});
     ASSERT_EQ(snap.code, 0) << snap.err;
     auto want = doctor_json(a);
@@ -71,10 +60,10 @@ TEST(SnapshotCli, EveryFixtureReplaysByteForByte) {
 }
 
 TEST(SnapshotCli, EveryFixtureRedactedKeepsItsFindingsAndIsStable) {
-  for (const auto& a : fixtures()) {
+  for (const auto& a : fixture_machines()) {
     SCOPED_TRACE(a.string());
-    TempDir t;
-    const fs::path b = t.path / "b", c = t.path / "c";
+    TestTree t;
+    const fs::path b = t.dir / "b", c = t.dir / "c";
     auto snap = amdml_run({"--root", a.string(), "snapshot", b.string()});
     ASSERT_EQ(snap.code, 0) << snap.err;
     auto want = doctor_json(a);
@@ -88,7 +77,7 @@ TEST(SnapshotCli, EveryFixtureRedactedKeepsItsFindingsAndIsStable) {
 }
 
 TEST(SnapshotCli, PrivacyFixtureLeaksNothing) {
-  TempDir t;
+  TestTree t;
   const fs::path a = privacy_fixture();
   // The fixture does hold every seeded value (or this test would prove nothing).
   const std::string source = everything_under(a);
@@ -97,25 +86,25 @@ TEST(SnapshotCli, PrivacyFixtureLeaksNothing) {
       EXPECT_NE(source.find(s), std::string::npos) << s;
     }
 
-  auto snap = amdml_run({"--root", a.string(), "snapshot", (t.path / "dir").string()});
+  auto snap = amdml_run({"--root", a.string(), "snapshot", (t.dir / "dir").string()});
   ASSERT_EQ(snap.code, 0) << snap.err;
-  expect_clean(everything_under(t.path / "dir"), "the snapshot directory");
+  expect_clean(everything_under(t.dir / "dir"), "the snapshot directory");
   expect_clean(snap.out + snap.err, "the snapshot summary");
   EXPECT_NE(snap.out.find("user names: 3 replaced (user1, user2, user3)"), std::string::npos) << snap.out;
   EXPECT_NE(snap.out.find("host names: 1 replaced (host1)"), std::string::npos) << snap.out;
   EXPECT_NE(snap.out.find("HF_TOKEN"), std::string::npos) << snap.out;  // named as dropped, never its value
 
-  const fs::path tarball = t.path / "privacy.tar.gz";
+  const fs::path tarball = t.dir / "privacy.tar.gz";
   auto tar = amdml_run({"--root", a.string(), "snapshot", tarball.string()});
   ASSERT_EQ(tar.code, 0) << tar.err;
   const std::string raw = tarball_bytes(tarball);
   ASSERT_FALSE(raw.empty());
   expect_clean(raw, "the tarball");
   platform::RunOptions o;
-  ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.path.string()}, o)->exit_code, 0);
-  EXPECT_EQ(doctor_json(t.path / "privacy").out, doctor_json(t.path / "dir").out);
+  ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.dir.string()}, o)->exit_code, 0);
+  EXPECT_EQ(doctor_json(t.dir / "privacy").out, doctor_json(t.dir / "dir").out);
 
-  const fs::path attached = t.path / "attached.tar.gz";
+  const fs::path attached = t.dir / "attached.tar.gz";
   auto md = amdml_run({"--root", a.string(), "report", "--snapshot-file", attached.string()});
   ASSERT_EQ(md.code, 0) << md.err;
   expect_clean(md.out, "the Markdown report");
@@ -129,17 +118,17 @@ TEST(SnapshotCli, PrivacyFixtureLeaksNothing) {
   EXPECT_EQ(findings_view(js.out), findings_view(doctor_json(a).out));
 
   // The size policy: dpkg status keeps the ROCm stanzas only, the version is the same.
-  const std::string status = slurp(t.path / "dir/var/lib/dpkg/status");
+  const std::string status = read_file(t.dir / "dir/var/lib/dpkg/status");
   EXPECT_EQ(status.find("Package: bash"), std::string::npos);
   EXPECT_NE(status.find("Package: libhsa-runtime64-1"), std::string::npos);
-  EXPECT_EQ(json::parse(doctor_json(t.path / "dir").out)["rocm"]["version"], "5.7.1");
+  EXPECT_EQ(json::parse(doctor_json(t.dir / "dir").out)["rocm"]["version"], "5.7.1");
 }
 
 TEST(SnapshotCli, LiveRunReplaysFromItsOwnSnapshot) {
   for (bool redact : {false, true}) {
     SCOPED_TRACE(redact ? "redacted" : "--no-redact");
-    TempDir t;
-    const fs::path tarball = t.path / "live.tar.gz";
+    TestTree t;
+    const fs::path tarball = t.dir / "live.tar.gz";
     std::vector<std::string> args = {"--root", "/", "report", "--format", "json", "--snapshot-file", tarball.string()};
     if (!redact) args.push_back("--no-redact");
     auto rep = amdml_run(args);
@@ -148,8 +137,8 @@ TEST(SnapshotCli, LiveRunReplaysFromItsOwnSnapshot) {
     EXPECT_EQ(live["report"]["snapshot"], tarball.string());
     live.erase("report");
     platform::RunOptions o;
-    ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.path.string()}, o)->exit_code, 0);
-    json replayed = json::parse(doctor_json(t.path / "live").out);
+    ASSERT_EQ(platform::run_command({"tar", "-xzf", tarball.string(), "-C", t.dir.string()}, o)->exit_code, 0);
+    json replayed = json::parse(doctor_json(t.dir / "live").out);
     // The one legitimate difference (docs/snapshot.md): the runtime results say whether
     // they were replayed from a recording -- true on replay, false on the live run.
     for (json* doc : {&live, &replayed})
@@ -157,34 +146,34 @@ TEST(SnapshotCli, LiveRunReplaysFromItsOwnSnapshot) {
         if ((*doc)["facts"].contains("runtime") && (*doc)["facts"]["runtime"].contains(part))
           (*doc)["facts"]["runtime"][part].erase("recorded");
     EXPECT_EQ(replayed.dump(2), live.dump(2));
-    EXPECT_LT(bytes_under(t.path / "live"), 1000000u);
+    EXPECT_LT(bytes_under(t.dir / "live"), 1000000u);
   }
 }
 
 TEST(SnapshotCli, LargestFixtureStaysUnderOneMegabyte) {
   fs::path largest;
   std::uint64_t most = 0;
-  for (const auto& f : fixtures())
+  for (const auto& f : fixture_machines())
     if (auto n = bytes_under(f); n >= most) {
       most = n;
       largest = f;
     }
   ASSERT_FALSE(largest.empty());
   SCOPED_TRACE(largest.string());
-  TempDir t;
-  ASSERT_EQ(amdml_run({"--root", largest.string(), "snapshot", (t.path / "s").string()}).code, 0);
-  EXPECT_LT(bytes_under(t.path / "s"), 1000000u);
+  TestTree t;
+  ASSERT_EQ(amdml_run({"--root", largest.string(), "snapshot", (t.dir / "s").string()}).code, 0);
+  EXPECT_LT(bytes_under(t.dir / "s"), 1000000u);
 }
 
 TEST(SnapshotCli, RefusesToOverwriteAndReportsBadInput) {
-  TempDir t;
-  fs::create_directories(t.path / "full");
-  std::ofstream(t.path / "full/notes.txt") << "mine\n";
-  auto r = amdml_run({"--root", privacy_fixture().string(), "snapshot", (t.path / "full").string()});
+  TestTree t;
+  fs::create_directories(t.dir / "full");
+  std::ofstream(t.dir / "full/notes.txt") << "mine\n";
+  auto r = amdml_run({"--root", privacy_fixture().string(), "snapshot", (t.dir / "full").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("not empty"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(t.path / "full/notes.txt"), "mine\n");
-  auto bad = amdml_run({"--root", privacy_fixture().string(), "report", "--snapshot-file", (t.path / "x.zip").string()});
+  EXPECT_EQ(read_file(t.dir / "full/notes.txt"), "mine\n");
+  auto bad = amdml_run({"--root", privacy_fixture().string(), "report", "--snapshot-file", (t.dir / "x.zip").string()});
   EXPECT_EQ(bad.code, 2);
   auto missing = amdml_run({"snapshot"});
   EXPECT_EQ(missing.code, 2);
@@ -196,12 +185,12 @@ TEST(SnapshotCli, RefusesToOverwriteAndReportsBadInput) {
 TEST(SnapshotCli, DeeplyNestedManifestIsAOneLineError) {
   for (int depth : {20000, 300000}) {
     SCOPED_TRACE(depth);
-    TempDir t;
-    const fs::path root = t.path / "machine";
+    TestTree t;
+    const fs::path root = t.dir / "machine";
     fs::create_directories(root);
     std::ofstream(root / "amdml-host.json") << "{\"format\": 1, \"hsa\": " << std::string(depth, '[')
                                             << std::string(depth, ']') << "}";
-    for (std::vector<std::string> cmd : {std::vector<std::string>{"doctor"}, {"snapshot", (t.path / "s").string()},
+    for (std::vector<std::string> cmd : {std::vector<std::string>{"doctor"}, {"snapshot", (t.dir / "s").string()},
                                          {"report"}, {"report", "--format", "json"}}) {
       SCOPED_TRACE(cmd[0]);
       cmd.insert(cmd.begin(), {"--root", root.string()});
@@ -209,7 +198,7 @@ TEST(SnapshotCli, DeeplyNestedManifestIsAOneLineError) {
       EXPECT_EQ(r.code, 2) << r.err;
       EXPECT_NE(r.err.find("amdml-host.json: nested deeper than 64 levels"), std::string::npos) << r.err;
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-      EXPECT_FALSE(fs::exists(t.path / "s"));
+      EXPECT_FALSE(fs::exists(t.dir / "s"));
     }
   }
 }
@@ -218,10 +207,10 @@ TEST(SnapshotCli, DeeplyNestedManifestIsAOneLineError) {
 // 12 MB, more than the 8 MiB the rooted host reads: `report` (which replays its own
 // recording) failed and the snapshot did not load. What amdml writes it reads back.
 TEST(SnapshotCli, ReRecordingAHugeManifestReadsBack) {
-  TempDir t;
-  const fs::path a = t.path / "machine", b = t.path / "snap";
-  fs::copy(fs::path(AMDML_FIXTURES_DIR) / "container-ok", a, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  json m = json::parse(slurp(a / "amdml-host.json"));
+  TestTree t;
+  const fs::path a = t.dir / "machine", b = t.dir / "snap";
+  copy_fixture("container-ok", a);
+  json m = json::parse(read_file(a / "amdml-host.json"));
   const json gpu = m["hsa"]["agents"][1];
   const std::size_t base = m.dump().size();
   for (int i = 0; i == 0 || base + i * (gpu.dump().size() + 1) < 6900000; ++i) {

@@ -10,7 +10,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "snapshot_test_util.hpp"
+#include "support/cli.hpp"
+#include "support/snapshot.hpp"
 
 using namespace amdml;
 using namespace amdml::test;
@@ -107,8 +108,8 @@ void append(const fs::path& p, const std::string& text) {
 
 // A copy of ml-apu-ollama with every shape planted in every source.
 void plant(const fs::path& root) {
-  fs::copy(fs::path(AMDML_FIXTURES_DIR) / "ml-apu-ollama", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  json m = json::parse(slurp(root / "amdml-host.json"));
+  copy_fixture("ml-apu-ollama", root);
+  json m = json::parse(read_file(root / "amdml-host.json"));
   std::string unit = "[Service]\n", exec = "[Service]\nExecStart=\n", envfile, output = "ollama version is 0.32.0\n";
   json hsa = {{"status", "init-failed"}, {"error", ""}, {"log", json::array()}, {"settings", json::object()}};
   for (std::size_t i = 0; i < kShapeCount; ++i) {
@@ -162,8 +163,8 @@ std::string joined(const std::vector<std::string>& v) {
 
 TEST(SnapshotSecrets, NoPlantedSecretLeavesTheMachine) {
   ASSERT_GE(kShapeCount, 30u);
-  TempDir t;
-  const fs::path a = t.path / "machine";
+  TestTree t;
+  const fs::path a = t.dir / "machine";
   plant(a);
   // Every secret is really there (or this test would prove nothing).
   EXPECT_EQ(leaks(everything_under(a)).size(), kShapeCount * kSources + 2);
@@ -180,12 +181,12 @@ TEST(SnapshotSecrets, NoPlantedSecretLeavesTheMachine) {
       v.insert(v.end(), extra.begin(), extra.end());
       return v;
     };
-    const fs::path dir = t.path / ("dir" + std::to_string(redact));
+    const fs::path dir = t.dir / ("dir" + std::to_string(redact));
     auto snap = amdml_run(args({"snapshot", dir.string()}));
     ASSERT_EQ(snap.code, 0) << snap.err;
     outputs.push_back({"snapshot DIR" + tag, everything_under(dir)});
     outputs.push_back({"snapshot's summary" + tag, snap.out + snap.err});
-    const fs::path tar = t.path / ("snap" + std::to_string(redact) + ".tar.gz");
+    const fs::path tar = t.dir / ("snap" + std::to_string(redact) + ".tar.gz");
     auto snap_tar = amdml_run(args({"snapshot", tar.string()}));
     ASSERT_EQ(snap_tar.code, 0) << snap_tar.err;
     outputs.push_back({"snapshot X.tar.gz" + tag, tarball_bytes(tar)});
@@ -196,7 +197,7 @@ TEST(SnapshotSecrets, NoPlantedSecretLeavesTheMachine) {
     auto js = amdml_run(args({"report", "--format", "json"}));
     ASSERT_EQ(js.code, 0) << js.err;
     outputs.push_back({"report --format json" + tag, js.out + js.err});
-    const fs::path attached = t.path / ("attached" + std::to_string(redact) + ".tar.gz");
+    const fs::path attached = t.dir / ("attached" + std::to_string(redact) + ".tar.gz");
     auto with = amdml_run(args({"report", "--snapshot-file", attached.string()}));
     ASSERT_EQ(with.code, 0) << with.err;
     outputs.push_back({"report --snapshot" + tag, with.out + with.err});
@@ -204,15 +205,15 @@ TEST(SnapshotSecrets, NoPlantedSecretLeavesTheMachine) {
 
     // What doctor needs survives: the findings, the GPU variables, OLLAMA_HOST's address.
     EXPECT_EQ(findings_view(doctor_json(dir).out), findings_view(original.out)) << tag;
-    const json manifest = json::parse(slurp(dir / "amdml-host.json"));
+    const json manifest = json::parse(read_file(dir / "amdml-host.json"));
     EXPECT_EQ(manifest["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0") << tag;
     EXPECT_EQ(manifest["env"]["ROCR_VISIBLE_DEVICES"], "0") << tag;
     EXPECT_EQ(manifest["env"]["OLLAMA_HOST"], "http://REDACTED@127.0.0.1:11434") << tag;
     EXPECT_FALSE(manifest["env"].contains("OLLAMA_DB_PASS")) << tag;
-    const std::string unit = slurp(dir / "etc/systemd/system/ollama.service.d/zz-corpus.conf");
+    const std::string unit = read_file(dir / "etc/systemd/system/ollama.service.d/zz-corpus.conf");
     EXPECT_NE(unit.find("Environment=\"ROCR_VISIBLE_DEVICES=1\"\n"), std::string::npos) << unit;
     EXPECT_NE(unit.find("Environment=\"OLLAMA_HOST=http://REDACTED@0.0.0.0:11434\"\n"), std::string::npos) << unit;
-    EXPECT_NE(slurp(dir / "etc/systemd/system/ollama.service.d/10-gfx.conf").find("HSA_OVERRIDE_GFX_VERSION"),
+    EXPECT_NE(read_file(dir / "etc/systemd/system/ollama.service.d/10-gfx.conf").find("HSA_OVERRIDE_GFX_VERSION"),
               std::string::npos);
     const json report = json::parse(js.out);
     EXPECT_EQ(report["facts"]["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0") << tag;

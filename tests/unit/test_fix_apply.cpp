@@ -3,20 +3,24 @@
 // the generated files accepted by systemd-analyze and modprobe; failures rolled back.
 // ttm/hsa/ollama findings are constructed literally here (their rules live with the
 // knowledge and ML layers); groups comes from the real access rule.
-#include "fix_test_util.hpp"
+#include <gtest/gtest.h>
+
+#include "support/faulty_fs.hpp"
+#include "support/knowledge.hpp"
+#include "support/tree.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
 
 using namespace amdml;
 using namespace amdml::fix;
-using namespace fixtest;
+using namespace amdml::test;
 
 namespace {
 
 constexpr std::uint64_t k24GiBPages = 6291456;
 
 struct Engine {
-  TempTree t{"fix-apu"};
+  TestTree t{"fix-apu"};
   std::unique_ptr<Diagnosed> d;
   std::vector<Finding> findings;
   platform::SafeTree tree{t.str()};
@@ -254,7 +258,7 @@ TEST(FixHsa, NeverOverwritesAFileAPersonPutAtItsPath) {
 
 TEST(FixHsa, RefusesASymlinkElsewhere) {
   Engine e;
-  TempTree outside("fix-apu");
+  TestTree outside("fix-apu");
   std::string victim = read_file(outside / "etc/passwd");
   fs::create_symlink(outside / "etc/passwd", e.t / "etc/profile.d/amdml-gpu.sh");
   e.rediagnose({literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})});
@@ -340,8 +344,8 @@ TEST(FixApply, AllRecipesTogetherThenOneUndo) {
 
 // Faults: an injected failure on the Nth rename rolls back everything this run wrote.
 TEST(FixFaults, AFailingWriteRollsBackTheWholeRun) {
-  for (auto [op, err] : {std::pair{platform::FaultyFsOps::Op::rename, EROFS}, {platform::FaultyFsOps::Op::write, ENOSPC},
-                         {platform::FaultyFsOps::Op::fsync, EIO}}) {
+  for (auto [op, err] : {std::pair{FaultyFs::Op::rename, EROFS}, {FaultyFs::Op::write, ENOSPC},
+                         {FaultyFs::Op::fsync, EIO}}) {
     Engine e;
     auto original = snapshot(e.t.dir);
     std::vector<Finding> extra = {ollama_finding(), literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})};
@@ -349,7 +353,7 @@ TEST(FixFaults, AFailingWriteRollsBackTheWholeRun) {
     Plan p = e.plan();
     // Files in order: /etc/group and /etc/gshadow for alice, the same two for ollama,
     // profile.d, environment.d, the drop-in. The third is /etc/group's second change.
-    platform::FaultyFsOps ops(op, 3, err);
+    FaultyFs ops(op, 3, err);
     platform::SafeTree faulty(e.t.str(), ops);
     auto out = e.apply(p, &faulty);
     EXPECT_FALSE(out.ok);
@@ -379,7 +383,7 @@ TEST(FixFaults, AReadOnlyTargetDirectoryFailsAndRollsBack) {
     std::system(("umount " + dir.string()).c_str());
   } else {
     // No mount privileges: the same failure, injected.
-    platform::FaultyFsOps ops(platform::FaultyFsOps::Op::open, 5, EROFS);  // the drop-in's temp file
+    FaultyFs ops(FaultyFs::Op::open, 5, EROFS);  // the drop-in's temp file
     platform::SafeTree faulty(e.t.str(), ops);
     out = e.apply(p, &faulty);
   }

@@ -10,11 +10,143 @@
 //   - the journal parses and its state matches what is on disk;
 //   - undo works (nothing to undo after a rollback, byte-identical after a success),
 //     and a second, fault-free run completes the work.
-#include "fix_faults_test_util.hpp"
+#include <gtest/gtest.h>
 
-using namespace faulttest;
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "support/faulty_fs.hpp"
+#include "support/knowledge.hpp"
+#include "support/tree.hpp"
+
+using namespace amdml;
+using namespace amdml::test;
+using Op = FaultyFs::Op;
 
 namespace {
+
+constexpr std::uint64_t k24GiBPages = 6291456;
+
+// One recipe (or all of them) applied to a fresh copy of fix-apu.
+struct Scenario {
+  std::string name;
+  std::optional<std::string> only;  // --only RECIPE
+  std::vector<Finding> extra;       // findings whose rules live in other layers
+};
+
+// Every finding is literal: the scenarios exercise the fix engine, not the rules, so
+// they do not change when a rule does.
+inline std::vector<Scenario> scenarios() {
+  Finding groups = literal_finding("access.kfd", "groups", {{"user", "alice"}, {"groups", {"render", "video"}}});
+  Finding ttm = literal_finding("memory.gtt-limit", "ttm-pages-limit",
+                                {{"module", "ttm"}, {"pages_limit", k24GiBPages}, {"page_pool_size", k24GiBPages}});
+  Finding hsa = literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}});
+  Finding ollama = literal_finding("ollama.env", "ollama-override",
+                                   {{"env", {{"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}, {"OLLAMA_IGPU_ENABLE", "1"}}}});
+  return {{"groups", std::string("groups"), {groups}},
+          {"ttm-pages-limit", std::string("ttm-pages-limit"), {ttm}},
+          {"hsa-override", std::string("hsa-override"), {hsa}},
+          {"ollama-override", std::string("ollama-override"), {ollama}},
+          {"all", std::nullopt, {groups, ttm, hsa, ollama}}};
+}
+
+// A tree, diagnosed, with the scenario's plan.
+struct Bench {
+  TestTree t{"fix-apu"};
+  std::unique_ptr<Diagnosed> d;
+  std::vector<Finding> findings;
+  fix::ApplyOptions options;
+  std::map<std::string, std::string> original;
+  fix::Plan plan;
+
+  explicit Bench(const Scenario& s) {
+    options.run_commands = false;
+    options.live = false;
+    options.lock_timeout_ms = 1000;
+    original = snapshot(t.dir);
+    replan(s);
+  }
+  void replan(const Scenario& s) {
+    d = std::make_unique<Diagnosed>(t.str());
+    findings = d->findings;
+    for (const auto& f : s.extra) findings.push_back(f);
+    platform::SafeTree tree(t.str());
+    fix::PlanInputs in{*d->host, tree, d->facts, findings, d->recipes, s.only};
+    plan = fix::plan_fixes(in);
+  }
+  Result<fix::ApplyOutcome> apply(platform::FsOps& target_ops, platform::FsOps& journal_ops) {
+    platform::SafeTree targets(t.str(), target_ops), journal(t.str(), journal_ops);
+    return fix::apply_plan(plan, *d->host, targets, journal, options);
+  }
+  Result<fix::UndoOutcome> undo() {
+    platform::SafeTree tree(t.str());
+    return fix::undo_transaction(std::nullopt, *d->host, tree, tree, options);
+  }
+  std::optional<nlohmann::json> journal(const std::string& txn) const {
+    auto p = t / ("var/lib/amdml/journal/" + txn + "/journal.json");
+    if (!fs::exists(p)) return std::nullopt;
+    auto j = nlohmann::json::parse(read_file(p), nullptr, false);
+    if (j.is_discarded()) return std::nullopt;
+    return j;
+  }
+  // Each file the plan changes: "old", "new" or a description of how it is neither.
+  std::map<std::string, std::string> file_states() const { return file_states(plan); }
+  // A file two recipes change (e.g. /etc/group for the person and for the ollama
+  // user) is "old" as the first change found it and "new" as the last one leaves it.
+  std::map<std::string, std::string> file_states(const fix::Plan& p) const {
+    // A fault that persists can stop the rollback between two such changes: the file
+    // then holds what the earlier change wrote, whole ("step").
+    std::map<std::string, std::pair<std::optional<std::string>, std::string>> ends;  // path -> (first before, last after)
+    std::map<std::string, std::vector<std::string>> steps;                           // path -> intermediate contents
+    for (const auto& rp : p.recipes)
+      for (const auto& fc : rp.files) {
+        if (!fc.changes()) continue;
+        auto it = ends.find(fc.path);
+        if (it == ends.end()) {
+          ends.emplace(fc.path, std::make_pair(fc.before, fc.after));
+        } else {
+          steps[fc.path].push_back(it->second.second);
+          it->second.second = fc.after;
+        }
+      }
+    std::map<std::string, std::string> out;
+    for (const auto& [path, e] : ends) {
+      const auto& [before, after] = e;
+      fs::path fp = t.dir / path.substr(1);
+      bool exists = fs::is_regular_file(fs::symlink_status(fp));
+      std::string now = exists ? read_file(fp) : "";
+      if (exists && now == after) out[path] = "new";
+      else if (!exists && !before) out[path] = "old";
+      else if (exists && before && now == *before) out[path] = "old";
+      else if (exists && std::count(steps[path].begin(), steps[path].end(), now)) out[path] = "step";
+      else out[path] = exists ? "TORN (" + std::to_string(now.size()) + " bytes)" : "MISSING";
+    }
+    return out;
+  }
+  // Temp files the atomic writer left behind (".NAME.amdml-PID-N").
+  std::vector<std::string> temp_files() const {
+    std::vector<std::string> out;
+    for (auto it = fs::recursive_directory_iterator(t.dir); it != fs::recursive_directory_iterator(); ++it)
+      if (it->path().filename().string().find(".amdml-") != std::string::npos) out.push_back(it->path().string());
+    return out;
+  }
+  std::map<std::string, std::string> snapshot_now() const { return snapshot(t.dir); }
+};
+
+inline bool all_are(const std::map<std::string, std::string>& states, const std::string& want) {
+  for (const auto& [path, s] : states)
+    if (s != want) return false;
+  return !states.empty();
+}
+
+inline std::string describe(const std::map<std::string, std::string>& states) {
+  std::string out;
+  for (const auto& [path, s] : states) out += path + "=" + s + " ";
+  return out;
+}
+
 
 // Calls beyond this many per operation are sampled (every other one) to bound the run.
 constexpr int kDenseCalls = 12;
@@ -26,12 +158,12 @@ struct Counts {
 
 Counts count_calls(const Scenario& s) {
   Bench b(s);
-  FaultOps t(Op::open, INT_MAX, 0, false), j(Op::open, INT_MAX, 0, false);
+  FaultyFs t(Op::open, INT_MAX, 0, false), j(Op::open, INT_MAX, 0, false);
   auto r = b.apply(t, j);
   EXPECT_TRUE(r && r->ok) << s.name << ": the clean apply failed";
   EXPECT_TRUE(all_are(b.file_states(), "new")) << s.name << ": " << describe(b.file_states());
   Counts c;
-  for (Op op : kAllOps) {
+  for (Op op : FaultyFs::kAllOps) {
     c.target[static_cast<int>(op)] = t.calls(op);
     c.journal[static_cast<int>(op)] = j.calls(op);
   }
@@ -53,7 +185,7 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
                std::strerror(err));
   Bench b(s);
   const fix::Plan first = b.plan;
-  FaultOps faulty(op, nth, err, sticky);
+  FaultyFs faulty(op, nth, err, sticky);
   platform::FsOps& real = platform::real_fs_ops();
   auto r = on_journal ? b.apply(real, faulty) : b.apply(faulty, real);
   if (faulty.fired()) ++fired_runs;
@@ -61,7 +193,9 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
   auto states = b.file_states(first);
   for (const auto& [path, st] : states)
     EXPECT_TRUE(st == "old" || st == "new" || (sticky && st == "step")) << path << " is " << st;
-  if (!(sticky && op == Op::unlink)) EXPECT_TRUE(b.temp_files().empty()) << b.temp_files().front();
+  if (!(sticky && op == Op::unlink)) {
+    EXPECT_TRUE(b.temp_files().empty()) << b.temp_files().front();
+  }
 
   if (!r) {
     // Refused before anything was written (the lock or the journal could not be set up).
@@ -109,8 +243,9 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
                                         [](const std::string& e) { return e.rfind("journal: ", 0) == 0; });
       if (journal_failed) EXPECT_EQ(state, "applying");
       else EXPECT_EQ(state, r->rollback_errors.empty() ? "rolled-back" : "rollback-incomplete");
-      if (!r->rollback_errors.empty() && !journal_failed)
+      if (!r->rollback_errors.empty() && !journal_failed) {
         EXPECT_NE(text.find("amdml fix --undo " + r->txn), std::string::npos) << text;
+      }
       for (const auto& ch : (*j)["changes"]) {
         std::string path = ch["path"];
         EXPECT_TRUE(states.count(path)) << path << " journaled but not planned";
@@ -147,7 +282,7 @@ void run_scenario(const Scenario& s) {
   Counts c = count_calls(s);
   int cases = 0, fired = 0;
   for (bool on_journal : {false, true}) {
-    for (Op op : kAllOps) {
+    for (Op op : FaultyFs::kAllOps) {
       int calls = (on_journal ? c.journal : c.target)[static_cast<int>(op)];
       auto errs = errnos_for(op);
       for (int n : call_numbers(calls, s.name == "all" ? 4 : 2)) {
@@ -171,40 +306,6 @@ void run_scenario(const Scenario& s) {
   EXPECT_EQ(fired, cases) << "some injected faults never fired";
   std::printf("[ fault points ] %s: %d faulted runs\n", s.name.c_str(), cases);
 }
-
-// A disk shared by the targets and the journal that fills up at one moment: from the
-// first write to a journal file whose temp name starts with `prefix` on, every write
-// and allocation fails with ENOSPC (renames, unlinks and fsyncs still work).
-class FullDiskOps final : public platform::FsOps {
- public:
-  explicit FullDiskOps(std::string prefix) : prefix_(std::move(prefix)) {}
-  bool full() const { return full_; }
-  int openat(int dirfd, const char* path, int flags, unsigned mode) override {
-    int fd = FsOps::openat(dirfd, path, flags, mode);
-    if (fd >= 0) names_[fd] = path;
-    return fd;
-  }
-  ssize_t write(int fd, const void* buf, std::size_t n) override {
-    if (!full_ && names_[fd].rfind(prefix_, 0) == 0) full_ = true;
-    if (full_) {
-      errno = ENOSPC;
-      return -1;
-    }
-    return FsOps::write(fd, buf, n);
-  }
-  int fallocate(int fd, off_t len) override {
-    if (full_) {
-      errno = ENOSPC;
-      return -1;
-    }
-    return FsOps::fallocate(fd, len);
-  }
-
- private:
-  std::string prefix_;
-  std::map<int, std::string> names_;
-  bool full_ = false;
-};
 
 Scenario by_name(const std::string& name) {
   for (auto& s : scenarios())
@@ -231,7 +332,7 @@ TEST(FixFaultsSyscalls, AFullDiskWhileJournalingTheAfterCopyChangesNoTarget) {
   for (const auto& rp : b.plan.recipes)
     for (const auto& fc : rp.files) changes += fc.changes() ? 1 : 0;
   ASSERT_GT(changes, 2u);
-  FullDiskOps disk("." + std::to_string(changes - 1) + ".after.amdml-");
+  auto disk = FaultyFs::disk_full_from("." + std::to_string(changes - 1) + ".after.amdml-");
   auto r = b.apply(disk, disk);
   ASSERT_TRUE(disk.full());
   ASSERT_TRUE(r) << r.error().message;
@@ -258,7 +359,7 @@ TEST(FixFaultsSyscalls, AFullDiskDuringTheRollbackIsRollbackIncompleteAndUndoFin
     SCOPED_TRACE("target writes fail from #" + std::to_string(nth) + " on");
     Bench b(s);
     const fix::Plan first = b.plan;
-    FaultOps full(Op::write, nth, ENOSPC, true);
+    FaultyFs full(Op::write, nth, ENOSPC, true);
     auto r = b.apply(full, platform::real_fs_ops());
     ASSERT_TRUE(r) << r.error().message;
     ASSERT_FALSE(r->ok);

@@ -2,6 +2,8 @@
 // UTF-8, a damaged journal.json, a FIFO as a lock file, temp files a killed run left,
 // extended attributes and ACLs, a later chmod, a person's `pages-limit` spelling, a
 // real file system that fills up.
+#include <gtest/gtest.h>
+
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,14 +14,16 @@
 
 #include "fix/journal.hpp"
 #include "platform/host.hpp"
-#include "fix_test_util.hpp"
-#include "forwarding_host.hpp"
+#include "support/cli.hpp"
+#include "support/knowledge.hpp"
+#include "support/tree.hpp"
+#include "support/forwarding_host.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
 
 using namespace amdml;
 using namespace amdml::fix;
-using namespace fixtest;
+using namespace amdml::test;
 using nlohmann::json;
 
 namespace {
@@ -40,12 +44,12 @@ ApplyOptions rooted_options() {
 }
 
 // A rooted host whose commands "run": each answers with the given output.
-class RunningHost final : public test_support::ForwardingHost {
+class RunningHost final : public test::ForwardingHost {
  public:
   RunningHost(const Host& inner, std::string out) : ForwardingHost(inner), out_(std::move(out)) {}
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
     CommandResult r;
-    r.exit_code = 0;
+    r.code = 0;
     if (!argv.empty() && argv[0] == "lsinitramfs") {
       r.out = "usr/lib/modules/x/kernel/drivers/gpu/drm/ttm/ttm.ko.zst\n";
       return r;
@@ -60,24 +64,24 @@ class RunningHost final : public test_support::ForwardingHost {
   std::string out_;
 };
 
-json journal_of(const TempTree& t, const std::string& txn) {
+json journal_of(const TestTree& t, const std::string& txn) {
   return json::parse(read_file(t / ("var/lib/amdml/journal/" + txn + "/journal.json")));
 }
 
-std::string only_journal_dir(const TempTree& t) {
+std::string only_journal_dir(const TestTree& t) {
   std::vector<std::string> ids;
   for (const auto& e : fs::directory_iterator(t / "var/lib/amdml/journal")) ids.push_back(e.path().filename().string());
   EXPECT_EQ(ids.size(), 1u);
   return ids.empty() ? "" : ids[0];
 }
 
-std::string root_args(const TempTree& t) { return "--root " + t.str(); }
+std::string root_args(const TestTree& t) { return "--root " + t.str(); }
 
 // The tree's own groups finding, applied and undone in-process.
 struct GroupsRun {
   Diagnosed d;
   platform::SafeTree tree;
-  explicit GroupsRun(const TempTree& t) : d(t.str()), tree(t.str()) {}
+  explicit GroupsRun(const TestTree& t) : d(t.str()), tree(t.str()) {}
   Result<ApplyOutcome> apply() {
     PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
     return apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
@@ -106,7 +110,7 @@ std::string get_xattr(const fs::path& p, const char* name) {
 // command's output has Latin-1 too. The apply finishes, the journal keeps both byte
 // for byte, and undo re-runs the same argv.
 TEST(FixJournal, NonUtf8ArgvAndOutputAreJournaledAsBytes) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   auto manifest = json::parse(read_file(t / "amdml-host.json"));
   manifest.erase("uname");
   manifest["process"]["euid"] = 0;
@@ -163,7 +167,7 @@ TEST(FixJournal, BytesJsonRoundTripsEveryByte) {
 // A journal written before bytes were encoded (format 1: plain strings, no requests)
 // is still undone.
 TEST(FixJournal, AFormatOneJournalIsStillUndone) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   const auto original = snapshot(t.dir);
   GroupsRun run(t);
   auto r = run.apply();
@@ -180,11 +184,11 @@ TEST(FixJournal, AFormatOneJournalIsStillUndone) {
 // Low item: a damaged journal.json is one line naming the file, never an internal
 // type_error, and nothing is restored (no partial undo).
 TEST(FixJournal, ADamagedJournalIsOneLineNamingTheFileAndRestoresNothing) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   set_euid(t, 0);
   const auto original = snapshot(t.dir);
   auto applied = run_amdml(root_args(t) + " fix --no-runtime --apply --yes --only groups");
-  ASSERT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  ASSERT_EQ(applied.code, 0) << applied.out << applied.err;
   const auto after = snapshot(t.dir);
   std::string txn = only_journal_dir(t);
   fs::path file = t / ("var/lib/amdml/journal/" + txn + "/journal.json");
@@ -212,7 +216,7 @@ TEST(FixJournal, ADamagedJournalIsOneLineNamingTheFileAndRestoresNothing) {
     SCOPED_TRACE(name);
     write_file(file, text);
     auto u = run_amdml(root_args(t) + " fix --undo");
-    EXPECT_EQ(u.exit_code, 1) << u.out << u.err;
+    EXPECT_EQ(u.code, 1) << u.out << u.err;
     EXPECT_NE(u.err.find(file.string()), std::string::npos) << u.err;
     EXPECT_NE(u.err.find("damaged"), std::string::npos) << u.err;
     EXPECT_EQ(u.err.find("type_error"), std::string::npos) << u.err;
@@ -222,14 +226,14 @@ TEST(FixJournal, ADamagedJournalIsOneLineNamingTheFileAndRestoresNothing) {
   }
   write_file(file, good);
   auto u = run_amdml(root_args(t) + " fix --undo");
-  EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
+  EXPECT_EQ(u.code, 0) << u.out << u.err;
   EXPECT_EQ(snapshot(t.dir), original);
 }
 
 // Item 8: a FIFO at /etc/.pwd.lock (or at amdml's own lock) is refused at once with
 // one line; nothing waits for a reader.
 TEST(FixLocks, AFifoAsTheLockFileFailsAtOnceWithOneLine) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   set_euid(t, 0);
   ASSERT_EQ(::mkfifo((t / "etc/.pwd.lock").c_str(), 0600), 0);
   // (No snapshot: reading the FIFO would hang the test.)
@@ -237,7 +241,7 @@ TEST(FixLocks, AFifoAsTheLockFileFailsAtOnceWithOneLine) {
   auto start = std::chrono::steady_clock::now();
   auto r = run_amdml(root_args(t) + " fix --no-runtime --apply --yes --only groups", "timeout 20");
   auto took = std::chrono::steady_clock::now() - start;
-  EXPECT_EQ(r.exit_code, 1) << "exit " << r.exit_code << " (124: it hung)" << r.out << r.err;
+  EXPECT_EQ(r.code, 1) << "exit " << r.code << " (124: it hung)" << r.out << r.err;
   EXPECT_LT(took, std::chrono::seconds(10));
   EXPECT_NE(r.err.find("/etc/.pwd.lock: not a regular file (a FIFO)"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -245,7 +249,7 @@ TEST(FixLocks, AFifoAsTheLockFileFailsAtOnceWithOneLine) {
   EXPECT_EQ(read_file(t / "etc/gshadow"), gshadow);
   EXPECT_FALSE(fs::exists(t / "var/lib/amdml/journal")) << "nothing, not even a journal, before the lock";
 
-  TempTree t2("fix-apu");
+  TestTree t2("fix-apu");
   platform::SafeTree tree(t2.str());
   fs::create_directories(t2 / "var/lib/amdml");
   ASSERT_EQ(::mkfifo((t2 / "var/lib/amdml/lock").c_str(), 0600), 0);
@@ -257,7 +261,7 @@ TEST(FixLocks, AFifoAsTheLockFileFailsAtOnceWithOneLine) {
 // Low item: temp files a killed writer left (".NAME.amdml-PID-N", PID gone) are removed
 // by the next apply and undo; a live PID's file and other names are left alone.
 TEST(FixTemps, ADeadRunsTempFilesAreRemovedByTheNextApplyAndUndo) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   GroupsRun run(t);
   const std::string dead = std::to_string(dead_pid());
   const std::string live = std::to_string(::getpid());
@@ -283,7 +287,7 @@ TEST(FixTemps, ADeadRunsTempFilesAreRemovedByTheNextApplyAndUndo) {
 
 // Low item: a target's ACL and user.* attributes survive apply, and undo.
 TEST(FixXattrs, AclAndUserAttributesAreKeptByApplyAndUndo) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   fs::path group = t / "etc/group";
   if (::setxattr(group.c_str(), "user.amdml-test", "kept", 4, 0) != 0) GTEST_SKIP() << "no user xattrs here";
   // user::rw- user:1000:r-- group::r-- mask::r-- other::r-- (the kernel's ACL layout).
@@ -316,7 +320,7 @@ TEST(FixXattrs, AclAndUserAttributesAreKeptByApplyAndUndo) {
 // Low item: undo restores the bytes but keeps a chmod/chown made after the apply, and
 // says so.
 TEST(FixUndo, KeepsALaterChmodAndSaysSo) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   GroupsRun run(t);
   const std::string old_group = read_file(t / "etc/group");
   auto r = run.apply();
@@ -336,7 +340,7 @@ TEST(FixUndo, KeepsALaterChmodAndSaysSo) {
 // Item 7: the person's option spelled `pages-limit` is edited in place, and modprobe
 // (which reads '-' and '_' alike) ends up with amdml's value.
 TEST(FixTtm, APersonsDashSpellingIsEditedAndAmdmlsValueWins) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   write_file(t / "etc/modprobe.d/ttm.conf", "# mine\noptions ttm pages-limit=3145728\n");
   Diagnosed d(t.str());
   platform::SafeTree tree(t.str());
@@ -384,7 +388,7 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
     fs::path root = mnt / "tree";
     std::system(("rm -rf '" + root.string() + "' '" + (mnt / "filler").string() + "'").c_str());
     fs::create_directories(root);
-    std::system(("cp -a '" + (fs::path(AMDML_FIXTURES_DIR) / "fix-apu").string() + "/.' '" + root.string() + "/'").c_str());
+    copy_fixture("fix-apu", root);
     ::chmod((root / "etc/gshadow").c_str(), 0640);
     const auto original = snapshot(root);
     Diagnosed d(root.string());

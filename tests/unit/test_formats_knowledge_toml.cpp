@@ -7,23 +7,15 @@
 #include "amdml/knowledge.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 namespace amdml {
 namespace {
 
-const Knowledge& shipped() {
-  static const Knowledge kb = [] {
-    auto files = recipe_files("");
-    EXPECT_TRUE(files.ok());
-    auto k = load_knowledge(*files);
-    EXPECT_TRUE(k.ok()) << (k.ok() ? "" : k.error().message);
-    return k.ok() ? *k : Knowledge{};
-  }();
-  return kb;
-}
-
 TEST(KnowledgeData, CoversTheTargetRange) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   for (const char* name : {"gfx803", "gfx900", "gfx906", "gfx90a", "gfx90c", "gfx942", "gfx1010", "gfx1030", "gfx1032",
                            "gfx1100", "gfx1103", "gfx1151", "gfx1200", "gfx1201"})
     EXPECT_NE(kb.find_gfx(*GfxTarget::parse_name(name)), nullptr) << name;
@@ -33,7 +25,7 @@ TEST(KnowledgeData, CoversTheTargetRange) {
 
 TEST(KnowledgeData, EveryGfxHasConsistentKfdVersionFamilyAndWaveSize) {
   std::set<GfxTarget> seen;
-  for (const auto& g : shipped().gfx) {
+  for (const auto& g : shipped_knowledge().gfx) {
     SCOPED_TRACE(g.target.name());
     EXPECT_TRUE(seen.insert(g.target).second) << "listed twice";
     EXPECT_EQ(g.kfd_version, g.target.kfd_version());
@@ -53,7 +45,7 @@ TEST(KnowledgeData, EveryGfxHasConsistentKfdVersionFamilyAndWaveSize) {
 }
 
 TEST(KnowledgeData, OverridesParseAndStayInsideTheIsaFamily) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   int with_override = 0;
   for (const auto& g : kb.gfx) {
     if (!g.override_to) continue;
@@ -73,7 +65,7 @@ TEST(KnowledgeData, OverridesParseAndStayInsideTheIsaFamily) {
 }
 
 TEST(KnowledgeData, PciIdsAreUniqueAndNameKnownTargets) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   std::set<std::pair<std::uint16_t, int>> seen;
   for (const auto& p : kb.pci) {
     SCOPED_TRACE(p.name);
@@ -91,7 +83,7 @@ TEST(KnowledgeData, PciIdsAreUniqueAndNameKnownTargets) {
 }
 
 TEST(KnowledgeData, ReleasesSortedUniqueAndConsistent) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   for (std::size_t i = 1; i < kb.rocm.size(); ++i) EXPECT_LT(kb.rocm[i - 1].version, kb.rocm[i].version);
   EXPECT_EQ(kb.rocm.front().version, (Version{5, 7, 0}));
   EXPECT_EQ(kb.rocm.back().version.major, 7u);
@@ -110,7 +102,7 @@ TEST(KnowledgeData, ReleasesSortedUniqueAndConsistent) {
 }
 
 TEST(KnowledgeData, LookupsFollowTheRevisionAndReleaseRules) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   // 73FF rev DF is a Navi 22 although the device is Navi 23.
   EXPECT_EQ(kb.find_pci(0x73ff, 0xdf)->gfx.name(), "gfx1031");
   EXPECT_EQ(kb.find_pci(0x73ff, 0xc1)->gfx.name(), "gfx1032");
@@ -139,7 +131,7 @@ TEST(KnowledgeData, LookupsFollowTheRevisionAndReleaseRules) {
 // Every PCI id resolves to exactly one gfx target, and an unknown revision to a name that
 // is not one model among several.
 TEST(KnowledgeWide, EveryPciIdResolvesToOneTargetAndAFamilyDefault) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   std::set<std::uint16_t> devices;
   for (const auto& p : kb.pci) devices.insert(p.device);
   EXPECT_GE(devices.size(), 250u);
@@ -163,7 +155,7 @@ TEST(KnowledgeWide, EveryPciIdResolvesToOneTargetAndAFamilyDefault) {
 // Every override names a target of the same ISA family (and wave size) that some ROCm
 // release ships kernels for; targets no ROCm runs have none.
 TEST(KnowledgeWide, OverridesNameShippedTargetsOfTheSameFamily) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   for (const auto& g : kb.gfx) {
     SCOPED_TRACE(g.target.name());
     bool shipped_somewhere = false;
@@ -185,7 +177,7 @@ TEST(KnowledgeWide, OverridesNameShippedTargetsOfTheSameFamily) {
 }
 
 TEST(KnowledgeWide, EveryGcnGenerationIsKnown) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   for (const char* name : {"gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705",
                            "gfx801", "gfx802", "gfx803", "gfx810", "gfx900", "gfx902", "gfx904", "gfx906", "gfx909",
                            "gfx90c", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1011", "gfx1012", "gfx1030",
@@ -199,7 +191,7 @@ TEST(KnowledgeWide, EveryGcnGenerationIsKnown) {
 }
 
 TEST(KnowledgeWide, OllamaReleasesAreData) {
-  const auto& kb = shipped();
+  const auto& kb = shipped_knowledge();
   ASSERT_GE(kb.ollama.size(), 5u);
   for (std::size_t i = 0; i + 1 < kb.ollama.size(); ++i) EXPECT_EQ(kb.ollama[i].until, kb.ollama[i + 1].from);
   EXPECT_FALSE(kb.ollama.back().until);
@@ -236,7 +228,7 @@ TEST(OverrideParse, FollowsLibhsakmtGrammar) {
 }
 
 TEST(KernelReq, OemBackportAndPerReleaseStatus) {
-  const auto* req = shipped().kernel_req_for(*GfxTarget::parse_name("gfx1151"));
+  const auto* req = shipped_knowledge().kernel_req_for(*GfxTarget::parse_name("gfx1151"));
   ASSERT_NE(req, nullptr);
   EXPECT_FALSE(req->satisfied_by("6.8.0-60-generic"));
   EXPECT_FALSE(req->satisfied_by("6.14.0-1017-oem"));

@@ -9,22 +9,14 @@
 
 #include "formats/snapshot.hpp"
 #include "platform/host.hpp"
-#include "forwarding_host.hpp"
+#include "support/forwarding_host.hpp"
+#include "support/tree.hpp"
 #include "platform/host_recording.hpp"
 #include "platform/snapshot_writer.hpp"
 
 using namespace amdml;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char buf[] = "/tmp/amdml-rec-test-XXXXXX";
-    path = ::mkdtemp(buf);
-  }
-  ~TempDir() { (void)platform::remove_tree(path); }
-};
 
 void put(const std::string& path, const std::string& content) {
   std::string dir = path.substr(0, path.rfind('/'));
@@ -41,7 +33,7 @@ void symlink_at(const std::string& target, const std::string& path) {
 }
 
 // A host that fails one path the way a container's device cgroup does.
-class FailingHost final : public test_support::ForwardingHost {
+class FailingHost final : public test::ForwardingHost {
  public:
   explicit FailingHost(const Host& inner) : ForwardingHost(inner) {}
   bool live() const override { return false; }
@@ -58,8 +50,8 @@ class FailingHost final : public test_support::ForwardingHost {
 }  // namespace
 
 TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
-  TempDir src, out;
-  const std::string a = src.path;
+  test::TestTree src, out;
+  const std::string a = src.str();
   put(a + "/amdml-host.json", R"({"format": 1, "uname": {"release": "6.8.0"}, "env": {"ROCM_PATH": "/opt/rocm"}})");
   put(a + "/opt/rocm-6.2.4/.info/version", "6.2.4-120\n");
   symlink_at("/opt/rocm-6.2.4", a + "/opt/rocm");  // absolute: re-rooted by the rooted host
@@ -120,7 +112,7 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
 
   SnapshotMeta meta;
   auto manifest = snapshot_manifest(r, meta).dump(2);
-  const std::string b = out.path + "/snap";
+  const std::string b = out.str() + "/snap";
   ASSERT_EQ(::mkdir(b.c_str(), 0755), 0);
   auto stats = platform::write_snapshot_tree(r, manifest, b);
   ASSERT_TRUE(stats.ok()) << stats.error().message;
@@ -150,14 +142,14 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
 }
 
 TEST(SnapshotRecord, PublishRefusesNonEmptyDirectoriesAndLeavesNothingBehind) {
-  TempDir t;
+  test::TestTree t;
   Recording r;
   SnapshotNode n;
   n.kind = SnapshotNode::Kind::file;
   n.content = "live\n";
   r.tree["/sys/module/amdgpu/initstate"] = n;
   const std::string manifest = "{\"format\": 1}\n";
-  const std::string out = t.path + "/out";
+  const std::string out = t.str() + "/out";
   ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
   put(out + "/precious", "keep me\n");
   auto refused = platform::publish_snapshot(r, manifest, out, false);
@@ -169,7 +161,7 @@ TEST(SnapshotRecord, PublishRefusesNonEmptyDirectoriesAndLeavesNothingBehind) {
   struct stat st {};
   EXPECT_EQ(::stat((out + "/precious").c_str(), &st), 0);
 
-  const std::string snap = t.path + "/snap";
+  const std::string snap = t.str() + "/snap";
   ASSERT_TRUE(platform::publish_snapshot(r, manifest, snap, false).ok());
   EXPECT_FALSE(platform::publish_snapshot(r, manifest, snap, false).ok());
   ASSERT_TRUE(platform::publish_snapshot(r, manifest, snap, true).ok());  // an earlier snapshot: replaced
@@ -178,12 +170,12 @@ TEST(SnapshotRecord, PublishRefusesNonEmptyDirectoriesAndLeavesNothingBehind) {
   // A tree that cannot be written (a file where a directory must go) fails cleanly.
   Recording bad = r;
   bad.tree["/sys/module/amdgpu/initstate/oops"] = n;
-  EXPECT_FALSE(platform::publish_snapshot(bad, manifest, t.path + "/bad", false).ok());
-  auto entries = platform::remove_tree(t.path + "/bad");
+  EXPECT_FALSE(platform::publish_snapshot(bad, manifest, t.str() + "/bad", false).ok());
+  auto entries = platform::remove_tree(t.str() + "/bad");
   EXPECT_FALSE(entries.ok());  // never created
   std::string leftovers;
   if (auto l = make_host("/"); l.ok())
-    if (auto d = (*l)->list_dir(t.path))
+    if (auto d = (*l)->list_dir(t.str()))
       for (const auto& e : *d) leftovers += e.name + " ";
   EXPECT_EQ(leftovers, "out snap ");
 }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "test_tree.hpp"
+#include "support/tree.hpp"
 #include "platform/host.hpp"
 
 namespace amdml {
@@ -295,7 +295,7 @@ TEST(Manifest, AbsentManifestOrKeysMeanUnknown) {
 
 // Every committed malformed manifest is refused with one line naming the file.
 TEST(Manifest, MalformedManifestsAreOneLineErrors) {
-  const std::filesystem::path base = std::filesystem::path(AMDML_FIXTURES_DIR) / "bad-manifest";
+  const std::filesystem::path base = std::filesystem::path(test::fixture("bad-manifest"));
   int seen = 0;
   for (const auto& d : std::filesystem::directory_iterator(base)) {
     ++seen;

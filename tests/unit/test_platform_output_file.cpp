@@ -17,8 +17,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "cli_test_util.hpp"
-#include "test_tree.hpp"
+#include "support/cli.hpp"
 
 using namespace amdml::test;
 
@@ -27,7 +26,7 @@ namespace {
 // A clean fixture machine: doctor exits 0 and prints a known first line.
 const std::string kMachine = "rdna2-dgpu";
 
-ShellRun doctor_to(const std::string& out, const std::string& extra = "", const std::string& format = "text") {
+Run doctor_to(const std::string& out, const std::string& extra = "", const std::string& format = "text") {
   return shell_run(amdml_command({"--root", fixture(kMachine), "--color", "never", "doctor", "--format", format, "-o", out},
                                  extra));
 }
@@ -43,7 +42,7 @@ mode_t type_of(const std::string& p) {
 }
 
 // Refused: exit 2, nothing on stdout, one `amdml: error: --output PATH: ...` line.
-void expect_refused(const ShellRun& r, const std::string& path, const std::string& why) {
+void expect_refused(const Run& r, const std::string& path, const std::string& why) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("amdml: error: --output " + path + ": ", 0), 0u) << r.err;
@@ -57,7 +56,7 @@ TEST(OutputFile, CharacterDeviceStaysADevice) {
   TestTree t;
   std::string dev = t.real("null");
   if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod: " << std::strerror(errno);
-  ShellRun r = doctor_to(dev);
+  Run r = doctor_to(dev);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(dev), S_IFCHR);
   struct stat st {};
@@ -88,7 +87,7 @@ TEST(OutputFile, FifoWithAReaderGetsTheReport) {
     }
     ::close(fd);
   });
-  ShellRun r = doctor_to(fifo);
+  Run r = doctor_to(fifo);
   reader.join();
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(fifo), S_IFIFO);
@@ -101,7 +100,7 @@ TEST(OutputFile, FifoWithoutAReaderIsRefusedNotWaitedOn) {
   std::string fifo = t.real("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto start = std::chrono::steady_clock::now();
-  ShellRun r = doctor_to(fifo, "", "json");
+  Run r = doctor_to(fifo, "", "json");
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("a FIFO that no process is reading"), std::string::npos) << r.err;
@@ -114,7 +113,7 @@ TEST(OutputFile, SymlinkToDevStdoutWritesToStdout) {
   TestTree t;
   std::string link = t.real("out");
   ASSERT_EQ(::symlink("/dev/stdout", link.c_str()), 0);
-  ShellRun r = doctor_to(link);
+  Run r = doctor_to(link);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, doctor_stdout());
   EXPECT_EQ(type_of(link), S_IFLNK);
@@ -124,7 +123,7 @@ TEST(OutputFile, SymlinkToDevStdoutWritesToStdout) {
 TEST(OutputFile, DevStdoutAndDevFdAreTheDescriptors) {
   TestTree t;
   std::string expected = doctor_stdout();
-  ShellRun r = doctor_to("/dev/stdout");
+  Run r = doctor_to("/dev/stdout");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
   // Through descriptor 3 opened for appending: appended, not started over.
@@ -132,7 +131,7 @@ TEST(OutputFile, DevStdoutAndDevFdAreTheDescriptors) {
   t.write("appended", "first line\n");
   r = doctor_to("/dev/fd/3", "3>>" + sh_quote(file));
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(file), "first line\n" + expected);
+  EXPECT_EQ(read_file(file), "first line\n" + expected);
   // A descriptor that is not open is a one-line error.
   r = doctor_to("/dev/fd/9");
   EXPECT_EQ(r.code, 2);
@@ -176,11 +175,11 @@ TEST(OutputFile, SocketBlockDeviceAndDanglingLinkAreRefused) {
 }
 
 TEST(OutputFile, ProcFileSaysWhatItIs) {
-  std::string before = slurp("/proc/version");
-  ShellRun r = doctor_to("/proc/version");
+  std::string before = read_file("/proc/version");
+  Run r = doctor_to("/proc/version");
   expect_refused(r, "/proc/version", "a kernel interface on the proc filesystem");
   EXPECT_EQ(r.err.find("No such file"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp("/proc/version"), before);
+  EXPECT_EQ(read_file("/proc/version"), before);
 }
 
 TEST(OutputFile, RegularFileIsReplacedAndASymlinkToItStays) {
@@ -192,9 +191,9 @@ TEST(OutputFile, RegularFileIsReplacedAndASymlinkToItStays) {
                         "............................................................................................\n"
                         "............................................................................................\n");
   ::chmod(file.c_str(), 0640);
-  ShellRun r = doctor_to(file);
+  Run r = doctor_to(file);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(file), expected);
+  EXPECT_EQ(read_file(file), expected);
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);  // the file keeps its mode
@@ -205,14 +204,14 @@ TEST(OutputFile, RegularFileIsReplacedAndASymlinkToItStays) {
   r = doctor_to(link);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(link), S_IFLNK);
-  EXPECT_EQ(slurp(file), expected);
+  EXPECT_EQ(read_file(file), expected);
 
   // A path that does not exist yet is created.
   std::string fresh = t.real("new.json");
   r = doctor_to(fresh, "", "json");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(fresh), S_IFREG);
-  EXPECT_EQ(slurp(fresh).rfind("{", 0), 0u);
+  EXPECT_EQ(read_file(fresh).rfind("{", 0), 0u);
 }
 
 // Every command with --output shares the writer: info, check and report too.
@@ -225,7 +224,7 @@ TEST(OutputFile, EveryCommandRefusesADirectory) {
     std::vector<std::string> args = {"--root", fixture(kMachine), "--color", "never"};
     args.insert(args.end(), cmd.begin(), cmd.end());
     args.insert(args.end(), {"-o", dir});
-    ShellRun r = shell_run(amdml_command(args));
+    Run r = shell_run(amdml_command(args));
     expect_refused(r, dir, "is a directory");
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir));

@@ -1,12 +1,15 @@
 // SafeTree, the one writer: atomic replacement, metadata kept, no symlinks followed,
 // injected syscall failures leave the old bytes and no temp file, the locks.
-#include "fix_test_util.hpp"
+#include <gtest/gtest.h>
+
+#include "support/faulty_fs.hpp"
+#include "support/tree.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
 
 using namespace amdml;
 using namespace amdml::platform;
-using namespace fixtest;
+using namespace amdml::test;
 
 namespace {
 
@@ -21,7 +24,7 @@ int temp_files(const fs::path& dir) {
 }  // namespace
 
 TEST(SafeTree, WritesNewFilesAndCreatesParents) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   SafeTree tree(t.str());
   std::vector<std::string> created;
   ASSERT_TRUE(tree.write("/etc/environment.d/90-amdml.conf", "A=1\n", {}, &created));
@@ -40,7 +43,7 @@ TEST(SafeTree, WritesNewFilesAndCreatesParents) {
 }
 
 TEST(SafeTree, KeepsModeAndOwnerOfAnExistingFile) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   SafeTree tree(t.str());
   ASSERT_TRUE(tree.write("/etc/gshadow", "render:!::alice\n", {}));
   struct stat st {};
@@ -51,8 +54,8 @@ TEST(SafeTree, KeepsModeAndOwnerOfAnExistingFile) {
 }
 
 TEST(SafeTree, RefusesASymlinkedTargetAndLeavesItsTargetAlone) {
-  TempTree t("fix-apu");
-  TempTree elsewhere("fix-apu");
+  TestTree t("fix-apu");
+  TestTree elsewhere("fix-apu");
   fs::create_symlink(elsewhere / "etc/passwd", t / "etc/profile.d/amdml-gpu.sh");
   std::string before = read_file(elsewhere / "etc/passwd");
   SafeTree tree(t.str());
@@ -67,8 +70,8 @@ TEST(SafeTree, RefusesASymlinkedTargetAndLeavesItsTargetAlone) {
 }
 
 TEST(SafeTree, RefusesASymlinkedParentDirectory) {
-  TempTree t("fix-apu");
-  TempTree elsewhere("fix-apu");
+  TestTree t("fix-apu");
+  TestTree elsewhere("fix-apu");
   fs::create_directory_symlink(elsewhere / "etc/modprobe.d", t / "etc/environment.d");
   SafeTree tree(t.str());
   auto w = tree.write("/etc/environment.d/90-amdml.conf", "x\n", {});
@@ -78,7 +81,7 @@ TEST(SafeTree, RefusesASymlinkedParentDirectory) {
 }
 
 TEST(SafeTree, RefusesAWorldWritableDirectory) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   ::chmod((t / "etc/profile.d").c_str(), 0777);
   SafeTree tree(t.str());
   auto w = tree.write("/etc/profile.d/amdml-gpu.sh", "x\n", {});
@@ -87,7 +90,7 @@ TEST(SafeTree, RefusesAWorldWritableDirectory) {
 }
 
 TEST(SafeTree, RejectsDotDotPaths) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   SafeTree tree(t.str());
   EXPECT_FALSE(tree.write("/etc/../../escape", "x", {}));
   EXPECT_FALSE(tree.write("etc/relative", "x", {}));
@@ -96,16 +99,16 @@ TEST(SafeTree, RejectsDotDotPaths) {
 // Each injected failure: an error naming the file, the old bytes in place, no temp file.
 TEST(SafeTree, InjectedFailuresLeaveTheOldBytes) {
   struct Case {
-    FaultyFsOps::Op op;
+    FaultyFs::Op op;
     int err;
     const char* says;
   };
-  for (auto c : {Case{FaultyFsOps::Op::write, ENOSPC, "No space left"}, Case{FaultyFsOps::Op::fsync, EIO, "fsync"},
-                 Case{FaultyFsOps::Op::rename, EROFS, "Read-only"}, Case{FaultyFsOps::Op::open, EACCES, "Permission denied"},
-                 Case{FaultyFsOps::Op::fchmod, EPERM, "chmod"}}) {
-    TempTree t("fix-apu");
+  for (auto c : {Case{FaultyFs::Op::write, ENOSPC, "No space left"}, Case{FaultyFs::Op::fsync, EIO, "fsync"},
+                 Case{FaultyFs::Op::rename, EROFS, "Read-only"}, Case{FaultyFs::Op::open, EACCES, "Permission denied"},
+                 Case{FaultyFs::Op::fchmod, EPERM, "chmod"}}) {
+    TestTree t("fix-apu");
     std::string before = read_file(t / "etc/group");
-    FaultyFsOps ops(c.op, 1, c.err);
+    FaultyFs ops(c.op, 1, c.err);
     SafeTree tree(t.str(), ops);
     auto w = tree.write("/etc/group", "render:x:992:alice\n", {});
     ASSERT_FALSE(w);
@@ -119,7 +122,7 @@ TEST(SafeTree, InjectedFailuresLeaveTheOldBytes) {
 }
 
 TEST(SafeTree, AFullTmpfsFailsCleanly) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   fs::path mnt = t / "etc/profile.d";
   // A 4 KiB tmpfs over the target directory (needs mount privileges; skipped otherwise).
   if (std::system(("mount -t tmpfs -o size=4k,mode=0755 tmpfs " + mnt.string() + " 2>/dev/null").c_str()) != 0)
@@ -137,7 +140,7 @@ TEST(SafeTree, AFullTmpfsFailsCleanly) {
 }
 
 TEST(TreeLock, ASecondHolderWaitsThenGivesUp) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   SafeTree tree(t.str());
   auto first = TreeLock::acquire(tree, kLockPath, 100);
   ASSERT_TRUE(first);
@@ -149,7 +152,7 @@ TEST(TreeLock, ASecondHolderWaitsThenGivesUp) {
 }
 
 TEST(JournalStore, IdsSortInRunOrderAndFilesArePrivate) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   SafeTree tree(t.str());
   JournalStore store(tree);
   auto a = store.create();

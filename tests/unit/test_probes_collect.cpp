@@ -11,23 +11,16 @@
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
 #include "platform/host.hpp"
-#include "test_tree.hpp"
-#include "forwarding_host.hpp"
+#include "support/tree.hpp"
+#include "support/forwarding_host.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 namespace amdml {
 namespace {
 
 using test::TestTree;
-
-const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto files = recipe_files("");
-    if (!files) return Knowledge{};
-    auto loaded = load_knowledge(*files);
-    return loaded ? *loaded : Knowledge{};
-  }();
-  return k;
-}
 
 Facts probe_root(const std::string& root) {
   auto h = make_host(root);
@@ -35,10 +28,10 @@ Facts probe_root(const std::string& root) {
   if (!h) return {};
   ProbeOptions o;
   o.runtime = false;
-  return collect_facts(**h, kb(), o);
+  return collect_facts(**h, shipped_knowledge(), o);
 }
 
-Facts fixture(const std::string& machine) { return probe_root(std::string(AMDML_FIXTURES_DIR) + "/" + machine); }
+Facts fixture(const std::string& machine) { return probe_root(test::fixture(machine)); }
 
 std::string errors_text(const Facts& f) {
   std::string s;
@@ -462,7 +455,7 @@ namespace amdml {
 namespace {
 
 // Records what a probe asks of the host at or below the given paths.
-class CountingHost final : public test_support::ForwardingHost {
+class CountingHost final : public test::ForwardingHost {
  public:
   CountingHost(const Host& inner, std::vector<std::string> under) : ForwardingHost(inner), under_(std::move(under)) {}
   bool live() const override { return false; }
@@ -492,8 +485,7 @@ class CountingHost final : public test_support::ForwardingHost {
 // PCI device's drm/ directory and never resolves the partitions' class links (issue 16).
 TEST(Probes, DrmNeverResolvesTheXcpPartitionNodes) {
   TestTree t;
-  std::filesystem::copy(std::string(AMDML_FIXTURES_DIR) + "/rdna2-dgpu", t.root(),
-                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  test::copy_fixture("rdna2-dgpu", t.root());
   std::vector<std::string> xcp_entries;
   for (int x = 0; x < 3; ++x) {
     std::string dev = "/sys/devices/platform/amdgpu_xcp_" + std::to_string(x);
@@ -509,7 +501,7 @@ TEST(Probes, DrmNeverResolvesTheXcpPartitionNodes) {
   CountingHost counting(**h, xcp_entries);
   ProbeOptions o;
   o.runtime = false;
-  Facts f = collect_facts(counting, kb(), o);
+  Facts f = collect_facts(counting, shipped_knowledge(), o);
   ASSERT_EQ(f.drm.cards.size(), 1u);
   EXPECT_EQ(f.drm.cards[0].card, "card0");
   EXPECT_EQ(f.drm.cards[0].render_node, "/dev/dri/renderD128");

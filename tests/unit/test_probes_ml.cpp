@@ -21,26 +21,20 @@
 #include "formats/systemd_unit.hpp"
 #include "probes/service_unit.hpp"
 #include "probes/probes.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 using namespace amdml;
 
 namespace {
 
-const std::string kFixtures = AMDML_FIXTURES_DIR;
-
-Knowledge embedded_kb() {
-  auto files = recipe_files("");
-  EXPECT_TRUE(files.ok());
-  auto kb = load_knowledge(*files);
-  EXPECT_TRUE(kb.ok());
-  return kb.ok() ? *kb : Knowledge{};
-}
 
 Facts probe(const std::string& machine, ProbeOptions opts = {}) {
-  auto host = make_host(kFixtures + "/" + machine);
+  auto host = make_host(test::fixture(machine));
   EXPECT_TRUE(host.ok()) << (host.ok() ? "" : host.error().message);
   opts.runtime = false;
-  static const Knowledge kb = embedded_kb();
+  const Knowledge& kb = shipped_knowledge();
   return collect_facts(**host, kb, opts);
 }
 
@@ -128,7 +122,7 @@ TEST(MlProbe, ApuLlamaAndVulkan) {
 
 TEST(MlProbe, ApuFindings) {
   auto f = probe("ml-apu-ollama");
-  auto fs = diagnose(f, embedded_kb());
+  auto fs = diagnose(f, shipped_knowledge());
   std::map<std::string, const Finding*> by;
   for (const auto& x : fs) by.emplace(x.id, &x);
   ASSERT_TRUE(by.count("ollama.env"));
@@ -171,7 +165,7 @@ TEST(MlProbe, DgpuPackagedOllama) {
   for (const auto& l : f.ml.rocm_libraries) libs[l.name] = l.present;
   EXPECT_TRUE(libs["rocBLAS"]);
   EXPECT_FALSE(libs["MIOpen"]);
-  auto fs = diagnose(f, embedded_kb());
+  auto fs = diagnose(f, shipped_knowledge());
   std::set<std::string> ids;
   for (const auto& x : fs) ids.insert(x.id);
   EXPECT_TRUE(ids.count("ollama.env"));  // per-device override, shell-only export
@@ -187,7 +181,7 @@ TEST(MlProbe, DgpuPackagedOllama) {
 TEST(MlProbe, MergeMatchesSystemdAnalyze) {
   if (std::system("command -v systemd-analyze >/dev/null 2>&1") != 0) GTEST_SKIP() << "systemd-analyze not installed";
   for (const char* machine : {"ml-apu-ollama", "ml-dgpu-ollama"}) {
-    std::string root = kFixtures + "/" + machine;
+    std::string root = test::fixture(machine);
     std::string cmd = "systemd-analyze cat-config --root='" + root + "' systemd/system/ollama.service 2>/dev/null";
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
     ASSERT_TRUE(pipe);
@@ -243,7 +237,7 @@ TEST(MlProbe, StrixCleanServiceAndDeepSuccess) {
   EXPECT_EQ(f.ml.llama[0].backends, (std::vector<LlamaBackend>{LlamaBackend::hip}));  // by ldd: libamdhip64
   // gfx1151 ships natively and is on ollama's iGPU allowlist; the wheel covers it; the
   // unified-memory switch is deliberate on an APU: nothing from the ML rules
-  for (const auto& fd : diagnose(f, embedded_kb())) {
+  for (const auto& fd : diagnose(f, shipped_knowledge())) {
     auto dot = fd.id.find('.');
     std::string area = fd.id.substr(0, dot);
     EXPECT_TRUE(area != "ollama" && area != "torch" && area != "llamacpp" && area != "vulkan" && area != "ml") << fd.id;
@@ -294,5 +288,5 @@ TEST(MlProbe, DeepNotRecordedIsNotGuessed) {
   ASSERT_TRUE(tf && tf->runtime && tf->runtime->error);
   EXPECT_FALSE(tf->runtime->ran);
   EXPECT_NE(tf->runtime->error->find("not recorded"), std::string::npos);
-  for (const auto& fd : diagnose(f, embedded_kb())) EXPECT_NE(fd.id, "torch.runtime");
+  for (const auto& fd : diagnose(f, shipped_knowledge())) EXPECT_NE(fd.id, "torch.runtime");
 }

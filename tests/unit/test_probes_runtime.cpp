@@ -23,23 +23,18 @@
 #include "platform/recipes_dir.hpp"
 #include "platform/host.hpp"
 #include "rules/rules.hpp"
-#include "forwarding_host.hpp"
+#include "support/forwarding_host.hpp"
 #include "platform/process.hpp"
 #include "render/info.hpp"
+#include "support/cli.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 using namespace amdml;
 using nlohmann::json;
 
 namespace {
-
-const Knowledge& kb() {
-  static Knowledge k = [] {
-    auto files = recipe_files("");
-    auto loaded = load_knowledge(*files);
-    return *loaded;
-  }();
-  return k;
-}
 
 // Sets environment variables for the probe's child; restores them afterwards.
 class ScopedEnv {
@@ -64,7 +59,7 @@ class ScopedEnv {
 };
 
 // A live host that keeps what the probe records, like `amdml snapshot` does.
-class RecordingHost : public test_support::ForwardingHost {
+class RecordingHost : public test::ForwardingHost {
  public:
   explicit RecordingHost(std::unique_ptr<Host> live) : ForwardingHost(*live), live_(std::move(live)) {}
   bool live() const override { return true; }
@@ -90,9 +85,9 @@ LiveRun run_live(std::chrono::milliseconds timeout = std::chrono::milliseconds(1
   o.runtime_helper = AMDML_BINARY;
   auto start = std::chrono::steady_clock::now();
   LiveRun r;
-  r.facts = collect_facts(host, kb(), o);
+  r.facts = collect_facts(host, shipped_knowledge(), o);
   r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  r.findings = diagnose(r.facts, kb());
+  r.findings = diagnose(r.facts, shipped_knowledge());
   r.recorded = host.facts;
   return r;
 }
@@ -349,7 +344,7 @@ TEST(RuntimeProbe, NoRuntimeDoesNothing) {
   ProbeOptions o;
   o.runtime = false;
   o.runtime_helper = "/nonexistent/amdml";  // would fail loudly if it were started
-  Facts f = collect_facts(host, kb(), o);
+  Facts f = collect_facts(host, shipped_knowledge(), o);
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
   EXPECT_FALSE(f.runtime.probed);
   EXPECT_TRUE(host.facts.empty());
@@ -404,13 +399,13 @@ TEST(RuntimeProbe, LiveWithoutKfdDoesNotStartTheRuntime) {
   RecordingHost host(std::move(*live));
   ProbeOptions o;
   o.runtime_helper = "/nonexistent/amdml";  // starting it would be a bad-output failure
-  Facts f = collect_facts(host, kb(), o);
+  Facts f = collect_facts(host, shipped_knowledge(), o);
   const auto& h = f.runtime.hsa;
   ASSERT_EQ(h.outcome, HsaOutcome::skipped) << to_string(h.outcome) << ": " << h.reason;
   EXPECT_NE(h.reason.find("/dev/kfd"), std::string::npos) << h.reason;
   ASSERT_TRUE(host.facts.count("hsa"));
   EXPECT_EQ(host.facts["hsa"]["status"], "skipped");
-  auto findings = diagnose(f, kb());
+  auto findings = diagnose(f, shipped_knowledge());
   EXPECT_EQ(find(findings, "runtime.init-failed"), nullptr);
   if (f.rocm.hsa_library || !f.gpus.empty()) {
     const Finding* fd = find(findings, "runtime.not-asked");
@@ -430,21 +425,21 @@ TEST(RuntimeProbe, LiveRunReplaysIdentically) {
   std::ofstream(dir + "/amdml-host.json") << manifest.dump(2);
   auto rooted = make_host(dir);
   ASSERT_TRUE(rooted.ok()) << rooted.error().message;
-  Facts f = collect_facts(**rooted, kb(), ProbeOptions{});
+  Facts f = collect_facts(**rooted, shipped_knowledge(), ProbeOptions{});
   EXPECT_TRUE(f.runtime.hsa.recorded);
   EXPECT_EQ(hsa_record_json(f.runtime.hsa), hsa_record_json(live.facts.runtime.hsa));
   ASSERT_EQ(f.runtime.hsa.gpu_agents(), 1u);
 }
 
 TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
-  auto host = make_host(std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus");
+  auto host = make_host(test::fixture("runtime-override-drops-gpus"));
   ASSERT_TRUE(host.ok()) << host.error().message;
-  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
   ASSERT_EQ(f.gpus.size(), 1u);
   EXPECT_EQ(f.gpus[0].kfd_node, 1);
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::ok);
   EXPECT_EQ(f.runtime.hsa.gpu_agents(), 0u);
-  auto findings = diagnose(f, kb());
+  auto findings = diagnose(f, shipped_knowledge());
   const Finding* fd = find(findings, "runtime.gpu-missing");
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->detail.find("HSA_OVERRIDE_GFX_VERSION=10.4.0"), std::string::npos) << fd->detail;
@@ -457,15 +452,15 @@ TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
   // --no-runtime ignores the recorded section.
   ProbeOptions off;
   off.runtime = false;
-  Facts g = collect_facts(**host, kb(), off);
+  Facts g = collect_facts(**host, shipped_knowledge(), off);
   EXPECT_EQ(g.runtime.hsa.outcome, HsaOutcome::not_run);
-  EXPECT_EQ(find(diagnose(g, kb()), "runtime.gpu-missing"), nullptr);
+  EXPECT_EQ(find(diagnose(g, shipped_knowledge()), "runtime.gpu-missing"), nullptr);
 }
 
 TEST(InfoCommand, JsonFromAFixtureExitsOneWhenNoAgentIsUsable) {
   platform::RunOptions ro;
   ro.timeout = std::chrono::milliseconds(20000);
-  std::string root = std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus";
+  std::string root = test::fixture("runtime-override-drops-gpus");
   auto r = platform::run_command({AMDML_BINARY, "--root", root, "info", "--format", "json"}, ro);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->exit_code, 1) << r->err;
@@ -504,8 +499,7 @@ std::string fixture_with_hsa(const json& hsa) {
   namespace fs = std::filesystem;
   std::string dir = ::testing::TempDir() + "amdml-join-XXXXXX";
   if (!::mkdtemp(dir.data())) return "";
-  fs::copy(std::string(AMDML_FIXTURES_DIR) + "/runtime-override-drops-gpus", dir,
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing);
+  test::copy_fixture("runtime-override-drops-gpus", dir);
   json m = json::parse(std::ifstream(dir + "/amdml-host.json"));
   m["hsa"] = hsa;
   m["env"].erase("HSA_OVERRIDE_GFX_VERSION");
@@ -529,10 +523,10 @@ TEST(RuntimeProbe, AgentJoinsItsGpuByPciLocation) {
   ASSERT_FALSE(dir.empty());
   auto host = make_host(dir);
   ASSERT_TRUE(host.ok()) << host.error().message;
-  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
   ASSERT_EQ(f.runtime.hsa.agents.size(), 1u);
   EXPECT_EQ(f.runtime.hsa.agents[0].gpu, 0);
-  auto findings = diagnose(f, kb());
+  auto findings = diagnose(f, shipped_knowledge());
   EXPECT_EQ(find(findings, "runtime.gpu-missing"), nullptr);
   EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
   EXPECT_EQ(usable_gpu_agents(f), 1);
@@ -543,8 +537,8 @@ TEST(RuntimeProbe, PoolThatDisagreesWithKfdIsFlagged) {
   std::string dir = fixture_with_hsa(hsa);
   auto host = make_host(dir);
   ASSERT_TRUE(host.ok());
-  Facts f = collect_facts(**host, kb(), ProbeOptions{});
-  auto findings = diagnose(f, kb());
+  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
+  auto findings = diagnose(f, shipped_knowledge());
   const Finding* fd = find(findings, "drm.mismatch");
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->evidence[0].value.find("hsa 4 GiB, kfd 2 GiB"), std::string::npos) << fd->evidence[0].value;
@@ -554,7 +548,7 @@ TEST(RuntimeProbe, BrokenRecordedSectionIsAProbeError) {
   std::string dir = fixture_with_hsa(json{{"status", "ok"}, {"agents", "gfx1035"}});
   auto host = make_host(dir);
   ASSERT_TRUE(host.ok());
-  Facts f = collect_facts(**host, kb(), ProbeOptions{});
+  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
   bool reported = false;
   for (const auto& e : f.errors) reported |= e.message == "hsa.agents must be an array";

@@ -8,46 +8,18 @@
 #include "platform/recipes_dir.hpp"
 #include "platform/host.hpp"
 #include "rules/rules.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 using namespace amdml;
 
 namespace {
 
-const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto files = recipe_files("");
-    EXPECT_TRUE(files.ok());
-    auto loaded = load_knowledge(*files);
-    EXPECT_TRUE(loaded.ok());
-    return *loaded;
-  }();
-  return k;
-}
-
-struct Diagnosed {
-  Facts facts;
-  std::vector<Finding> findings;
-  const Finding* find(const std::string& id) const {
-    for (const auto& f : findings)
-      if (f.id == id) return &f;
-    return nullptr;
-  }
-  bool any_container_finding() const {
-    for (const auto& f : findings)
-      if (f.id.rfind("container.", 0) == 0) return true;
-    return false;
-  }
-};
-
-Diagnosed fixture(const std::string& machine) {
-  auto host = make_host(std::string(AMDML_FIXTURES_DIR) + "/" + machine);
-  EXPECT_TRUE(host.ok()) << machine;
-  ProbeOptions po;
-  po.runtime = false;
-  Diagnosed d;
-  d.facts = collect_facts(**host, kb(), po);
-  d.findings = diagnose(d.facts, kb());
-  return d;
+bool any_container_finding(const test::Diagnosed& d) {
+  for (const auto& f : d.findings)
+    if (f.id.rfind("container.", 0) == 0) return true;
+  return false;
 }
 
 bool has_command(const Finding& f, const std::string& needle) {
@@ -78,7 +50,7 @@ Facts literal_container(std::vector<std::uint32_t> groups) {
   return f;
 }
 
-std::vector<Finding> run_rules(const Facts& f) { return diagnose(f, kb()); }
+std::vector<Finding> run_rules(const Facts& f) { return diagnose(f, shipped_knowledge()); }
 
 const Finding* find(const std::vector<Finding>& v, const std::string& id) {
   for (const auto& f : v)
@@ -89,18 +61,18 @@ const Finding* find(const std::vector<Finding>& v, const std::string& id) {
 }  // namespace
 
 TEST(ContainerFixture, CorrectContainerHasNoFindings) {
-  auto d = fixture("container-ok");
+  test::Diagnosed d(test::fixture("container-ok"));
   EXPECT_EQ(d.facts.container.kind, ContainerKind::docker);
   EXPECT_EQ(d.facts.container.user_namespace, false);
   EXPECT_FALSE(d.facts.container.rootless);
   EXPECT_TRUE(d.facts.container.sys_kfd_visible);
   ASSERT_EQ(d.facts.gpus.size(), 1u);
-  EXPECT_FALSE(d.any_container_finding());
+  EXPECT_FALSE(any_container_finding(d));
   EXPECT_EQ(summarize(d.findings).errors, 0);
 }
 
 TEST(ContainerFixture, GidMismatchNamesTheHostGid) {
-  auto d = fixture("container-gid-mismatch");
+  test::Diagnosed d(test::fixture("container-gid-mismatch"));
   const Finding* f = d.find("container.gid");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, Severity::error);
@@ -113,7 +85,7 @@ TEST(ContainerFixture, GidMismatchNamesTheHostGid) {
 }
 
 TEST(ContainerFixture, RootlessPodmanNeedsKeepGroups) {
-  auto d = fixture("container-podman-rootless");
+  test::Diagnosed d(test::fixture("container-podman-rootless"));
   EXPECT_TRUE(d.facts.container.rootless);
   EXPECT_EQ(d.facts.container.user_namespace, true);
   EXPECT_EQ(d.facts.container.rootless_why, "/run/.containerenv rootless=1");
@@ -125,7 +97,7 @@ TEST(ContainerFixture, RootlessPodmanNeedsKeepGroups) {
 }
 
 TEST(ContainerFixture, NoDevicesGivesTheRunFlags) {
-  auto d = fixture("container-nodev-podman");
+  test::Diagnosed d(test::fixture("container-nodev-podman"));
   const Finding* f = d.find("container.devices");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->title, "This podman container was started without /dev/kfd and /dev/dri");
@@ -136,7 +108,7 @@ TEST(ContainerFixture, NoDevicesGivesTheRunFlags) {
 }
 
 TEST(ContainerFixture, MissingSysfsTopology) {
-  auto d = fixture("container-nosysfs");
+  test::Diagnosed d(test::fixture("container-nosysfs"));
   const Finding* f = d.find("container.sysfs");
   ASSERT_TRUE(f);
   EXPECT_TRUE(has_command(*f, "--runtime=runc"));
@@ -144,7 +116,7 @@ TEST(ContainerFixture, MissingSysfsTopology) {
 }
 
 TEST(ContainerFixture, HostWithDockerGetsARunLine) {
-  auto d = fixture("host-docker");
+  test::Diagnosed d(test::fixture("host-docker"));
   EXPECT_FALSE(d.facts.container.kind);
   EXPECT_EQ(d.facts.container.docker.binary, "/usr/bin/docker");
   EXPECT_EQ(d.facts.container.docker.socket_gid, 988u);

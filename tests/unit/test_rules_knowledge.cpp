@@ -9,19 +9,12 @@
 #include "formats/knowledge_toml.hpp"
 #include "platform/recipes_dir.hpp"
 #include "rules/rules_internal.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
 
 namespace amdml {
 namespace {
-
-const Knowledge& kb() {
-  static const Knowledge k = [] {
-    auto files = recipe_files("");
-    auto loaded = load_knowledge(*files);
-    EXPECT_TRUE(loaded.ok());
-    return *loaded;
-  }();
-  return k;
-}
 
 // A plain Ubuntu box with amdgpu (in-tree) driving the GPUs added to it.
 Facts box(const char* kernel = "6.8.0-45-generic", const char* rocm = "6.2.4", std::uint64_t ram_gib = 32) {
@@ -64,7 +57,7 @@ Gpu& add_gpu(Facts& f, const char* gfx, std::uint16_t device, bool apu, std::opt
   g.card = "card" + std::to_string(f.gpus.size());
   g.pci_slot = "0000:0" + std::to_string(f.gpus.size() + 3) + ":00.0";
   g.unique_id = "00000000000000a" + std::to_string(f.gpus.size());
-  if (const auto* p = kb().find_pci(device, std::nullopt)) g.marketing_name = p->name;
+  if (const auto* p = shipped_knowledge().find_pci(device, std::nullopt)) g.marketing_name = p->name;
   if (!node) node = static_cast<int>(f.kfd.nodes.size());
   if (*node >= 0) {
     g.kfd_node = *node;
@@ -81,7 +74,7 @@ Gpu& add_gpu(Facts& f, const char* gfx, std::uint16_t device, bool apu, std::opt
 }
 
 std::vector<Finding> run(const Facts& f) {
-  RuleContext ctx{f, kb()};
+  RuleContext ctx{f, shipped_knowledge()};
   std::vector<Finding> out;
   rules::knowledge_rules(ctx, out);
   return out;

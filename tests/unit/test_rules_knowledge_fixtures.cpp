@@ -12,44 +12,13 @@
 #include "platform/host.hpp"
 #include "rules/rules.hpp"
 #include "rules/rules_internal.hpp"
+#include "support/knowledge.hpp"
 
 namespace amdml {
 namespace {
 
-const Knowledge& kb() {
-  static const Knowledge k = *load_knowledge(*recipe_files(""));
-  return k;
-}
-
-struct Diagnosis {
-  Facts facts;
-  std::vector<Finding> findings;
-  std::vector<std::string> ids() const {
-    std::vector<std::string> v;
-    for (const auto& f : findings) v.push_back(f.id);
-    std::sort(v.begin(), v.end());
-    return v;
-  }
-  const Finding* find(const std::string& id) const {
-    for (const auto& f : findings)
-      if (f.id == id) return &f;
-    return nullptr;
-  }
-};
-
-Diagnosis diagnose_fixture(const std::string& name) {
-  auto host = make_host(std::string(AMDML_FIXTURES_DIR) + "/" + name);
-  EXPECT_TRUE(host.ok()) << name;
-  ProbeOptions po;
-  po.runtime = false;
-  Diagnosis d;
-  d.facts = collect_facts(**host, kb(), po);
-  d.findings = diagnose(d.facts, kb());
-  return d;
-}
-
 TEST(KnowledgeFixtures, Rx6600XtOnRocm5NeedsTheRdna2Override) {
-  auto d = diagnose_fixture("rx6600xt-rocm5");
+  test::Diagnosed d(test::fixture("rx6600xt-rocm5"));
   EXPECT_TRUE(d.facts.errors.empty());
   ASSERT_EQ(d.facts.gpus.size(), 1u);
   EXPECT_EQ(d.facts.gpus[0].marketing_name, "AMD Radeon RX 6600 XT");
@@ -58,7 +27,7 @@ TEST(KnowledgeFixtures, Rx6600XtOnRocm5NeedsTheRdna2Override) {
 }
 
 TEST(KnowledgeFixtures, Apu780mWithDefaultTtm) {
-  auto d = diagnose_fixture("apu780m-ubuntu2404-default-ttm");
+  test::Diagnosed d(test::fixture("apu780m-ubuntu2404-default-ttm"));
   EXPECT_EQ(d.ids(), (std::vector<std::string>{"kernel.old", "memory.gtt-limit"}));
   const auto* g = d.find("memory.gtt-limit");
   EXPECT_EQ(g->fix->params["module"], "ttm");
@@ -67,7 +36,7 @@ TEST(KnowledgeFixtures, Apu780mWithDefaultTtm) {
 }
 
 TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
-  auto d = diagnose_fixture("strixhalo-ttm-under-dkms");
+  test::Diagnosed d(test::fixture("strixhalo-ttm-under-dkms"));
   EXPECT_EQ(d.facts.driver.ttm_in_use, TtmModule::amdttm);
   EXPECT_EQ(d.ids(), (std::vector<std::string>{"memory.gtt-limit", "memory.ttm-wrong-module"}));
   EXPECT_EQ(d.find("memory.ttm-wrong-module")->fix->params,
@@ -76,20 +45,20 @@ TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
 }
 
 TEST(KnowledgeFixtures, StrixHaloTunedRaisesNothing) {
-  auto d = diagnose_fixture("strixhalo-tuned");
+  test::Diagnosed d(test::fixture("strixhalo-tuned"));
   EXPECT_TRUE(d.facts.errors.empty());
   EXPECT_TRUE(d.findings.empty()) << d.findings.front().id << ": " << d.findings.front().title;
   EXPECT_EQ(d.facts.gpus[0].gtt, Pages{25165824}.bytes());
 }
 
 TEST(KnowledgeFixtures, Rx580OnRocm6IsUnsupported) {
-  auto d = diagnose_fixture("rx580-rocm6");
+  test::Diagnosed d(test::fixture("rx580-rocm6"));
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.unsupported"});
   EXPECT_EQ(d.facts.gpus[0].marketing_name, "AMD Radeon RX 580");
 }
 
 TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
-  auto d = diagnose_fixture("mixed-rdna3-rdna2-global-override");
+  test::Diagnosed d(test::fixture("mixed-rdna3-rdna2-global-override"));
   ASSERT_EQ(d.facts.gpus.size(), 2u);
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-invalid"});
   const auto* f = d.find("gfx.override-invalid");
@@ -98,7 +67,7 @@ TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
 }
 
 TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {
-  auto d = diagnose_fixture("rx9070xt-rocm63");
+  test::Diagnosed d(test::fixture("rx9070xt-rocm63"));
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.unsupported"});
   EXPECT_NE(d.find("gfx.unsupported")->detail.find("6.4.1"), std::string::npos);
 }
@@ -112,7 +81,7 @@ TEST(KnowledgeFixtures, OllamaNoteOnlyWhenItsRecipeIsPlanned) {
     return false;
   };
   for (const char* name : {"rx6600xt-rocm5", "fix-apu", "apu-small-carveout", "user-must-relogin"}) {
-    auto d = diagnose_fixture(name);
+    test::Diagnosed d(test::fixture(name));
     const auto* g = d.find("gfx.override-needed");
     ASSERT_TRUE(g) << name;
     EXPECT_FALSE(mentions_ollama(*g)) << name;
