@@ -23,7 +23,7 @@ inline std::string sh_quote(const std::string& s) {
   return q + "'";
 }
 
-struct Run {
+struct CliRun {
   int code = -1;    // exit status; 128+N when a signal N ended the command
   int signal = 0;   // N when a signal ended it, else 0
   std::string out;  // stdout, unless the command line redirected it
@@ -31,12 +31,12 @@ struct Run {
 };
 
 // Runs `cmd`, a shell command line.
-inline Run shell_run(const std::string& cmd) {
+inline CliRun shell_run(const std::string& cmd) {
   static int n = 0;
   std::string base = (fs::temp_directory_path() / ("amdml-cli-" + std::to_string(::getpid()) + "-" +
                                                    std::to_string(n++))).string();
   int st = std::system(("{ " + cmd + " ; } >" + base + ".out 2>" + base + ".err </dev/null").c_str());
-  Run r;
+  CliRun r;
   if (WIFEXITED(st)) r.code = WEXITSTATUS(st);
   else if (WIFSIGNALED(st)) r.code = 128 + WTERMSIG(st);
   // sh reports a child killed by signal N as 128+N.
@@ -56,11 +56,11 @@ inline std::string amdml_command(const std::vector<std::string>& args, const std
 }
 
 // `amdml ARGS...`, each argument a word of its own.
-inline Run amdml_run(const std::vector<std::string>& args) { return shell_run(amdml_command(args)); }
+inline CliRun amdml_run(const std::vector<std::string>& args) { return shell_run(amdml_command(args)); }
 
 // `PREFIX amdml ARGS`: args a shell word list (simple words), prefix a command the
 // binary runs under ("timeout 20", "AMDML_X=1").
-inline Run run_amdml(const std::string& args, const std::string& prefix = "") {
+inline CliRun run_amdml(const std::string& args, const std::string& prefix = "") {
   return shell_run(prefix + " " + sh_quote(AMDML_BINARY) + " " + args);
 }
 

@@ -13,11 +13,11 @@ namespace amdml::test {
 
 // A tarball's raw bytes, headers included (names, link targets, owners).
 inline std::string tarball_bytes(const std::filesystem::path& tarball) {
-  Run r = shell_run("gzip -dc " + sh_quote(tarball.string()));
+  CliRun r = shell_run("gzip -dc " + sh_quote(tarball.string()));
   return r.code == 0 ? r.out : std::string();
 }
 
-inline Run doctor_json(const std::filesystem::path& root) {
+inline CliRun doctor_json(const std::filesystem::path& root) {
   return amdml_run({"--root", root.string(), "doctor", "--format", "json"});
 }
 

@@ -31,7 +31,7 @@ void replace_in(const TestTree& t, const std::string& inner, const std::string& 
 }
 
 // `amdml --root TREE ARGS...`, without colour unless ARGS ask for it.
-Run amdml_on(const TestTree& t, std::vector<std::string> args) {
+CliRun amdml_on(const TestTree& t, std::vector<std::string> args) {
   if (std::find(args.begin(), args.end(), "--color") == args.end()) args.insert(args.begin(), {"--color", "never"});
   args.insert(args.begin(), {"--root", t.root()});
   return shell_run(amdml_command(args));
@@ -47,7 +47,7 @@ TEST(AnyByte, JsonDocumentsSurviveLatin1Bytes) {
   replace_in(t, "sys/class/kfd/kfd/topology/nodes/1/name", "sienna_cichlid", "sienna_cichlid\xE9");
   replace_in(t, "opt/rocm-6.2.4/.info/version", "6.2.4-120", "6.2.4-120\xE9");
   for (const std::string cmd : {"doctor", "check", "report", "info"}) {
-    Run r = amdml_on(t, {cmd, "--format", "json"});
+    CliRun r = amdml_on(t, {cmd, "--format", "json"});
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
     json doc = json::parse(r.out, nullptr, false);
     ASSERT_FALSE(doc.is_discarded()) << cmd << ": not one JSON document: " << r.out.substr(0, 300);
@@ -57,7 +57,7 @@ TEST(AnyByte, JsonDocumentsSurviveLatin1Bytes) {
     EXPECT_EQ(doc["facts"]["kfd"]["nodes"][1]["name"], "sienna_cichlid" + kReplacement) << cmd;
   }
   // The snapshot's manifest is written by the same writer.
-  Run r = amdml_on(t, {"snapshot", t.real("snap")});
+  CliRun r = amdml_on(t, {"snapshot", t.real("snap")});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_FALSE(json::parse(read_file(t.real("snap/amdml-host.json")), nullptr, false).is_discarded());
 }
@@ -103,14 +103,14 @@ TEST(AnyByte, TerminalEscapesFromTheMachineNeverReachTheTerminal) {
   replace_in(t, "amdml-host.json", "/sbin:/bin\"", "/sbin:/bin:\\u001b]52;c;SGVsbG8=\\u0007\"");
   for (const std::vector<std::string>& cmd : {std::vector<std::string>{"doctor"}, {"--color", "always", "doctor"},
                                               {"doctor", "--format", "markdown"}, {"report"}, {"check"}}) {
-    Run r = amdml_on(t, cmd);
+    CliRun r = amdml_on(t, cmd);
     std::string what = cmd.back();
     EXPECT_EQ(raw_controls(r.out), "") << what;
     EXPECT_EQ(raw_controls(r.err), "") << what;
     EXPECT_NE(r.out.find("22.04.4 LTS" + kClipboardShown + "\\x1b]0;pwned\\x07"), std::string::npos) << what << r.out;
     EXPECT_NE(r.out.find("/sbin:/bin:" + kClipboardShown), std::string::npos) << what << r.out;
   }
-  Run r = amdml_on(t, {"doctor", "--format", "json"});
+  CliRun r = amdml_on(t, {"doctor", "--format", "json"});
   json doc = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["host"]["os"]["pretty_name"], "Ubuntu 22.04.4 LTS" + kClipboard + kTitle);
@@ -121,7 +121,7 @@ TEST(AnyByte, TerminalEscapesFromTheMachineNeverReachTheTerminal) {
 TEST(AnyByte, FixPlanShowsEscapesInFilesVisibly) {
   TestTree t("user-not-in-render");
   replace_in(t, "etc/group", "users:x:100:alice", "users:x:100:alice" + kClipboard);
-  Run r = amdml_on(t, {"fix"});
+  CliRun r = amdml_on(t, {"fix"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(raw_controls(r.out), "");
   EXPECT_NE(r.out.find("users:x:100:alice" + kClipboardShown), std::string::npos) << r.out;
@@ -131,7 +131,7 @@ TEST(AnyByte, FixPlanShowsEscapesInFilesVisibly) {
 TEST(AnyByte, InfoShowsEscapesInTheRuntimeAnswerVisibly) {
   std::string env = "AMDML_HSA_LIBRARY=" + sh_quote(AMDML_FAKE_HSA_LIBRARY) +
                     " AMDML_FAKE_HSA=" + sh_quote(std::string(AMDML_FAKE_HSA_VARIANTS) + "/escapes.json") + " ";
-  Run r = shell_run(env + amdml_command({"info", "--runtime-timeout", "20"}));
+  CliRun r = shell_run(env + amdml_command({"info", "--runtime-timeout", "20"}));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(raw_controls(r.out), "");
   EXPECT_NE(r.out.find("Radeon \\x1b]52;c;SGk=\\x07RX 7900 XTX\\x1b]0;pwned\\x07"), std::string::npos) << r.out;

@@ -21,7 +21,7 @@ std::string temp_path(const std::string& tag) {
   return ::testing::TempDir() + "amdml_check_" + std::to_string(::getpid()) + "_" + tag;
 }
 
-Run amdml(const std::string& machine, std::vector<std::string> args) {
+CliRun amdml_on(const std::string& machine, std::vector<std::string> args) {
   if (!machine.empty()) args.insert(args.begin(), {"--root", fixture(machine)});
   return amdml_run(args);
 }
@@ -32,7 +32,7 @@ bool have_xmllint() { return have_tool("xmllint"); }
 std::string junit_problems(const std::string& xml) {
   std::string path = temp_path("junit.xml");
   std::ofstream(path) << xml;
-  Run r = shell_run("xmllint --noout --schema " + sh_quote(source_path("tests/schema/junit.xsd")) + " " +
+  CliRun r = shell_run("xmllint --noout --schema " + sh_quote(source_path("tests/schema/junit.xsd")) + " " +
                 sh_quote(path));
   std::remove(path.c_str());
   return r.code == 0 ? "" : r.err;
@@ -45,7 +45,7 @@ const std::vector<std::string> kPassing = {"check",     "--expect-gpus", "1",   
 }  // namespace
 
 TEST(CheckCli, CorrectContainerPassesEveryExpectation) {
-  Run r = amdml("container-ok", kPassing);
+  CliRun r = amdml_on("container-ok", kPassing);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("✓ expect-gpus 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("✓ rocm >=6.4\n"), std::string::npos) << r.out;
@@ -75,14 +75,14 @@ TEST(CheckCli, EachExpectationCanFail) {
   for (const auto& c : cases) {
     std::vector<std::string> args = {"check"};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    Run r = amdml(c.machine, args);
+    CliRun r = amdml_on(c.machine, args);
     EXPECT_EQ(r.code, 1) << c.args[0];
     EXPECT_NE(r.out.find("  " + c.line), std::string::npos) << c.args[0] << "\n" << r.out;
     EXPECT_NE(r.out.find("check: FAILED (" + std::to_string(c.failed) + " failed"), std::string::npos) << c.args[0];
   }
-  Run vram = amdml("container-ok", {"check", "--min-vram", "32GiB"});
+  CliRun vram = amdml_on("container-ok", {"check", "--min-vram", "32GiB"});
   EXPECT_NE(vram.out.find(", 0000:23:00.0) has 24 GiB VRAM, less than 32 GiB\n"), std::string::npos) << vram.out;
-  Run gtt = amdml("container-ok", {"check", "--min-gtt", "64GiB"});
+  CliRun gtt = amdml_on("container-ok", {"check", "--min-gtt", "64GiB"});
   EXPECT_NE(gtt.out.find(", 0000:23:00.0) has 31.4 GiB GTT, less than 64 GiB\n"), std::string::npos) << gtt.out;
 }
 
@@ -95,7 +95,7 @@ TEST(CheckCli, UsageErrorsExitTwo) {
       {"check", "--require", "runtime", "--no-runtime"}, {"doctor", "--ci", "--format", "markdown"},
   };
   for (const auto& args : bad) {
-    Run r = amdml("container-ok", args);
+    CliRun r = amdml_on("container-ok", args);
     EXPECT_EQ(r.code, 2) << args[1] << " " << args[2];
     EXPECT_NE(r.err.find("amdml: error: "), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "") << args[1];  // nothing half-written
@@ -104,7 +104,7 @@ TEST(CheckCli, UsageErrorsExitTwo) {
 
 TEST(CheckCli, FailuresGoToStderrOneLineEachWhenStdoutIsADocument) {
   std::string file = temp_path("report.xml");
-  Run r = amdml("container-gid-mismatch", {"check", "--expect-gpus", "2", "--format", "junit", "--output", file});
+  CliRun r = amdml_on("container-gid-mismatch", {"check", "--expect-gpus", "2", "--format", "junit", "--output", file});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
@@ -123,14 +123,14 @@ TEST(CheckCli, JunitValidatesForEveryContainerFixture) {
   if (!have_xmllint()) GTEST_SKIP() << "xmllint (libxml2-utils) is not installed";
   for (const char* m : {"container-ok", "container-gid-mismatch", "container-podman-rootless", "container-nodev-podman",
                         "container-nosysfs", "host-docker"}) {
-    Run r = amdml(m, {"check", "--format", "junit", "--expect-gpus", "1", "--expect-gfx", "gfx1100", "--min-vram",
+    CliRun r = amdml_on(m, {"check", "--format", "junit", "--expect-gpus", "1", "--expect-gfx", "gfx1100", "--min-vram",
                       "8GiB", "--rocm", ">=6.4", "--strict"});
     EXPECT_TRUE(r.code == 0 || r.code == 1) << m << r.err;
     EXPECT_EQ(r.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ", 0), 0u) << m;
     EXPECT_EQ(junit_problems(r.out), "") << m;
   }
   // The gate's verdict is in the document: the correct container has no failure element.
-  Run ok = amdml("container-ok", {"check", "--format", "junit", "--expect-gpus", "1"});
+  CliRun ok = amdml_on("container-ok", {"check", "--format", "junit", "--expect-gpus", "1"});
   EXPECT_EQ(ok.code, 0);
   EXPECT_EQ(ok.out.find("<failure"), std::string::npos);
   EXPECT_NE(ok.out.find("<testsuites name=\"amdml check\" tests=\""), std::string::npos);
@@ -138,13 +138,13 @@ TEST(CheckCli, JunitValidatesForEveryContainerFixture) {
 }
 
 TEST(CheckCli, StartupFailureStillWritesAValidDocument) {
-  Run j = amdml("does-not-exist", {"check", "--format", "junit"});
+  CliRun j = amdml_on("does-not-exist", {"check", "--format", "junit"});
   EXPECT_EQ(j.code, 2);
   EXPECT_NE(j.out.find("<failure type=\"startup\""), std::string::npos);
   if (have_xmllint()) {
     EXPECT_EQ(junit_problems(j.out), "");
   }
-  Run js = amdml("does-not-exist", {"check", "--format", "json"});
+  CliRun js = amdml_on("does-not-exist", {"check", "--format", "json"});
   EXPECT_EQ(js.code, 2);
   auto doc = nlohmann::json::parse(js.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
@@ -152,7 +152,7 @@ TEST(CheckCli, StartupFailureStillWritesAValidDocument) {
 }
 
 TEST(CheckCli, JsonIsTheDoctorDocumentPlusCheck) {
-  Run r = amdml("container-gid-mismatch", {"check", "--format", "json", "--min-vram", "16GiB"});
+  CliRun r = amdml_on("container-gid-mismatch", {"check", "--format", "json", "--min-vram", "16GiB"});
   EXPECT_EQ(r.code, 1);
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -170,16 +170,16 @@ TEST(CheckCli, JsonIsTheDoctorDocumentPlusCheck) {
 }
 
 TEST(CheckCli, DoctorCiIsTheGateWithoutColour) {
-  Run ok = amdml("container-ok", {"--color", "always", "doctor", "--ci"});
+  CliRun ok = amdml_on("container-ok", {"--color", "always", "doctor", "--ci"});
   EXPECT_EQ(ok.code, 0);
   EXPECT_EQ(ok.out.find('\033'), std::string::npos);
   EXPECT_NE(ok.out.find("\nChecks\n"), std::string::npos);
-  Run bad = amdml("container-podman-rootless", {"doctor", "--ci"});
+  CliRun bad = amdml_on("container-podman-rootless", {"doctor", "--ci"});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("✗ container.rootless: "), std::string::npos);
   // Two runs, same bytes: no timestamps, stable order.
-  Run again = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
-  Run again2 = amdml("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
+  CliRun again = amdml_on("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
+  CliRun again2 = amdml_on("container-podman-rootless", {"doctor", "--ci", "--format", "junit"});
   EXPECT_EQ(again.out, again2.out);
   if (have_xmllint()) {
     EXPECT_EQ(junit_problems(again.out), "");
@@ -188,7 +188,7 @@ TEST(CheckCli, DoctorCiIsTheGateWithoutColour) {
 
 TEST(CheckCli, StrictFailsOnWarningsNotOnInfos) {
   // host-docker has one info finding (container.host-docker): strict still passes.
-  Run info = amdml("host-docker", {"check", "--strict"});
+  CliRun info = amdml_on("host-docker", {"check", "--strict"});
   EXPECT_EQ(info.code, 0) << info.out;
   // The correct container without its ROCm: rocm.missing is a warning.
   std::string root = temp_path("norocm");
@@ -197,8 +197,8 @@ TEST(CheckCli, StrictFailsOnWarningsNotOnInfos) {
                 .code,
             0);
   std::string bin = sh_quote(AMDML_BINARY) + " --root " + sh_quote(root) + " check";
-  Run lax = shell_run(bin);
-  Run strict = shell_run(bin + " --strict");
+  CliRun lax = shell_run(bin);
+  CliRun strict = shell_run(bin + " --strict");
   shell_run("rm -rf " + sh_quote(root));
   EXPECT_EQ(lax.code, 0) << lax.out;
   EXPECT_EQ(strict.code, 1) << strict.out;

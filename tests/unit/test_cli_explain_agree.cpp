@@ -96,8 +96,9 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
       for (const auto& fd : diagnose(f, kb))
         if (fd.id == "gfx.unsupported")
           for (const auto& c : fd.commands)
-            if (c.find("--index-url") != std::string::npos)
+            if (c.find("--index-url") != std::string::npos) {
               EXPECT_NE(c.find(index + " "), std::string::npos) << "ROCm " << rel.version.str() << ": " << c;
+            }
     }
 
     // With that wheel installed, the doctor asks for the override exactly when explain says so.

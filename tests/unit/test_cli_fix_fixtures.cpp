@@ -93,8 +93,9 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
   auto applied = snapshot(t.dir);
   EXPECT_NE(applied, before);
   for (const auto& [id, recipe] : fixable(t))
-    if (r.out.find("left for you: " + id + " ") != std::string::npos)
+    if (r.out.find("left for you: " + id + " ") != std::string::npos) {
       EXPECT_FALSE(wanted.count({id, recipe})) << id << " still asks for " << recipe;
+    }
 
   // What was written to modprobe.d is what modprobe itself accepts.
   if (have_tool("modprobe")) {

@@ -21,7 +21,7 @@ TEST(CliFlags, RuntimeTimeoutMustBeAFiniteNumberInRange) {
       std::vector<std::string> args = {"--root", fixture("rdna2-dgpu"), "--color", "never"};
       args.insert(args.end(), cmd.begin(), cmd.end());
       args.insert(args.end(), {"--runtime-timeout", bad});
-      Run r = shell_run(amdml_command(args));
+      CliRun r = shell_run(amdml_command(args));
       std::string what = cmd[0] + " --runtime-timeout '" + bad + "'";
       EXPECT_EQ(r.code, 2) << what << ": " << r.err;
       EXPECT_EQ(r.out, "") << what;
@@ -31,13 +31,13 @@ TEST(CliFlags, RuntimeTimeoutMustBeAFiniteNumberInRange) {
   EXPECT_FALSE(std::filesystem::exists(never));
   std::filesystem::remove_all(never);
   for (const std::string good : {"0.1", "2.5", "600"}) {
-    Run r = shell_run(amdml_command({"--root", fixture("rdna2-dgpu"), "doctor", "--runtime-timeout", good}));
+    CliRun r = shell_run(amdml_command({"--root", fixture("rdna2-dgpu"), "doctor", "--runtime-timeout", good}));
     EXPECT_EQ(r.code, 0) << good << ": " << r.err;
   }
 }
 
 TEST(CliFlags, DoctorListAsJson) {
-  Run r = shell_run(amdml_command({"doctor", "--list", "--format", "json"}));
+  CliRun r = shell_run(amdml_command({"doctor", "--list", "--format", "json"}));
   EXPECT_EQ(r.code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out.substr(0, 200);

@@ -168,7 +168,7 @@ TEST(SnapshotSecrets, NoPlantedSecretLeavesTheMachine) {
   plant(a);
   // Every secret is really there (or this test would prove nothing).
   EXPECT_EQ(leaks(everything_under(a)).size(), kShapeCount * kSources + 2);
-  const Out original = doctor_json(a);
+  const CliRun original = doctor_json(a);
   ASSERT_NE(original.code, 2) << original.err;
 
   std::vector<std::pair<std::string, std::string>> outputs;  // where -> everything it holds

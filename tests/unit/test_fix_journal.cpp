@@ -49,7 +49,7 @@ class RunningHost final : public test::ForwardingHost {
   RunningHost(const Host& inner, std::string out) : ForwardingHost(inner), out_(std::move(out)) {}
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
     CommandResult r;
-    r.code = 0;
+    r.exit_code = 0;
     if (!argv.empty() && argv[0] == "lsinitramfs") {
       r.out = "usr/lib/modules/x/kernel/drivers/gpu/drm/ttm/ttm.ko.zst\n";
       return r;
@@ -309,12 +309,16 @@ TEST(FixXattrs, AclAndUserAttributesAreKeptByApplyAndUndo) {
   ASSERT_TRUE(r && r->ok);
   ASSERT_NE(read_file(group), old_bytes);
   EXPECT_EQ(get_xattr(group, "user.amdml-test"), "kept");
-  if (have_acl) EXPECT_EQ(get_xattr(group, "system.posix_acl_access"), acl_before);
+  if (have_acl) {
+    EXPECT_EQ(get_xattr(group, "system.posix_acl_access"), acl_before);
+  }
   auto u = run.undo();
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_EQ(snapshot(t.dir), original);
   EXPECT_EQ(get_xattr(group, "user.amdml-test"), "kept");
-  if (have_acl) EXPECT_EQ(get_xattr(group, "system.posix_acl_access"), acl_before);
+  if (have_acl) {
+    EXPECT_EQ(get_xattr(group, "system.posix_acl_access"), acl_before);
+  }
 }
 
 // Low item: undo restores the bytes but keeps a chmod/chown made after the apply, and

@@ -36,11 +36,21 @@ TEST(KnowledgeData, EveryGfxHasConsistentKfdVersionFamilyAndWaveSize) {
     bool rdna = g.isa != IsaFamily::gcn && g.isa != IsaFamily::cdna;
     EXPECT_EQ(g.wave_size, rdna ? 32 : 64);
     // The generation in the name matches the ISA family.
-    if (g.isa == IsaFamily::gcn) EXPECT_TRUE(g.target.major >= 6 && g.target.major <= 9);
-    if (g.isa == IsaFamily::cdna) EXPECT_EQ(g.target.major, 9u);
-    if (g.isa == IsaFamily::rdna1 || g.isa == IsaFamily::rdna2) EXPECT_EQ(g.target.major, 10u);
-    if (g.isa == IsaFamily::rdna3 || g.isa == IsaFamily::rdna3_5) EXPECT_EQ(g.target.major, 11u);
-    if (g.isa == IsaFamily::rdna4) EXPECT_EQ(g.target.major, 12u);
+    if (g.isa == IsaFamily::gcn) {
+      EXPECT_TRUE(g.target.major >= 6 && g.target.major <= 9);
+    }
+    if (g.isa == IsaFamily::cdna) {
+      EXPECT_EQ(g.target.major, 9u);
+    }
+    if (g.isa == IsaFamily::rdna1 || g.isa == IsaFamily::rdna2) {
+      EXPECT_EQ(g.target.major, 10u);
+    }
+    if (g.isa == IsaFamily::rdna3 || g.isa == IsaFamily::rdna3_5) {
+      EXPECT_EQ(g.target.major, 11u);
+    }
+    if (g.isa == IsaFamily::rdna4) {
+      EXPECT_EQ(g.target.major, 12u);
+    }
   }
 }
 
@@ -94,8 +104,9 @@ TEST(KnowledgeData, ReleasesSortedUniqueAndConsistent) {
     EXPECT_FALSE(r.distros.empty());
     ASSERT_TRUE(r.kernel_min && r.kernel_max);
     EXPECT_LE(*r.kernel_min, *r.kernel_max);
-    if (!r.pytorch_index.empty())
+    if (!r.pytorch_index.empty()) {
       EXPECT_EQ(r.pytorch_index.rfind("https://download.pytorch.org/whl/rocm", 0), 0u) << r.pytorch_index;
+    }
   }
   for (const auto& k : kb.kernel_reqs)
     for (const auto& g : k.gfx) EXPECT_NE(kb.find_gfx(g), nullptr);
@@ -145,10 +156,14 @@ TEST(KnowledgeWide, EveryPciIdResolvesToOneTargetAndAFamilyDefault) {
       if (p.device != d || !p.revision) continue;
       EXPECT_EQ(kb.find_pci(d, p.revision), &p);
       // The revision picks the name; the target differs only for a different die (73FF rev DF).
-      if (p.gfx != def->gfx) EXPECT_TRUE(d == 0x73ff && *p.revision == 0xdf) << p.name;
+      if (p.gfx != def->gfx) {
+        EXPECT_TRUE(d == 0x73ff && *p.revision == 0xdf) << p.name;
+      }
       models.insert(p.name);
     }
-    if (models.size() >= 2) EXPECT_EQ(models.count(def->name), 0u) << def->name << " is one model of several";
+    if (models.size() >= 2) {
+      EXPECT_EQ(models.count(def->name), 0u) << def->name << " is one model of several";
+    }
   }
 }
 
@@ -186,7 +201,9 @@ TEST(KnowledgeWide, EveryGcnGenerationIsKnown) {
     const GfxInfo* g = kb.find_gfx(*GfxTarget::parse_name(name));
     ASSERT_NE(g, nullptr) << name;
     // GCN 1 and 2 never ran ROCm; the doctor sends them to Vulkan.
-    if (g->target.major <= 7) EXPECT_TRUE(g->rocm_never) << name;
+    if (g->target.major <= 7) {
+      EXPECT_TRUE(g->rocm_never) << name;
+    }
   }
 }
 

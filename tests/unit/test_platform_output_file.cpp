@@ -26,7 +26,7 @@ namespace {
 // A clean fixture machine: doctor exits 0 and prints a known first line.
 const std::string kMachine = "rdna2-dgpu";
 
-Run doctor_to(const std::string& out, const std::string& extra = "", const std::string& format = "text") {
+CliRun doctor_to(const std::string& out, const std::string& extra = "", const std::string& format = "text") {
   return shell_run(amdml_command({"--root", fixture(kMachine), "--color", "never", "doctor", "--format", format, "-o", out},
                                  extra));
 }
@@ -42,7 +42,7 @@ mode_t type_of(const std::string& p) {
 }
 
 // Refused: exit 2, nothing on stdout, one `amdml: error: --output PATH: ...` line.
-void expect_refused(const Run& r, const std::string& path, const std::string& why) {
+void expect_refused(const CliRun& r, const std::string& path, const std::string& why) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("amdml: error: --output " + path + ": ", 0), 0u) << r.err;
@@ -56,7 +56,7 @@ TEST(OutputFile, CharacterDeviceStaysADevice) {
   TestTree t;
   std::string dev = t.real("null");
   if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod: " << std::strerror(errno);
-  Run r = doctor_to(dev);
+  CliRun r = doctor_to(dev);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(dev), S_IFCHR);
   struct stat st {};
@@ -87,7 +87,7 @@ TEST(OutputFile, FifoWithAReaderGetsTheReport) {
     }
     ::close(fd);
   });
-  Run r = doctor_to(fifo);
+  CliRun r = doctor_to(fifo);
   reader.join();
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(fifo), S_IFIFO);
@@ -100,7 +100,7 @@ TEST(OutputFile, FifoWithoutAReaderIsRefusedNotWaitedOn) {
   std::string fifo = t.real("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto start = std::chrono::steady_clock::now();
-  Run r = doctor_to(fifo, "", "json");
+  CliRun r = doctor_to(fifo, "", "json");
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("a FIFO that no process is reading"), std::string::npos) << r.err;
@@ -113,7 +113,7 @@ TEST(OutputFile, SymlinkToDevStdoutWritesToStdout) {
   TestTree t;
   std::string link = t.real("out");
   ASSERT_EQ(::symlink("/dev/stdout", link.c_str()), 0);
-  Run r = doctor_to(link);
+  CliRun r = doctor_to(link);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, doctor_stdout());
   EXPECT_EQ(type_of(link), S_IFLNK);
@@ -123,7 +123,7 @@ TEST(OutputFile, SymlinkToDevStdoutWritesToStdout) {
 TEST(OutputFile, DevStdoutAndDevFdAreTheDescriptors) {
   TestTree t;
   std::string expected = doctor_stdout();
-  Run r = doctor_to("/dev/stdout");
+  CliRun r = doctor_to("/dev/stdout");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
   // Through descriptor 3 opened for appending: appended, not started over.
@@ -176,7 +176,7 @@ TEST(OutputFile, SocketBlockDeviceAndDanglingLinkAreRefused) {
 
 TEST(OutputFile, ProcFileSaysWhatItIs) {
   std::string before = read_file("/proc/version");
-  Run r = doctor_to("/proc/version");
+  CliRun r = doctor_to("/proc/version");
   expect_refused(r, "/proc/version", "a kernel interface on the proc filesystem");
   EXPECT_EQ(r.err.find("No such file"), std::string::npos) << r.err;
   EXPECT_EQ(read_file("/proc/version"), before);
@@ -191,7 +191,7 @@ TEST(OutputFile, RegularFileIsReplacedAndASymlinkToItStays) {
                         "............................................................................................\n"
                         "............................................................................................\n");
   ::chmod(file.c_str(), 0640);
-  Run r = doctor_to(file);
+  CliRun r = doctor_to(file);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(read_file(file), expected);
   struct stat st {};
@@ -224,7 +224,7 @@ TEST(OutputFile, EveryCommandRefusesADirectory) {
     std::vector<std::string> args = {"--root", fixture(kMachine), "--color", "never"};
     args.insert(args.end(), cmd.begin(), cmd.end());
     args.insert(args.end(), {"-o", dir});
-    Run r = shell_run(amdml_command(args));
+    CliRun r = shell_run(amdml_command(args));
     expect_refused(r, dir, "is a directory");
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir));

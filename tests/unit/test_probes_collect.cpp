@@ -489,7 +489,7 @@ TEST(Probes, DrmNeverResolvesTheXcpPartitionNodes) {
   std::vector<std::string> xcp_entries;
   for (int x = 0; x < 3; ++x) {
     std::string dev = "/sys/devices/platform/amdgpu_xcp_" + std::to_string(x);
-    for (const std::string node : {"card" + std::to_string(1 + x), "renderD" + std::to_string(129 + x)}) {
+    for (const std::string& node : {"card" + std::to_string(1 + x), "renderD" + std::to_string(129 + x)}) {
       t.write(dev + "/drm/" + node + "/uevent", "DEVNAME=dri/" + node + "\n");
       t.link(dev + "/drm/" + node + "/device", "../../../amdgpu_xcp_" + std::to_string(x));
       t.link("/sys/class/drm/" + node, "../../devices/platform/amdgpu_xcp_" + std::to_string(x) + "/drm/" + node);

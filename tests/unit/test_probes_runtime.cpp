@@ -289,7 +289,9 @@ TEST(RuntimeProbe, EndingSignalToAmdmlEndsTheRuntimeChildToo) {
     EXPECT_TRUE(ended) << "signal " << sig << ": amdml still runs";
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig << ": status " << status;
     EXPECT_NE(child, 0) << "the runtime child never started";
-    if (child) EXPECT_FALSE(process_running(child)) << "signal " << sig << ": runtime child " << child << " outlived amdml";
+    if (child) {
+      EXPECT_FALSE(process_running(child)) << "signal " << sig << ": runtime child " << child << " outlived amdml";
+    }
     if (child) ::kill(child, SIGKILL);
     ::kill(amdml, SIGKILL);
     ::waitpid(amdml, &status, 0);
