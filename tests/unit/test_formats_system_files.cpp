@@ -1,0 +1,88 @@
+// The system-file codecs with literal inputs (formats/system_files): the values real
+// machines hold, and the garbage broken ones do.
+#include <gtest/gtest.h>
+
+#include "formats/system_files.hpp"
+
+using namespace amdml;
+
+TEST(Parse, KfdProperties) {
+  auto kv = parse::kfd_properties("cpu_cores_count 0\nsimd_count 24\ngfx_target_version 110003\nbroken\nx y\n");
+  EXPECT_EQ(kv.get("simd_count"), 24u);
+  EXPECT_EQ(kv.get("gfx_target_version"), 110003u);
+  EXPECT_EQ(kv.malformed, 2);
+  EXPECT_FALSE(kv.get("missing"));
+}
+
+TEST(Parse, OsRelease) {
+  auto kv = parse::os_release("NAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nID=ubuntu\n# c\nbad line\nPRETTY_NAME='Ubuntu 24.04.1 LTS'\n");
+  EXPECT_EQ(kv["ID"], "ubuntu");
+  EXPECT_EQ(kv["VERSION_ID"], "24.04");
+  EXPECT_EQ(kv["PRETTY_NAME"], "Ubuntu 24.04.1 LTS");
+  EXPECT_EQ(kv.count("bad line"), 0u);
+}
+
+TEST(Parse, LoginEnvTakesPlainAssignmentsOnly) {
+  auto a = parse::login_env(
+      "# comment\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\nROCR_VISIBLE_DEVICES=\"0,1\"\n"
+      "  export\tHIP_VISIBLE_DEVICES='1'\nPATH=$PATH:/opt/rocm/bin\nif [ -x /x ]; then\n"
+      "X=`id -u`\nY=a b\n1BAD=x\nexported=1\nGGML_X=\"a b\"\n");
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0].name, "HSA_OVERRIDE_GFX_VERSION");
+  EXPECT_EQ(a[0].value, "11.0.0");
+  EXPECT_EQ(a[0].line, 2);
+  EXPECT_EQ(a[1].value, "0,1");
+  EXPECT_EQ(a[2].name, "HIP_VISIBLE_DEVICES");
+  EXPECT_EQ(a[2].value, "1");
+  EXPECT_EQ(a[3].name, "exported");
+  EXPECT_EQ(a[4].value, "a b");
+}
+
+TEST(Parse, Meminfo) {
+  auto kv = parse::meminfo("MemTotal:       32614876 kB\nMemAvailable:   20000000 kB\nHugePages_Total:       0\nJunk\n");
+  EXPECT_EQ(kv["MemTotal"], 32614876ULL * 1024);
+  EXPECT_EQ(kv["HugePages_Total"], 0u);
+}
+
+TEST(Parse, GroupAndPasswd) {
+  auto g = parse::group_file("root:x:0:\nvideo:x:44:alice,bob\nrender:x:992:\nbroken\nneg:x:-1:\n");
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[1].members.size(), 2u);
+  EXPECT_EQ(g[2].gid, 992u);
+  auto p = parse::passwd_file("alice:x:1000:1000:Alice:/home/alice:/bin/bash\nbad:x\n");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].home, "/home/alice");
+}
+
+TEST(Parse, Cmdline) {
+  auto c = parse::cmdline("BOOT_IMAGE=/vmlinuz quiet amdgpu.gttsize=128000 amdttm.pages_limit=32768000 foo=\"a b\"\n");
+  ASSERT_EQ(c.size(), 5u);
+  EXPECT_EQ(c[2].first, "amdgpu.gttsize");
+  EXPECT_EQ(c[2].second, "128000");
+  EXPECT_EQ(c[4].second, "a b");
+}
+
+TEST(Parse, ModprobeConf) {
+  auto m = parse::modprobe_conf(
+      "# tuned for the APU\noptions ttm pages_limit=12582912 page_pool_size=12582912\n"
+      "options amd-ttm pages_limit=1 \\\n  page_pool_size=2\nblacklist radeon\nthis is garbage\n");
+  ASSERT_EQ(m.options.size(), 4u);
+  EXPECT_EQ(m.options[0].module, "ttm");
+  EXPECT_EQ(m.options[0].line, 2);
+  EXPECT_EQ(m.options[1].key, "page_pool_size");
+  EXPECT_EQ(m.options[2].module, "amd_ttm");
+  EXPECT_EQ(m.options[3].value, "2");
+  ASSERT_EQ(m.bad_lines.size(), 1u);
+  EXPECT_EQ(m.bad_lines[0].first, 6);  // "this is garbage" is line 6
+}
+
+TEST(Parse, ModprobeConfNamesOptionsAsModprobeReadsThem) {
+  // modprobe reads '-' and '_' alike in option names too: the probe, the rules and the
+  // TTM recipe all see pages_limit however the person spelled it.
+  auto m = parse::modprobe_conf("options amdttm pages-limit=25165824 page-pool-size=1\n");
+  ASSERT_EQ(m.options.size(), 2u);
+  EXPECT_EQ(m.options[0].key, "pages_limit");
+  EXPECT_EQ(m.options[0].value, "25165824");
+  EXPECT_EQ(m.options[1].key, "page_pool_size");
+  EXPECT_EQ(parse::modprobe_name("amd-ttm"), "amd_ttm");
+}

@@ -1,0 +1,583 @@
+// The knowledge-driven rules over literal facts: each finding on the broken box that
+// should raise it, and silence on the well-configured box that should not.
+#include <algorithm>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "formats/fix_params_json.hpp"
+#include "amdml/knowledge.hpp"
+#include "formats/knowledge_toml.hpp"
+#include "platform/recipes_dir.hpp"
+#include "rules/rules_internal.hpp"
+#include "support/knowledge.hpp"
+
+using amdml::test::shipped_knowledge;
+
+namespace amdml {
+namespace {
+
+// A plain Ubuntu box with amdgpu (in-tree) driving the GPUs added to it.
+Facts box(const char* kernel = "6.8.0-45-generic", const char* rocm = "6.2.4", std::uint64_t ram_gib = 32) {
+  Facts f;
+  f.os.id = "ubuntu";
+  f.os.version_id = "24.04";
+  f.os.kernel_release = kernel;
+  f.os.kernel = Version::parse(kernel);
+  f.memory.total = Bytes{ram_gib * kGiB};
+  f.driver.amdgpu_loaded = true;
+  f.driver.initstate = "live";
+  f.driver.ttm.loaded = true;
+  f.driver.ttm.holds_amdgpu = true;
+  f.driver.ttm.pages_limit = Pages{ram_gib * kGiB / kPageSize / 2};
+  f.driver.ttm_in_use = TtmModule::ttm;
+  f.kfd.present = true;
+  KfdNode cpu;
+  cpu.index = 0;
+  cpu.cpu = true;
+  f.kfd.nodes.push_back(cpu);
+  if (rocm) {
+    f.rocm.source = RocmSource::opt_rocm;
+    f.rocm.path = "/opt/rocm";
+    f.rocm.resolved_path = std::string("/opt/rocm-") + rocm;
+    f.rocm.version_text = rocm;
+    f.rocm.version = Version::parse(rocm);
+  }
+  f.env["PATH"] = "/usr/local/bin:/usr/bin:/bin:/opt/rocm/bin";
+  return f;
+}
+
+Gpu& add_gpu(Facts& f, const char* gfx, std::uint16_t device, bool apu, std::optional<int> node = std::nullopt) {
+  Gpu g;
+  g.gfx = GfxTarget::parse_name(gfx);
+  g.gfx_target_version = g.gfx->kfd_version();
+  g.vendor_id = 0x1002;
+  g.device_id = device;
+  g.apu = apu;
+  g.driver = "amdgpu";
+  g.card = "card" + std::to_string(f.gpus.size());
+  g.pci_slot = "0000:0" + std::to_string(f.gpus.size() + 3) + ":00.0";
+  g.unique_id = "00000000000000a" + std::to_string(f.gpus.size());
+  if (const auto* p = shipped_knowledge().find_pci(device, std::nullopt)) g.marketing_name = p->name;
+  if (!node) node = static_cast<int>(f.kfd.nodes.size());
+  if (*node >= 0) {
+    g.kfd_node = *node;
+    KfdNode n;
+    n.index = *node;
+    n.gfx = g.gfx;
+    f.kfd.nodes.push_back(n);
+  }
+  const std::uint64_t ram = f.memory.total ? f.memory.total->value : 0;
+  g.vram = apu ? Bytes{512 * kMiB} : Bytes{16 * kGiB};
+  g.gtt = Bytes{f.driver.ttm.pages_limit ? f.driver.ttm.pages_limit->bytes().value : ram / 2};
+  f.gpus.push_back(g);
+  return f.gpus.back();
+}
+
+std::vector<Finding> run(const Facts& f) {
+  RuleContext ctx{f, shipped_knowledge()};
+  std::vector<Finding> out;
+  for (auto rule : {rules::gfx_rules, rules::memory_rules, rules::kernel_rules, rules::kfd_gpu_missing,
+                    rules::rocm_version_rules, rules::env_rules})
+    rule(ctx, out);
+  return out;
+}
+
+// Copies, so a call on a temporary (with_id(run(f), ...)) stays valid.
+struct Hit : Finding {
+  const Finding* operator->() const { return this; }
+};
+std::vector<Hit> with_id(const std::vector<Finding>& fs, const std::string& id) {
+  std::vector<Hit> out;
+  for (const auto& f : fs)
+    if (to_string(f.id) == id) out.push_back(Hit{f});
+  return out;
+}
+
+std::string ids(const std::vector<Finding>& fs) {
+  std::string s;
+  for (const auto& f : fs) s += std::string(to_string(f.id)) + " (" + f.title + ")\n";
+  return s;
+}
+
+// --- gfx.override-needed -------------------------------------------------------------
+
+TEST(GfxOverrideNeeded, Rx6600XtOnRocm5NeedsGfx1030) {
+  Facts f = box("6.5.0-41-generic", "5.7.1");
+  add_gpu(f, "gfx1032", 0x73ff, false);
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
+  EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});
+  EXPECT_NE(hits[0]->detail.find("ROCm 5.7.1"), std::string::npos);
+  EXPECT_EQ(hits[0]->evidence[0].source, "/sys/class/kfd/kfd/topology/nodes/1/properties");
+  EXPECT_EQ(hits[0]->evidence[0].value, "gfx_target_version 100302");
+}
+
+TEST(GfxOverrideNeeded, SilentWhenTheOverrideIsSetOrNotNeeded) {
+  Facts f = box("6.5.0-41-generic", "5.7.1");
+  add_gpu(f, "gfx1032", 0x73ff, false);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  EXPECT_TRUE(run(f).empty()) << ids(run(f));
+  Facts g = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(g, "gfx1030", 0x73bf, false);
+  EXPECT_TRUE(run(g).empty()) << ids(run(g));
+}
+
+// Set for new logins (what `amdml fix` writes) but not in this process: no recipe to
+// run again, a note that says where it is set and that a new login is what is left.
+TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
+  Facts f = box("6.5.0-41-generic", "5.7.1");
+  add_gpu(f, "gfx1032", 0x73ff, false);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/profile.d/amdml-gpu.sh:3"});
+  // Login shells only (a fix killed half-way): the systemd user manager lacks it, so the
+  // recipe is still asked for.
+  auto hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment.d/90-amdml.conf:3"});
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION=10.3.0");
+  bool noted = false;
+  for (const auto& n : hits[0]->notes) noted |= n.find("/etc/profile.d/amdml-gpu.sh:3") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // A later file setting another value wins: the recipe is asked for again.
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/profile.d/zz-mine.sh:1"});
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  // /etc/environment alone reaches every session (pam_env).
+  f.login_env = {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment:2"}};
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment:5"});
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
+}
+
+TEST(GfxOverrideNeeded, WithoutRocmJudgesAgainstCurrentBuilds) {
+  Facts f = box("6.8.0-45-generic", nullptr);
+  add_gpu(f, "gfx1035", 0x1681, true);
+  f.driver.ttm.pages_limit = Pages{28 * kGiB / kPageSize};
+  f.gpus[0].gtt = Bytes{28 * kGiB};
+  auto hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->detail.find("current ROCm builds"), std::string::npos) << hits[0]->detail;
+}
+
+TEST(GfxOverrideNeeded, MixedBoxGetsPerNodeValues) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);  // node 1
+  add_gpu(f, "gfx1036", 0x164e, true);   // node 2
+  f.gpus[1].gtt = f.gpus[0].gtt;
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0");
+  // Per-node values set: nothing to say about overrides.
+  f.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
+  out = run(f);
+  EXPECT_TRUE(with_id(out, "gfx.override-needed").empty());
+  EXPECT_TRUE(with_id(out, "gfx.override-invalid").empty()) << ids(out);
+}
+
+TEST(GfxOverrideNeeded, OldRocmHidesGpusInsteadOfPerNode) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  add_gpu(f, "gfx1036", 0x164e, true);
+  auto hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix.has_value());
+  EXPECT_EQ(hits[0]->commands.front().rfind("export ROCR_VISIBLE_DEVICES=GPU-00000000000000a0", 0), 0u);
+}
+
+TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1102", 0x7480, false);
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  auto hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  // gfx1102 has kernels in 6.2 and 11.0.0 is its own override: one global value fits both.
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
+  EXPECT_EQ(hits[0]->gpus, (std::vector<int>{1}));
+}
+
+// --- gfx.unsupported -----------------------------------------------------------------
+
+TEST(GfxUnsupported, Rx580OnRocm6) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx803", 0x67df, false);
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.unsupported");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_TRUE(with_id(out, "gfx.override-needed").empty());
+  bool vulkan = false;
+  for (const auto& n : hits[0]->notes) vulkan |= n.find("Vulkan") != std::string::npos;
+  EXPECT_TRUE(vulkan);
+}
+
+TEST(GfxUnsupported, Rdna4BeforeRocm641NamesTheRelease) {
+  Facts f = box("6.14.0-29-generic", "6.3.3");
+  add_gpu(f, "gfx1201", 0x7550, false);
+  auto hits = with_id(run(f), "gfx.unsupported");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->detail.find("ROCm 6.4.1"), std::string::npos) << hits[0]->detail;
+  Facts g = box("6.14.0-29-generic", "6.4.1");
+  add_gpu(g, "gfx1201", 0x7550, false);
+  EXPECT_TRUE(run(g).empty()) << ids(run(g));
+}
+
+TEST(GfxUnsupported, Rdna1HasNoOverride) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1010", 0x731f, false);
+  EXPECT_EQ(with_id(run(f), "gfx.unsupported").size(), 1u);
+}
+
+// --- gfx.override-invalid ------------------------------------------------------------
+
+struct InvalidCase {
+  const char* value;
+  const char* fix_value;  // nullptr: no recipe
+};
+
+TEST(GfxOverrideInvalid, MalformedValues) {
+  for (auto c : {InvalidCase{"\"11.0.0\"", "11.0.0"}, InvalidCase{"gfx1030", "10.3.0"}, InvalidCase{"11.0", nullptr},
+                 InvalidCase{"64.0.0", nullptr}, InvalidCase{"", nullptr}}) {
+    SCOPED_TRACE(c.value);
+    Facts f = box("6.8.0-45-generic", "6.2.4");
+    add_gpu(f, "gfx1103", 0x15bf, true);
+    f.env["HSA_OVERRIDE_GFX_VERSION"] = c.value;
+    auto out = run(f);
+    auto hits = with_id(out, "gfx.override-invalid");
+    ASSERT_EQ(hits.size(), 1u) << ids(out);
+    EXPECT_EQ(hits[0]->evidence[0].source, "env HSA_OVERRIDE_GFX_VERSION");
+    if (c.fix_value) {
+      ASSERT_TRUE(hits[0]->fix);
+      EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", c.fix_value}}));
+    } else {
+      EXPECT_FALSE(hits[0]->fix);
+    }
+    EXPECT_TRUE(with_id(out, "gfx.override-needed").empty());
+  }
+}
+
+TEST(GfxOverrideInvalid, CrossingTheIsaFamily) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  auto hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
+  // Wave size: an RDNA card told it is a GCN one.
+  Facts g = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(g, "gfx1032", 0x73ff, false);
+  g.env["HSA_OVERRIDE_GFX_VERSION"] = "9.0.0";
+  EXPECT_EQ(with_id(run(g), "gfx.override-invalid").size(), 1u);
+}
+
+TEST(GfxOverrideInvalid, GlobalOverrideOnMixedBoxBreaksTheDgpu) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  add_gpu(f, "gfx1036", 0x164e, true);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});
+  EXPECT_NE(hits[0]->title.find("global"), std::string::npos);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
+}
+
+TEST(GfxOverrideInvalid, PerNodeIndexOnTheCpuNode) {
+  Facts f = box("6.8.0-45-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  f.env["HSA_OVERRIDE_GFX_VERSION_0"] = "11.0.0";
+  auto hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->title.find("CPU node"), std::string::npos);
+}
+
+TEST(GfxOverrideInvalid, PerNodeIgnoredBeforeRocm63) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1032", 0x73ff, false);
+  f.env["HSA_OVERRIDE_GFX_VERSION_1"] = "10.3.0";
+  auto hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->title.find("ignored"), std::string::npos);
+}
+
+TEST(GfxOverrideUnneeded, NativeKernelsMakeItInfo) {
+  Facts f = box("6.14.0-29-generic", "7.2.0");
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  f.driver.ttm.pages_limit = Pages{28 * kGiB / kPageSize};
+  f.gpus[0].gtt = Bytes{28 * kGiB};
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";
+  auto out = run(f);
+  ASSERT_EQ(out.size(), 1u) << ids(out);
+  EXPECT_EQ(out[0].id, FindingId::gfx_override_unneeded);
+  EXPECT_EQ(out[0].severity, Severity::info);
+  // Without a ROCm of known version (bundled runtimes), amdml cannot say it is unneeded.
+  f.rocm = RocmFacts{};
+  EXPECT_TRUE(run(f).empty()) << ids(run(f));
+}
+
+// --- memory.gtt-limit ----------------------------------------------------------------
+
+TEST(MemoryGttLimit, DefaultHalfOfRamOnA780M) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";
+  auto out = run(f);
+  auto hits = with_id(out, "memory.gtt-limit");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->fix->recipe, "ttm-pages-limit");
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["module"], "ttm");
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"], 28 * kGiB / kPageSize);
+  EXPECT_LT(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 32 * kGiB);
+}
+
+TEST(MemoryGttLimit, DkmsDriverGetsAmdttm) {
+  Facts f = box("6.8.0-45-generic", "6.4.1", 128);
+  f.driver.dkms_version = "6.12.12";
+  f.driver.ttm_in_use = TtmModule::amdttm;
+  f.driver.amdttm = f.driver.ttm;
+  f.driver.ttm.holds_amdgpu = false;
+  add_gpu(f, "gfx1151", 0x1586, true);
+  auto hits = with_id(run(f), "memory.gtt-limit");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["module"], "amdttm");
+}
+
+TEST(MemoryGttLimit, SilentWhenTunedOrOnADgpu) {
+  Facts f = box("6.18.4-200.fc43.x86_64", "7.2.1", 128);
+  f.driver.ttm.pages_limit = Pages{25165824};  // 96 GiB
+  add_gpu(f, "gfx1151", 0x1586, true);
+  EXPECT_TRUE(with_id(run(f), "memory.gtt-limit").empty());
+  Facts g = box("6.8.0-45-generic", "6.4.1");
+  add_gpu(g, "gfx1100", 0x744c, false);
+  EXPECT_TRUE(run(g).empty()) << ids(run(g));
+  // An iGPU next to a dGPU: ML runs on the dGPU, the iGPU's GTT share is moot.
+  Facts h = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(h, "gfx1100", 0x744c, false);
+  add_gpu(h, "gfx1036", 0x164e, true);
+  h.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
+  EXPECT_TRUE(run(h).empty()) << ids(run(h));
+}
+
+TEST(MemoryGttLimit, LimitAboveRam) {
+  Facts f = box("6.18.4-200.fc43.x86_64", "7.2.1", 64);
+  f.driver.ttm.pages_limit = Pages{80 * kGiB / kPageSize};
+  add_gpu(f, "gfx1151", 0x1586, true);
+  auto hits = with_id(run(f), "memory.gtt-limit");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->title.find("above system RAM"), std::string::npos);
+  EXPECT_LE(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 64 * kGiB);
+}
+
+// --- memory.ttm-wrong-module ---------------------------------------------------------
+
+TEST(MemoryTtmWrongModule, TtmOptionUnderTheDkmsDriver) {
+  Facts f = box("6.14.0-1018-oem", "7.2.1", 128);
+  f.driver.dkms_version = "6.14.14";
+  f.driver.amdttm = f.driver.ttm;
+  f.driver.ttm.holds_amdgpu = false;
+  f.driver.ttm.pages_limit = Pages{27262976};
+  f.driver.ttm_in_use = TtmModule::amdttm;
+  f.modprobe.options.push_back({"/etc/modprobe.d/ttm.conf", 1, "ttm", "pages_limit", "27262976"});
+  add_gpu(f, "gfx1151", 0x1586, true);
+  f.gpus[0].gtt = f.driver.amdttm.pages_limit->bytes();
+  auto out = run(f);
+  auto hits = with_id(out, "memory.ttm-wrong-module");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 27262976}}));
+  EXPECT_EQ(hits[0]->evidence[0].source, "/etc/modprobe.d/ttm.conf:1");
+  // Both modules configured: the right one is in effect, no complaint.
+  f.modprobe.options.push_back({"/etc/modprobe.d/amdttm.conf", 1, "amdttm", "pages_limit", "27262976"});
+  f.driver.amdttm.pages_limit = Pages{27262976};
+  f.gpus[0].gtt = Pages{27262976}.bytes();
+  out = run(f);
+  EXPECT_TRUE(with_id(out, "memory.ttm-wrong-module").empty()) << ids(out);
+}
+
+TEST(MemoryTtmWrongModule, ConfiguredButNotInEffect) {
+  Facts f = box("6.8.0-45-generic", "6.4.1", 64);
+  f.modprobe.options.push_back({"/etc/modprobe.d/ttm.conf", 1, "ttm", "pages_limit", "12582912"});
+  add_gpu(f, "gfx1100", 0x744c, false);
+  auto hits = with_id(run(f), "memory.ttm-wrong-module");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->title.find("running value"), std::string::npos);
+}
+
+TEST(MemoryTtmWrongModule, RuntimeWriteDidNotResizeGtt) {
+  Facts f = box("6.8.0-45-generic", "6.4.1", 64);
+  add_gpu(f, "gfx1100", 0x744c, false);
+  f.driver.ttm.pages_limit = Pages{12582912};  // written after boot; GTT still half of RAM
+  auto hits = with_id(run(f), "memory.ttm-wrong-module");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->title.find("after amdgpu loaded"), std::string::npos);
+}
+
+TEST(MemoryTtmWrongModule, GttsizeDisagreesAndMisspellings) {
+  Facts f = box("6.15.2-arch1-1", "7.2.1", 128);
+  f.driver.ttm.pages_limit = Pages{32768000};
+  f.driver.gttsize_param_mib = 110000;
+  f.driver.cmdline_options["amdgpu.gtt_size"] = "122880";
+  add_gpu(f, "gfx1100", 0x744c, false);
+  f.gpus[0].gtt = Bytes{110000 * kMiB};
+  auto out = run(f);
+  auto hits = with_id(out, "memory.ttm-wrong-module");
+  ASSERT_EQ(hits.size(), 2u) << ids(out);
+  bool misspelled = false, disagree = false;
+  for (const auto& h : hits) {
+    misspelled |= h->title.find("gtt_size") != std::string::npos;
+    disagree |= h->title.find("disagrees") != std::string::npos && h->detail.find("deprecated") != std::string::npos;
+  }
+  EXPECT_TRUE(misspelled);
+  EXPECT_TRUE(disagree);
+}
+
+// --- kernel.old, rocm.version ---------------------------------------------------------
+
+TEST(KernelOld, StrixHaloBelow6184) {
+  Facts f = box("6.8.0-60-generic", "7.2.0", 128);
+  f.driver.ttm.pages_limit = Pages{25165824};
+  add_gpu(f, "gfx1151", 0x1586, true);
+  auto hits = with_id(run(f), "kernel.old");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::error);  // AMD: 7.2.0 unsupported on such kernels
+  for (const char* k : {"6.18.4-arch1-1", "6.14.0-1018-oem"}) {
+    Facts g = box(k, "7.2.1", 128);
+    g.driver.ttm.pages_limit = Pages{25165824};
+    add_gpu(g, "gfx1151", 0x1586, true);
+    EXPECT_TRUE(run(g).empty()) << k << "\n" << ids(run(g));
+  }
+}
+
+TEST(KernelOld, Rdna4InTreeNeedsNewKernel) {
+  Facts f = box("6.8.0-45-generic", "6.4.1");
+  add_gpu(f, "gfx1201", 0x7550, false);
+  EXPECT_EQ(with_id(run(f), "kernel.old").size(), 1u);
+  f.driver.dkms_version = "6.12.12";
+  EXPECT_TRUE(with_id(run(f), "kernel.old").empty());
+}
+
+TEST(KernelOld, SmallCarveOutApuBeforeGttFallback) {
+  Facts f = box("6.5.0-41-generic", "6.2.4", 16);
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  auto hits = with_id(run(f), "kernel.old");
+  ASSERT_EQ(hits.size(), 1u);
+  Facts g = box("6.11.0-19-generic", "6.2.4", 16);
+  add_gpu(g, "gfx1103", 0x15bf, true);
+  EXPECT_TRUE(with_id(run(g), "kernel.old").empty());
+}
+
+TEST(RocmVersion, StrixHaloOldRocmOnFixedKernel) {
+  Facts f = box("6.18.4-arch1-1", "7.1.1", 128);
+  f.driver.ttm.pages_limit = Pages{25165824};
+  add_gpu(f, "gfx1151", 0x1586, true);
+  auto hits = with_id(run(f), "rocm.version");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->detail.find("7.2.1"), std::string::npos);
+}
+
+TEST(RocmVersion, TooOldAndDropped) {
+  Facts f = box("6.1.0-18-amd64", "5.2.3");
+  add_gpu(f, "gfx1030", 0x73bf, false);
+  EXPECT_EQ(with_id(run(f), "rocm.version").size(), 1u);
+  Facts g = box("6.8.0-45-generic", "6.4.1");
+  add_gpu(g, "gfx906", 0x66af, false);
+  auto hits = with_id(run(g), "rocm.version");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->detail.find("6.2"), std::string::npos);
+}
+
+// --- kfd.gpu-missing -----------------------------------------------------------------
+
+TEST(KfdGpuMissing, DgpuWithoutNodeBlamesAtomics) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1030", 0x73bf, false, -1);
+  auto hits = with_id(run(f), "kfd.gpu-missing");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->detail.find("atomics"), std::string::npos);
+  Facts g = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(g, "gfx1030", 0x73bf, false);
+  EXPECT_TRUE(run(g).empty());
+}
+
+// --- env.* ---------------------------------------------------------------------------
+
+TEST(EnvVisibleDevices, HidingEveryGpu) {
+  for (auto [var, value] : {std::pair{"HIP_VISIBLE_DEVICES", "-1"}, std::pair{"ROCR_VISIBLE_DEVICES", "1"},
+                            std::pair{"CUDA_VISIBLE_DEVICES", ""}, std::pair{"ROCR_VISIBLE_DEVICES", "GPU-ffff"}}) {
+    SCOPED_TRACE(std::string(var) + "=" + value);
+    Facts f = box("6.8.0-45-generic", "6.4.1");
+    add_gpu(f, "gfx1100", 0x744c, false);
+    f.env[var] = value;
+    auto hits = with_id(run(f), "env.visible-devices");
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0]->severity, Severity::error);
+  }
+  for (auto [var, value] : {std::pair{"HIP_VISIBLE_DEVICES", "0"}, std::pair{"ROCR_VISIBLE_DEVICES", "GPU-00000000000000a0"}}) {
+    Facts f = box("6.8.0-45-generic", "6.4.1");
+    add_gpu(f, "gfx1100", 0x744c, false);
+    f.env[var] = value;
+    EXPECT_TRUE(run(f).empty()) << var;
+  }
+}
+
+TEST(EnvVisibleDevices, IgpuFirstOnMixedBox) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1036", 0x164e, true);
+  add_gpu(f, "gfx1100", 0x744c, false);
+  f.env["HSA_OVERRIDE_GFX_VERSION_1"] = "10.3.0";
+  f.gpus[0].gtt = Bytes{28 * kGiB};
+  auto hits = with_id(run(f), "env.visible-devices");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::info);
+  f.env["HIP_VISIBLE_DEVICES"] = "0,1";
+  hits = with_id(run(f), "env.visible-devices");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::warning);
+  f.env["HIP_VISIBLE_DEVICES"] = "1";
+  EXPECT_TRUE(with_id(run(f), "env.visible-devices").empty());
+}
+
+TEST(EnvRocmPath, PathAndStaleLibraryPath) {
+  Facts f = box("6.8.0-45-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  f.env["PATH"] = "/usr/bin:/bin";
+  auto hits = with_id(run(f), "env.rocm-path");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::info);
+  f.env["PATH"] = "/usr/bin:/opt/rocm-6.4.1/bin/";
+  EXPECT_TRUE(run(f).empty());
+  f.rocm.installed = {"/opt/rocm-5.7.1", "/opt/rocm-6.4.1"};
+  f.env["LD_LIBRARY_PATH"] = "/opt/rocm-5.7.1/lib";
+  hits = with_id(run(f), "env.rocm-path");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::warning);
+}
+
+TEST(EnvWsl, SaysWhatWorks) {
+  Facts f = box("5.15.167.4-microsoft-standard-WSL2", "6.4.1");
+  f.os.wsl = true;
+  auto hits = with_id(run(f), "env.wsl");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0]->detail.find("DirectML"), std::string::npos);
+  Facts g = box();
+  EXPECT_TRUE(run(g).empty());
+}
+
+}  // namespace
+}  // namespace amdml
