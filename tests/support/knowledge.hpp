@@ -69,7 +69,7 @@ struct Diagnosed {
   // The finding ids, sorted.
   std::vector<std::string> ids() const {
     std::vector<std::string> v;
-    for (const auto& f : findings) v.push_back(to_string(f.id));
+    for (const auto& f : findings) v.push_back(std::string(to_string(f.id)));
     std::sort(v.begin(), v.end());
     return v;
   }

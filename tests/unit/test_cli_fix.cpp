@@ -254,11 +254,11 @@ TEST(FixCli, CommandRolesSayWhichAreAlternatives) {
 // A user's --recipes DIR is checked as strictly as the embedded recipes: a misspelt
 // key is a usage error naming the file and line, not a key silently ignored.
 TEST(FixCli, ATypoKeyInAUsersRecipesDirIsAnErrorNamingFileAndLine) {
-  TempTree t("fix-apu");
+  TestTree t("fix-apu");
   fs::path dir = t / "my-recipes";
   fs::copy(fs::path(AMDML_SOURCE_DIR) / "recipes", dir, fs::copy_options::recursive);
   auto good = run_amdml("--recipes " + dir.string() + " " + root_args(t) + " fix --no-runtime --list");
-  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_EQ(good.code, 0) << good.err;
   {
     std::ofstream out(dir / "fixes/groups.toml", std::ios::app);
     out << "\n[[steps]]\nkind = \"follow-up\"\nneed = \"relogin\"\ntext = \"x\"\nservice_txt = \"y\"\n";
@@ -266,7 +266,7 @@ TEST(FixCli, ATypoKeyInAUsersRecipesDirIsAnErrorNamingFileAndLine) {
   auto text = read_file(dir / "fixes/groups.toml");
   const auto line = std::count(text.begin(), text.end(), '\n');  // the typo is on the last line
   auto bad = run_amdml("--recipes " + dir.string() + " " + root_args(t) + " fix --no-runtime");
-  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.err.find("recipes/fixes/groups.toml:" + std::to_string(line) + ": unknown key 'service_txt' in a follow-up step"),
             std::string::npos)
       << bad.err;

@@ -5,6 +5,7 @@
 // knowledge and ML layers); groups comes from the real access rule.
 #include <gtest/gtest.h>
 
+#include "render/fix_text.hpp"
 #include "support/faulty_fs.hpp"
 #include "support/knowledge.hpp"
 #include "support/tree.hpp"

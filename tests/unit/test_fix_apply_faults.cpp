@@ -17,6 +17,7 @@
 #include <climits>
 #include <cstring>
 
+#include "render/fix_text.hpp"
 #include "support/faulty_fs.hpp"
 #include "support/knowledge.hpp"
 #include "support/tree.hpp"
@@ -73,7 +74,7 @@ struct Bench {
     findings = d->findings;
     for (const auto& f : s.extra) findings.push_back(f);
     platform::SafeTree tree(t.str());
-    PlanInputs in{*d->host, tree, d->facts, findings, d->recipes, s.only};
+    fix::PlanInputs in{*d->host, tree, d->facts, findings, d->recipes, s.only};
     plan = fix::plan_fixes(in);
   }
   Result<ApplyOutcome> apply(platform::FsOps& target_ops, platform::FsOps& journal_ops) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "render/fix_text.hpp"
 #include "fix/journal.hpp"
 #include "platform/host.hpp"
 #include "support/cli.hpp"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/errno_names.hpp"
 #include "formats/host_manifest.hpp"
 
 using namespace amdml;
