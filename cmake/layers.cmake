@@ -8,7 +8,8 @@
 
 add_library(amdml_options INTERFACE)
 target_compile_features(amdml_options INTERFACE cxx_std_20)
-target_compile_options(amdml_options INTERFACE -Wall -Wextra -Wno-unused-parameter)
+target_compile_options(amdml_options INTERFACE -Wall -Wextra -Wno-unused-parameter
+  -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wimplicit-fallthrough)
 if(AMDML_WERROR)
   target_compile_options(amdml_options INTERFACE -Werror)
 endif()

@@ -28,7 +28,7 @@ Status write_file_atomic(const std::string& path, const std::string& content, st
     ::unlink(tmp.c_str());
     return Status(make_error(path + ": " + errno_text(err), err));
   };
-  if (auto st = write_fd(fd.get(), content, path); !st) return fail(st.error().code);
+  if (auto written = write_fd(fd.get(), content, path); !written) return fail(written.error().code);
   if (::fchmod(fd.get(), perm) != 0) return fail(errno);
   if (::fsync(fd.get()) != 0) return fail(errno);
   if (fd.close() != 0) {

@@ -40,9 +40,9 @@ void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   }
   std::string user = id.user.empty() ? "$USER" : id.user;
   auto join = [](const std::set<std::string>& s) {
-    std::string out;
-    for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
-    return out;
+    std::string joined;
+    for (const auto& x : s) joined += (joined.empty() ? "" : ",") + x;
+    return joined;
   };
   if (!missing_groups.empty()) {
     auto fd = make_finding(FindingId::access_kfd, "User " + user + " cannot open the GPU device nodes",

@@ -122,8 +122,8 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixEveryFixture, ::testing::ValuesIn(all_fixtures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& test_info) {
+                           std::string n = test_info.param;
                            for (char& c : n)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
