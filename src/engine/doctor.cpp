@@ -4,6 +4,7 @@
 
 #include "engine/pipeline.hpp"
 #include "render/fleet.hpp"
+#include "render/list.hpp"
 #include "render/render.hpp"
 #include "rules/rules.hpp"
 
@@ -11,26 +12,11 @@ namespace amdml::engine {
 
 namespace {
 
-std::string list_text() {
-  std::string out = "Probes (in run order):\n";
-  for (const auto& p : probe_table()) out += std::string("  ") + p.name + std::string(12 - std::min<std::size_t>(11, std::string(p.name).size()), ' ') + p.what + "\n";
-  out += "\nFinding ids:\n";
-  for (const auto& f : finding_catalog()) {
-    std::string id(f.name);
-    out += "  " + id + std::string(id.size() < 28 ? 28 - id.size() : 1, ' ') + std::string(to_string(f.severity)) +
-           std::string(9 - to_string(f.severity).size(), ' ') + std::string(f.summary) + "\n";
-  }
+// The probe table as `--list` shows it.
+std::vector<ListedProbe> listed_probes() {
+  std::vector<ListedProbe> out;
+  for (const auto& p : probe_table()) out.push_back({p.name, p.what});
   return out;
-}
-
-// `--list --format json`: the same two tables as a document.
-nlohmann::json list_json() {
-  nlohmann::json probes = nlohmann::json::array();
-  for (const auto& p : probe_table()) probes.push_back({{"name", p.name}, {"what", p.what}});
-  nlohmann::json findings = nlohmann::json::array();
-  for (const auto& f : finding_catalog())
-    findings.push_back({{"id", std::string(f.name)}, {"severity", std::string(to_string(f.severity))}, {"summary", std::string(f.summary)}});
-  return {{"schema", "amdml.list/1"}, {"probes", probes}, {"findings", findings}};
 }
 
 // --format json: one JSON document on stdout even when amdml cannot start.
@@ -70,8 +56,8 @@ int doctor_prometheus(const GlobalOptions& g, const DoctorOptions& o) {
 
 int doctor(const GlobalOptions& g, const DoctorOptions& o) {
   if (o.list) {
-    if (o.format == Format::json) emit(o.output, json_text(list_json()) + "\n");
-    else emit_text(o.output, list_text());
+    if (o.format == Format::json) emit(o.output, json_text(list_json(listed_probes())) + "\n");
+    else emit_text(o.output, render_list_text(listed_probes()));
     return kExitOk;
   }
   if (o.ci || o.format == Format::junit) {

@@ -83,7 +83,7 @@ bool want_color(ColorMode mode) {
     case ColorMode::never: return false;
     case ColorMode::automatic: break;
   }
-  return platform::want_color("auto");
+  return platform::stdout_wants_color();
 }
 
 ProbeOptions ProbeFlags::options() const {

@@ -16,9 +16,7 @@ std::optional<std::string> process_env(const char* name) {
   return std::string(v);
 }
 
-bool want_color(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
+bool stdout_wants_color() {
   if (auto v = process_env("NO_COLOR"); v && !v->empty()) return false;
   if (auto v = process_env("CLICOLOR_FORCE"); v && !v->empty() && *v != "0") return true;
   if (auto v = process_env("TERM"); v && *v == "dumb") return false;

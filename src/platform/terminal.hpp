@@ -9,8 +9,9 @@ namespace amdml::platform {
 
 bool stdout_is_tty();
 bool stdin_is_tty();
-// mode: "auto", "always", "never".
-bool want_color(const std::string& mode);
+// Whether colour is wanted on stdout when the user did not say (--color=auto):
+// NO_COLOR, CLICOLOR_FORCE and TERM=dumb, else whether stdout is a terminal.
+bool stdout_wants_color();
 // The real process environment (not the host's): for amdml's own settings.
 std::optional<std::string> process_env(const char* name);
 
