@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "base/enum_names.hpp"
+
 namespace amdml {
 
 // The closed set of step kinds, in the order of RecipeStep's alternatives.
@@ -21,18 +23,13 @@ enum class StepKind {
   follow_up,          // tell the person: reboot, new login, ...
 };
 // The spelling in a recipe file: "group-members", "modprobe-option", ...
-inline const char* to_string(StepKind k) {
-  switch (k) {
-    case StepKind::group_members: return "group-members";
-    case StepKind::modprobe_option: return "modprobe-option";
-    case StepKind::env_file: return "env-file";
-    case StepKind::daemon_reload: return "daemon-reload";
-    case StepKind::restart_if_running: return "restart-if-running";
-    case StepKind::initramfs: return "initramfs";
-    case StepKind::follow_up: return "follow-up";
-  }
-  return "?";
-}
+inline constexpr EnumName<StepKind> kStepKindNames[] = {
+    {StepKind::group_members, "group-members"}, {StepKind::modprobe_option, "modprobe-option"},
+    {StepKind::env_file, "env-file"},           {StepKind::daemon_reload, "daemon-reload"},
+    {StepKind::restart_if_running, "restart-if-running"}, {StepKind::initramfs, "initramfs"},
+    {StepKind::follow_up, "follow-up"},
+};
+inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }
 
 // How a recipe's parameters are read (the contracts in TEAM.md): which alternative of
 // FixParams (amdml/fix_params.hpp) it takes.
@@ -42,7 +39,8 @@ enum class ParamSchema { groups, ttm, hsa, env };
 enum class EnvFormat { profile_sh, environment_d, systemd_dropin };
 
 enum class FollowUp { reboot, relogin };
-inline const char* to_string(FollowUp f) { return f == FollowUp::reboot ? "reboot" : "relogin"; }
+inline constexpr EnumName<FollowUp> kFollowUpNames[] = {{FollowUp::reboot, "reboot"}, {FollowUp::relogin, "relogin"}};
+inline const char* to_string(FollowUp f) { return enum_name(kFollowUpNames, f, "relogin"); }
 
 struct GroupMembersStep {
   std::vector<std::string> files;  // the group databases (/etc/group, /etc/gshadow)

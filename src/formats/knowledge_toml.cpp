@@ -7,6 +7,7 @@
 
 #include "formats/system_files.hpp"
 #include "formats/toml.hpp"
+#include "model/enum_tables.hpp"
 
 namespace amdml {
 
@@ -307,9 +308,7 @@ Result<std::map<std::string, KernelStatus>> status_table(const std::string& file
     std::string name(k.str());
     if (!Version::parse(name)) return make_error(where(file, t) + ": '" + key + "' key " + name + " is not a ROCm version");
     if (!s) return make_error(where(file, t) + ": '" + key + "' values must be strings");
-    if (*s == "ok") out[name] = KernelStatus::ok;
-    else if (*s == "unstable") out[name] = KernelStatus::unstable;
-    else if (*s == "unsupported") out[name] = KernelStatus::unsupported;
+    if (auto st = enum_from_name(names::kKernelStatus, *s)) out[name] = *st;
     else return make_error(where(file, t) + ": '" + *s + "' must be ok, unstable or unsupported");
   }
   return out;

@@ -6,30 +6,6 @@
 #include "formats/json.hpp"
 #include "formats/system_files.hpp"
 
-namespace amdml {
-
-const char* to_string(TorchBuild b) {
-  switch (b) {
-    case TorchBuild::rocm: return "rocm";
-    case TorchBuild::cuda: return "cuda";
-    case TorchBuild::cpu: return "cpu";
-    case TorchBuild::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-const char* to_string(LlamaBackend b) {
-  switch (b) {
-    case LlamaBackend::hip: return "hip";
-    case LlamaBackend::vulkan: return "vulkan";
-    case LlamaBackend::cuda: return "cuda";
-    case LlamaBackend::cpu: return "cpu";
-  }
-  return "cpu";
-}
-
-}  // namespace amdml
-
 namespace amdml::mlparse {
 
 std::optional<Version> ollama_version(std::string_view out) {

@@ -14,12 +14,7 @@ namespace amdml {
 
 namespace {
 
-std::optional<StepKind> parse_kind(const std::string& s) {
-  for (auto k : {StepKind::group_members, StepKind::modprobe_option, StepKind::env_file, StepKind::daemon_reload,
-                 StepKind::restart_if_running, StepKind::initramfs, StepKind::follow_up})
-    if (s == to_string(k)) return k;
-  return std::nullopt;
-}
+std::optional<StepKind> parse_kind(const std::string& s) { return enum_from_name(kStepKindNames, s); }
 
 std::optional<ParamSchema> parse_schema(const std::string& s) {
   if (s == "groups") return ParamSchema::groups;
@@ -131,8 +126,7 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
       s.text = str("text");
       s.service_text = str("service_text");
       auto need = str("need");
-      if (need == "reboot") s.need = FollowUp::reboot;
-      else if (need == "relogin") s.need = FollowUp::relogin;
+      if (auto n = enum_from_name(kFollowUpNames, need)) s.need = *n;
       else return make_error(where + ": follow-up needs 'need' (reboot or relogin)");
       if (s.text.empty()) return make_error(where + ": follow-up needs 'text'");
       return RecipeStep(std::move(s));

@@ -7,23 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "amdml/facts_runtime.hpp"
+#include "model/enum_tables.hpp"
 
 namespace amdml {
 
 using nlohmann::json;
 
 namespace {
-
-struct OutcomeName {
-  HsaOutcome outcome;
-  const char* name;
-};
-constexpr OutcomeName kOutcomes[] = {
-    {HsaOutcome::not_run, "not-run"},       {HsaOutcome::skipped, "skipped"},
-    {HsaOutcome::not_installed, "not-installed"}, {HsaOutcome::init_failed, "init-failed"},
-    {HsaOutcome::ok, "ok"},                 {HsaOutcome::crashed, "crashed"},
-    {HsaOutcome::timed_out, "timeout"},     {HsaOutcome::bad_output, "bad-output"},
-};
 
 // Reads obj[key] into out when present and not null; a value of another kind fails
 // with "<where><key> must be ...".
@@ -139,57 +129,7 @@ bool read_attempts(Reader& r, std::vector<LibraryAttempt>& out) {
   return true;
 }
 
-// "unknown" is what the writer spells a segment the runtime did not name, so it reads back.
-std::optional<HsaSegment> parse_segment(const std::string& s) {
-  for (auto seg : {HsaSegment::global, HsaSegment::readonly, HsaSegment::private_, HsaSegment::group, HsaSegment::unknown})
-    if (s == to_string(seg)) return seg;
-  return std::nullopt;
-}
-
 }  // namespace
-
-const char* to_string(HsaOutcome o) {
-  for (const auto& n : kOutcomes)
-    if (n.outcome == o) return n.name;
-  return "not-run";
-}
-
-std::optional<HsaOutcome> parse_hsa_outcome(const std::string& s) {
-  for (const auto& n : kOutcomes)
-    if (s == n.name) return n.outcome;
-  return std::nullopt;
-}
-
-const char* to_string(HsaDeviceType t) {
-  switch (t) {
-    case HsaDeviceType::cpu: return "cpu";
-    case HsaDeviceType::gpu: return "gpu";
-    case HsaDeviceType::dsp: return "dsp";
-    case HsaDeviceType::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-const char* to_string(HsaSegment s) {
-  switch (s) {
-    case HsaSegment::global: return "global";
-    case HsaSegment::readonly: return "readonly";
-    case HsaSegment::private_: return "private";
-    case HsaSegment::group: return "group";
-    case HsaSegment::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-const char* to_string(ValueSource s) {
-  switch (s) {
-    case ValueSource::libdrm: return "libdrm";
-    case ValueSource::sysfs: return "sysfs";
-    case ValueSource::hsa: return "hsa";
-    case ValueSource::kfd: return "kfd";
-  }
-  return "sysfs";
-}
 
 std::string HsaPool::flags_text() const {
   if (segment != HsaSegment::global) return "";
@@ -338,10 +278,8 @@ Result<HsaFacts> parse_hsa_record(const json& j) {
                  ar.uint("compute_units", a.compute_units) && ar.uint("simds_per_cu", a.simds_per_cu) &&
                  ar.uint("wavefront_size", a.wavefront_size) && ar.boolean("apu", a.apu) && ar.strings("isas", a.isas);
       if (!aok) return *ar.error;
-      if (device == "gpu") a.device = HsaDeviceType::gpu;
-      else if (device == "cpu") a.device = HsaDeviceType::cpu;
-      else if (device == "dsp") a.device = HsaDeviceType::dsp;
-      else if (!device.empty() && device != "unknown")
+      if (auto d = enum_from_name(names::kHsaDeviceType, device)) a.device = *d;
+      else if (!device.empty())
         return make_error(aw + "device \"" + device + "\" is not one of cpu, gpu, dsp");
       const json* pools = ar.array("pools");
       if (ar.error) return *ar.error;
@@ -359,7 +297,8 @@ Result<HsaFacts> parse_hsa_record(const json& j) {
                 pr.boolean("alloc_allowed", alloc) && pr.bytes("alloc_granule", p.alloc_granule) &&
                 pr.boolean("accessible_by_all", p.accessible_by_all)))
             return *pr.error;
-          if (auto s = parse_segment(seg)) p.segment = *s;
+          // "unknown" is what the writer spells a segment the runtime did not name, so it reads back.
+          if (auto s = enum_from_name(names::kHsaSegment, seg)) p.segment = *s;
           else if (!seg.empty()) return make_error(pw + "segment \"" + seg + "\" is not one of global, readonly, private, group");
           p.global_flags = flags.value_or(0);
           p.alloc_allowed = alloc.value_or(false);

@@ -9,18 +9,6 @@
 
 namespace amdml::systemd {
 
-const char* to_string(UnitIssue::Kind k) {
-  switch (k) {
-    case UnitIssue::Kind::syntax: return "syntax";
-    case UnitIssue::Kind::unknown_key: return "unknown-key";
-    case UnitIssue::Kind::bad_environment: return "bad-environment";
-    case UnitIssue::Kind::env_file_missing: return "env-file-missing";
-    case UnitIssue::Kind::env_file_relative: return "env-file-relative";
-    case UnitIssue::Kind::bad_env_file_line: return "bad-env-file-line";
-  }
-  return "?";
-}
-
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

@@ -8,27 +8,6 @@
 
 namespace amdml {
 
-const char* to_string(IsaFamily f) {
-  switch (f) {
-    case IsaFamily::gcn: return "gcn";
-    case IsaFamily::cdna: return "cdna";
-    case IsaFamily::rdna1: return "rdna1";
-    case IsaFamily::rdna2: return "rdna2";
-    case IsaFamily::rdna3: return "rdna3";
-    case IsaFamily::rdna3_5: return "rdna3.5";
-    case IsaFamily::rdna4: return "rdna4";
-    case IsaFamily::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-std::optional<IsaFamily> parse_isa_family(const std::string& s) {
-  for (auto f : {IsaFamily::gcn, IsaFamily::cdna, IsaFamily::rdna1, IsaFamily::rdna2, IsaFamily::rdna3,
-                 IsaFamily::rdna3_5, IsaFamily::rdna4})
-    if (s == to_string(f)) return f;
-  return std::nullopt;
-}
-
 bool isa_compatible(IsaFamily a, IsaFamily b) {
   auto gfx11 = [](IsaFamily f) { return f == IsaFamily::rdna3 || f == IsaFamily::rdna3_5; };
   return a == b || (gfx11(a) && gfx11(b));
@@ -38,16 +17,6 @@ std::string short_version(const Version& v) {
   std::string s = std::to_string(v.major) + "." + std::to_string(v.minor);
   if (v.patch) s += "." + std::to_string(v.patch);
   return s;
-}
-
-const char* to_string(KernelStatus s) {
-  switch (s) {
-    case KernelStatus::ok: return "ok";
-    case KernelStatus::unstable: return "unstable";
-    case KernelStatus::unsupported: return "unsupported";
-    case KernelStatus::unknown: return "unknown";
-  }
-  return "unknown";
 }
 
 bool RocmRelease::has_kernels(const GfxTarget& t) const {

@@ -220,15 +220,6 @@ std::optional<std::uint32_t> parse_component(std::string_view s) {
 
 }  // namespace
 
-const char* to_string(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::passed: return "passed";
-    case CheckStatus::failed: return "failed";
-    case CheckStatus::skipped: return "skipped";
-  }
-  return "passed";
-}
-
 int CheckReport::count(CheckStatus s) const {
   return static_cast<int>(std::count_if(cases.begin(), cases.end(), [&](const CheckCase& c) { return c.status == s; }));
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/errno_names.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
@@ -31,16 +32,9 @@ std::string gid_label(const DeviceAccess& d) {
   return "gid " + std::to_string(*d.gid) + (d.group ? " (" + *d.group + " in this image)" : " (no name in this image)");
 }
 
-std::string errno_name(int e) {
-  switch (e) {
-    case EPERM: return "EPERM";
-    case EACCES: return "EACCES";
-    case EINVAL: return "EINVAL";
-    case ENOENT: return "ENOENT";
-    case ENXIO: return "ENXIO";
-    case ENODEV: return "ENODEV";
-    default: return "errno " + std::to_string(e);
-  }
+std::string errno_label(int e) {
+  const char* name = errno_symbol(e);
+  return name ? std::string(name) : "errno " + std::to_string(e);
 }
 
 // What the numeric --group-add arguments are when the host's gids are not known here:
@@ -165,7 +159,7 @@ void rootless_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& 
     if (!d.exists || !d.gid || *d.gid != kOverflowGid || usable(f, d)) continue;
     if (d.path != "/dev/kfd" && !is_render(d)) continue;
     std::string v = "gid " + std::to_string(kOverflowGid) + " (the host's group is not mapped into this namespace)";
-    if (d.open == OpenCheck::failed) v += ", open: " + errno_name(d.open_errno);
+    if (d.open == OpenCheck::failed) v += ", open: " + errno_label(d.open_errno);
     ev.push_back({d.path, v});
   }
   if (ev.empty()) return;
@@ -205,7 +199,7 @@ void gid_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& out) 
     if (d.gid && has_gid(p, *d.gid)) continue;                    // in the group, refused for another reason
     if (std::find(bad.begin(), bad.end(), *d.gid) == bad.end()) bad.push_back(*d.gid);
     std::string v = gid_label(d);
-    if (d.open == OpenCheck::failed) v += ", open: " + errno_name(d.open_errno);
+    if (d.open == OpenCheck::failed) v += ", open: " + errno_label(d.open_errno);
     ev.push_back({d.path, v});
   }
   if (bad.empty()) return;

@@ -6,14 +6,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/errno_names.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 namespace {
 
 std::string errno_label(int e) {
-  const char* name = e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == EINVAL ? "EINVAL" : e == ENOMEM ? "ENOMEM"
-                   : e == EFAULT ? "EFAULT" : e == ENOENT ? "ENOENT" : e == ENXIO ? "ENXIO" : e == ENODEV ? "ENODEV" : nullptr;
+  const char* name = errno_symbol(e);
   std::string text = std::strerror(e);
   return name ? std::string(name) + " (" + text + ")" : text;
 }

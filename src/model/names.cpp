@@ -1,0 +1,21 @@
+// The model enums' to_string, from the tables in enum_tables.hpp.
+#include "model/enum_tables.hpp"
+
+namespace amdml {
+
+const char* to_string(IsaFamily f) { return enum_name(names::kIsaFamily, f, "unknown"); }
+std::optional<IsaFamily> parse_isa_family(const std::string& s) { return enum_from_name(names::kIsaFamily, s); }
+const char* to_string(KernelStatus s) { return enum_name(names::kKernelStatus, s, "unknown"); }
+const char* to_string(TorchBuild b) { return enum_name(names::kTorchBuild, b, "unknown"); }
+const char* to_string(LlamaBackend b) { return enum_name(names::kLlamaBackend, b, "cpu"); }
+const char* to_string(HsaOutcome o) { return enum_name(names::kHsaOutcome, o, "not-run"); }
+std::optional<HsaOutcome> parse_hsa_outcome(const std::string& s) { return enum_from_name(names::kHsaOutcome, s); }
+const char* to_string(HsaDeviceType t) { return enum_name(names::kHsaDeviceType, t, "unknown"); }
+const char* to_string(HsaSegment s) { return enum_name(names::kHsaSegment, s, "unknown"); }
+const char* to_string(ValueSource s) { return enum_name(names::kValueSource, s, "sysfs"); }
+const char* to_string(CheckStatus s) { return enum_name(names::kCheckStatus, s, "passed"); }
+namespace systemd {
+const char* to_string(UnitIssue::Kind k) { return enum_name(names::kUnitIssueKind, k, "?"); }
+}  // namespace systemd
+
+}  // namespace amdml
