@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "formats/system_files.hpp"
 
 namespace amdml::fix {
@@ -22,12 +23,6 @@ std::vector<std::string> physical_lines(const std::string& s) {
     out.push_back(s.substr(i, j - i + 1));
     i = j + 1;
   }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& l : v) out += l;
   return out;
 }
 
@@ -86,7 +81,7 @@ GroupEdit add_group_members(const std::string& text, const std::string& user, co
   }
   for (std::size_t i = 0; i < groups.size(); ++i)
     if (!seen[i]) out.missing.push_back(groups[i]);
-  out.text = join(lines);
+  out.text = text::join(lines, "");
   return out;
 }
 
@@ -153,7 +148,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
       out.last_line = static_cast<int>(li) + 1;
     }
   }
-  out.text = join(lines);
+  out.text = text::join(lines, "");
   return out;
 }
 
@@ -185,7 +180,7 @@ std::string append_to_line(const std::string& text, int line, const std::string&
     body = body.substr(0, e2) + " " + words + body.substr(e2);
   }
   lines[idx] = body + end;
-  return join(lines);
+  return text::join(lines, "");
 }
 
 std::string render_env_file(EnvFormat format, const std::string& recipe_id, const EnvSettings& env) {

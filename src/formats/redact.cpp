@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "base/paths.hpp"
+#include "base/text.hpp"
 #include "formats/system_files.hpp"
 #include "formats/secrets.hpp"
 #include "formats/snapshot.hpp"
@@ -909,11 +910,7 @@ void Redactor::apply(Recording& r) {
 }
 
 std::vector<std::string> RedactionSummary::lines() const {
-  auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-    return s;
-  };
+  auto join = [](const std::vector<std::string>& v) { return text::join(v, ", "); };
   std::vector<std::string> out;
   if (!users.empty()) out.push_back("user names: " + std::to_string(users.size()) + " replaced (" + join(users) + ")");
   if (homes) out.push_back("home directories: " + std::to_string(homes) + " replaced");

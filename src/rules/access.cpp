@@ -39,11 +39,7 @@ void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     }
   }
   std::string user = id.user.empty() ? "$USER" : id.user;
-  auto join = [](const std::set<std::string>& s) {
-    std::string joined;
-    for (const auto& x : s) joined += (joined.empty() ? "" : ",") + x;
-    return joined;
-  };
+  auto join = [](const std::set<std::string>& s) { return text::join({s.begin(), s.end()}, ","); };
   if (!missing_groups.empty()) {
     auto fd = make_finding(FindingId::access_kfd, "User " + user + " cannot open the GPU device nodes",
                            "The device nodes are group-owned with no access for others, and " + user +

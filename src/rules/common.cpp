@@ -138,7 +138,6 @@ std::string rocr_device_name(const Facts& f, int gpu_index) {
 
 namespace ml {
 
-std::optional<GfxTarget> parse_override(const std::string& value) { return parse_gfx_override(value); }
 
 std::optional<std::string> unquote(const std::string& v) {
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) return v.substr(1, v.size() - 2);
@@ -185,20 +184,14 @@ std::optional<std::string> driver_too_old_for(const Facts& f, const RocmRelease&
          " that ROCm " + std::to_string(r.version.major) + "." + std::to_string(r.version.minor) + " supports";
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 std::string gfx_names(const std::vector<GfxTarget>& v) {
   std::vector<std::string> n;
   for (const auto& g : v) n.push_back(g.name());
-  return join(n, " ");
+  return text::join(n, " ");
 }
 
 std::string install_command(const Facts& f, const std::vector<std::string>& packages) {
-  std::string list = join(packages, " ");
+  std::string list = text::join(packages, " ");
   auto is = [&](const char* id) {
     if (f.os.id == id) return true;
     return std::find(f.os.id_like.begin(), f.os.id_like.end(), id) != f.os.id_like.end();

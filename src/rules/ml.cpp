@@ -31,12 +31,12 @@ void ml_rules(const RuleContext& ctx, std::vector<Finding>& out) {
           }
       if (missing_names.empty()) continue;
       auto fd = make_finding(FindingId::ml_rocm_libraries, pkg.name + " in " + env.prefix + " is missing ROCm libraries: " +
-                                                      ml::join(missing_names, ", "),
+                                                      text::join(missing_names, ", "),
                              pkg.name + " " + pkg.version + " loads these from the system ROCm (" +
                                  f.rocm.path.value_or("none installed") + ") rather than bundling them the way PyTorch "
                                  "wheels do; without them it finds no GPU.");
       fd.evidence.push_back({pkg.path, pkg.name + " " + pkg.version});
-      fd.evidence.push_back({f.rocm.path.value_or("/opt/rocm"), "missing " + ml::join(missing_names, ", ")});
+      fd.evidence.push_back({f.rocm.path.value_or("/opt/rocm"), "missing " + text::join(missing_names, ", ")});
       fd.commands.push_back(ml::install_command(f, packages) + "   # AMD ROCm repository package names");
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));

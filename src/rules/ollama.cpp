@@ -137,7 +137,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     const auto& v = it->second;
     Evidence ev{where(v), "HSA_OVERRIDE_GFX_VERSION=" + v.value};
     auto unq = ml::unquote(v.value);
-    auto parsed = ml::parse_override(v.value);
+    auto parsed = parse_gfx_override(v.value);
     if (unq) {
       plan.problem("HSA_OVERRIDE_GFX_VERSION has literal quotes in its value (" + v.value +
                        "): ROCm reads the value raw, rejects it, and finds no GPU.",
@@ -157,9 +157,9 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     }
     if (!effective_override) {
       if (needed) plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
-      else if (unq && ml::parse_override(*unq)) plan.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
+      else if (unq && parse_gfx_override(*unq)) plan.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
       else plan.unset.push_back("HSA_OVERRIDE_GFX_VERSION");
-      if (plan.set.count("HSA_OVERRIDE_GFX_VERSION")) effective_override = ml::parse_override(plan.set["HSA_OVERRIDE_GFX_VERSION"]);
+      if (plan.set.count("HSA_OVERRIDE_GFX_VERSION")) effective_override = parse_gfx_override(plan.set["HSA_OVERRIDE_GFX_VERSION"]);
     }
   } else if (needed) {
     std::string gpu_names;
@@ -220,7 +220,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       if (eq == std::string::npos) continue;
       std::string name = word.substr(0, eq);
       if (!systemd::env_name_valid(name) || env.count(name) || plan.set.count(name)) continue;
-      if (name == "HSA_OVERRIDE_GFX_VERSION" && !ml::parse_override(word.substr(eq + 1))) continue;
+      if (name == "HSA_OVERRIDE_GFX_VERSION" && !parse_gfx_override(word.substr(eq + 1))) continue;
       if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !needed && shipped) continue;  // not needed here
       plan.set[name] = word.substr(eq + 1);
     }
@@ -257,7 +257,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     // The person's own global override, when amdml has no better value and the build
     // ships its target, is what they meant the service to have.
     if (!decided && k == "HSA_OVERRIDE_GFX_VERSION" && !needed && !mixed && !env.count(k))
-      if (auto t = ml::parse_override(v); t && shipped && contains(shipped->targets, *t)) {
+      if (auto t = parse_gfx_override(v); t && shipped && contains(shipped->targets, *t)) {
         plan.set[k] = v;
         for (const auto& [name, val] : env)
           if (name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0) plan.unset.push_back(name);
@@ -281,9 +281,9 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   std::string title = plan.problems.size() == 1 ? "The ollama service's environment needs a change"
                                                 : "The ollama service's environment has " +
                                                       std::to_string(plan.problems.size()) + " problems";
-  auto fd = make_finding(FindingId::ollama_env, title, ml::join(plan.problems, " "));
+  auto fd = make_finding(FindingId::ollama_env, title, text::join(plan.problems, " "));
   fd.evidence = plan.evidence;
-  if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + ml::join(svc.files, ", ")});
+  if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + text::join(svc.files, ", ")});
   fd.gpus = gpus;
   if (!plan.set.empty() || !plan.unset.empty()) {
     EnvParams params;
@@ -341,12 +341,12 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
   if (missing.empty()) return;
   std::sort(missing.begin(), missing.end());
   auto fd = make_finding(FindingId::ollama_access, "The ollama service user " + svc.user + " cannot open the GPU devices",
-                         "ollama.service runs as " + svc.user + ", which is not in group " + ml::join(missing, ",") +
+                         "ollama.service runs as " + svc.user + ", which is not in group " + text::join(missing, ",") +
                              " that owns the device nodes; ROCm then finds no GPU and ollama runs on the CPU.");
   fd.evidence = ev;
-  fd.evidence.push_back({"/etc/group", svc.user + " not in " + ml::join(missing, ",")});
+  fd.evidence.push_back({"/etc/group", svc.user + " not in " + text::join(missing, ",")});
   fd.fix = FixRef{"groups", GroupsParams{svc.user, missing}};
-  fd.commands.push_back("sudo usermod -a -G " + ml::join(missing, ",") + " " + svc.user);
+  fd.commands.push_back("sudo usermod -a -G " + text::join(missing, ",") + " " + svc.user);
   fd.commands.push_back("sudo systemctl restart ollama");
   fd.gpus = amd_gpu_indices(f);
   out.push_back(std::move(fd));

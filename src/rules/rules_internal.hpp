@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text.hpp"
 #include "formats/system_files.hpp"
 #include "rules/rules.hpp"
 
@@ -94,8 +95,6 @@ int rocm_device_index(const Facts& f, int gpu_index);
 // Helpers of the ML-stack rules (ollama, torch, llamacpp, ml, vulkan).
 namespace ml {
 
-// HSA_OVERRIDE_GFX_VERSION as ROCm parses it: three decimal numbers, nothing else.
-std::optional<GfxTarget> parse_override(const std::string& value);
 // The value with one layer of surrounding quotes removed, when it has them.
 std::optional<std::string> unquote(const std::string& value);
 // Go's strconv.ParseBool truthiness, after ollama strips quotes and spaces.
@@ -112,7 +111,6 @@ std::vector<int> gpus_with_gfx(const Facts& f);
 // its minimum. nullopt when it cannot be judged (no data, or AMD's DKMS driver).
 std::optional<std::string> driver_too_old_for(const Facts& f, const RocmRelease& r);
 
-std::string join(const std::vector<std::string>& v, const char* sep);
 std::string gfx_names(const std::vector<GfxTarget>& v);
 
 // The package-manager line for a list of packages on this OS.

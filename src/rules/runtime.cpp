@@ -18,11 +18,6 @@ std::string errno_label(int e) {
   return name ? std::string(name) + " (" + text + ")" : text;
 }
 
-// libhsakmt's own check (amdml/gfx.hpp): decimal major.minor.stepping, major <= 63, minor and stepping <= 255.
-bool override_well_formed(const std::string& v) {
-  return parse_gfx_override(v).has_value();
-}
-
 // HSA_OVERRIDE_GFX_VERSION and its per-node forms, as set for the report's process.
 std::vector<std::pair<std::string, std::string>> overrides(const Facts& f) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -102,7 +97,7 @@ void explain_init_failure(const Facts& f, Finding& fd) {
   }
   if (cause.empty()) {
     for (const auto& [k, v] : overrides(f)) {
-      if (override_well_formed(v)) continue;
+      if (parse_gfx_override(v)) continue;  // libhsakmt would accept it (amdml/gfx.hpp)
       cause = k + "=" + v + " is not major.minor.stepping in decimal; libhsakmt rejects it and the runtime does not "
               "start at all.";
       fd.evidence.push_back({"env " + k, v});

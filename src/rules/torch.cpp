@@ -78,7 +78,7 @@ void torch_gfx_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Fi
   if (targets.empty()) return;
   auto has = [&](const GfxTarget& g) { return std::find(targets.begin(), targets.end(), g) != targets.end(); };
   std::optional<GfxTarget> user_override;
-  if (auto it = f.env.find("HSA_OVERRIDE_GFX_VERSION"); it != f.env.end()) user_override = ml::parse_override(it->second);
+  if (auto it = f.env.find("HSA_OVERRIDE_GFX_VERSION"); it != f.env.end()) user_override = parse_gfx_override(it->second);
   for (int i : ml::gpus_with_gfx(f)) {
     const auto& g = *f.gpus[i].gfx;
     if (has(g)) continue;
