@@ -41,6 +41,7 @@ std::vector<std::string_view> step_keys(StepKind k) {
     case StepKind::follow_up: return {"kind", "need", "text", "service_text"};
     case StepKind::daemon_reload:
     case StepKind::initramfs: return {"kind"};
+    case StepKind::login_env_clear: return {"kind", "files"};
   }
   return {"kind"};
 }
@@ -133,6 +134,15 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
     }
     case StepKind::daemon_reload: return RecipeStep(DaemonReloadStep{});
     case StepKind::initramfs: return RecipeStep(InitramfsStep{});
+    case StepKind::login_env_clear: {
+      LoginEnvClearStep s;
+      if (auto* arr = t["files"].as_array())
+        for (const auto& e : *arr)
+          if (auto v = e.value<std::string>()) s.files.push_back(*v);
+      if (s.files.empty()) return make_error(where + ": login-env-clear needs 'files'");
+      for (const auto& f : s.files) AMDML_TRY_STATUS(need_path(f, "files"));
+      return RecipeStep(std::move(s));
+    }
   }
   return make_error(where + ": unknown step kind '" + *kind_s + "'");
 }
