@@ -89,7 +89,15 @@ void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams
       std::string names;
       for (const auto& m : e.missing) names += (names.empty() ? "" : ", ") + m;
       if (!shadow) {
-        c.rp.refused = make_error("group " + names + " does not exist in " + path);
+        // A directory group (sssd, LDAP): a local line would be a second group of that name.
+        const auto& nss = c.in.facts.identity.nss_groups;
+        bool directory = nss && std::any_of(e.missing.begin(), e.missing.end(), [&](const std::string& m) {
+          return std::any_of(nss->begin(), nss->end(), [&](const GroupEntry& g) { return g.name == m; });
+        });
+        c.rp.refused = make_error("group " + names + " does not exist in " + path +
+                                  (directory ? ": it comes from the directory service (NSS: sssd, LDAP), and amdml does "
+                                               "not create a local duplicate; add the user there"
+                                             : ""));
         return;
       }
       c.rp.notes.push_back(path + " has no line for " + names + "; left as it is (grpck can add it)");
