@@ -40,12 +40,18 @@ json ids_json(const std::vector<Finding>& findings) {
   return a;
 }
 
-json recipe_json(const RecipePlan& rp) {
+// What names a recipe in a plan: id, title, the findings it resolves, its parameters.
+json recipe_head(const RecipePlan& rp) {
   json r;
   r["id"] = rp.ref.recipe;
   r["title"] = rp.recipe ? json(rp.recipe->title) : json(nullptr);
   r["resolves"] = ids_json(rp.findings);
   r["params"] = fix_params_json(rp.ref.params);
+  return r;
+}
+
+json recipe_json(const RecipePlan& rp) {
+  json r = recipe_head(rp);
   r["changes"] = json::array();
   for (const auto& fc : rp.files)
     if (fc.changes()) r["changes"].push_back(change_json(fc));
@@ -60,11 +66,7 @@ json recipe_json(const RecipePlan& rp) {
 }
 
 json refused_json(const RecipePlan& rp) {
-  json r;
-  r["id"] = rp.ref.recipe;
-  r["title"] = rp.recipe ? json(rp.recipe->title) : json(nullptr);
-  r["resolves"] = ids_json(rp.findings);
-  r["params"] = fix_params_json(rp.ref.params);
+  json r = recipe_head(rp);
   r["error"] = rp.refused->message;
   // What the findings say to do by hand instead.
   json hand = json::array();
