@@ -3,11 +3,48 @@
 // live -- by actually opening the node.
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "probes/probe_util.hpp"
 #include "platform/host.hpp"
+#include "platform/nss.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
+
+namespace {
+
+// The user's groups by NSS: live from getgrouplist (recorded for snapshots), under
+// --root from the manifest's "nss_groups": {"alice": [{"gid": 992, "name": "render"}]}.
+std::optional<std::vector<GroupEntry>> nss_groups(const Host& h, const std::string& user, std::optional<std::uint32_t> gid) {
+  if (user.empty()) return std::nullopt;
+  std::optional<std::vector<GroupEntry>> out;
+  if (h.live()) {
+    if (!gid) return std::nullopt;
+    auto got = platform::nss_user_groups(user, *gid);
+    if (!got) return std::nullopt;
+    out.emplace();
+    nlohmann::json rec = nlohmann::json::array();
+    for (const auto& g : *got) {
+      out->push_back({g.name, g.gid, {user}});
+      rec.push_back({{"gid", g.gid}, {"name", g.name}});
+    }
+    h.record_fact("nss_groups", {{user, rec}});
+    return out;
+  }
+  auto rec = h.recorded("nss_groups");
+  if (!rec || !rec->is_object() || !rec->contains(user) || !(*rec)[user].is_array()) return std::nullopt;
+  out.emplace();
+  for (const auto& e : (*rec)[user]) {
+    if (!e.is_object() || !e.contains("gid") || !e["gid"].is_number_unsigned() || e["gid"].get<std::uint64_t>() > 0xffffffffULL)
+      continue;
+    std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
+    out->push_back({name, static_cast<std::uint32_t>(e["gid"].get<std::uint64_t>()), {user}});
+  }
+  return out;
+}
+
+}  // namespace
 
 void identity(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
@@ -40,6 +77,7 @@ void identity(const ProbeContext& ctx, Facts& f) {
     if (std::find(g.members.begin(), g.members.end(), id.user) != g.members.end()) id.user_groups_etc.push_back(g.gid);
   std::sort(id.user_groups_etc.begin(), id.user_groups_etc.end());
   id.user_groups_etc.erase(std::unique(id.user_groups_etc.begin(), id.user_groups_etc.end()), id.user_groups_etc.end());
+  id.nss_groups = nss_groups(h, id.user, id.user_gid);
 
   // The nodes that matter: /dev/kfd and the render nodes of AMD GPUs (all render
   // nodes when the GPUs named none; none when there is no AMD GPU -- another vendor's
@@ -73,6 +111,9 @@ void identity(const ProbeContext& ctx, Facts& f) {
       if (a.gid) {
         a.group = id.group_name(*a.gid);
         a.in_etc_group = std::binary_search(id.user_groups_etc.begin(), id.user_groups_etc.end(), *a.gid);
+        if (id.nss_groups)
+          a.in_nss = std::any_of(id.nss_groups->begin(), id.nss_groups->end(),
+                                 [&](const GroupEntry& g) { return g.gid == *a.gid; });
         if (!behind_sudo && id.process.groups) {
           const auto& pg = *id.process.groups;
           a.in_session = std::find(pg.begin(), pg.end(), *a.gid) != pg.end() || id.process.gid == *a.gid;

@@ -180,6 +180,7 @@ struct DeviceAccess {
   std::optional<bool> in_etc_group;     // the user is a member of gid per /etc/group (or primary)
   std::optional<bool> in_session;       // the running process has gid
   OpenCheck open = OpenCheck::not_checked;
+  std::optional<bool> in_nss;           // the user is in gid by NSS (sssd, LDAP, files); nullopt: unknown
   int open_errno = 0;
 };
 
@@ -194,6 +195,10 @@ struct IdentityFacts {
   std::vector<std::uint32_t> user_groups_etc;  // the user's gids per /etc/group (+ primary)
   std::vector<DeviceAccess> devices;           // /dev/kfd then render nodes
   bool devices_known = false;                  // the host could list device nodes
+  // The user's groups by NSS (getgrouplist: /etc/group and sssd, LDAP, ...), with the
+  // names NSS gives; nullopt when unknown. What a new login session gets.
+  std::optional<std::vector<GroupEntry>> nss_groups;
+  // The group's name per /etc/group, else per NSS.
   std::optional<std::string> group_name(std::uint32_t gid) const;
 };
 

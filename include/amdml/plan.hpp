@@ -88,9 +88,18 @@ struct ApplyOutcome {
                                              // "rollback-incomplete" and --undo finishes it
 };
 
+// One file an undo looked at: "modify" (its previous bytes are back), "delete" (it did
+// not exist before: removed), "none" (it was already as before).
+struct UndoFile {
+  std::string path;
+  std::string kind;
+  std::string note;  // a chmod or chown kept, ...
+};
+
 struct UndoOutcome {
   std::string txn;
   std::vector<std::string> restored;   // "/etc/group (restored)", "/etc/x (removed: did not exist)"
+  std::vector<UndoFile> files;         // the same as data
   std::vector<CommandRecord> commands;
   bool nothing = false;                // no transaction to undo
   std::string message;                 // why nothing

@@ -21,6 +21,7 @@ enum class StepKind {
   restart_if_running, // systemctl try-restart UNIT (restarts only a running unit)
   initramfs,          // regenerate the initramfs when the module is in it
   follow_up,          // tell the person: reboot, new login, ...
+  login_env_clear,    // turn off a person's login-file lines that set the recipe's variables otherwise
 };
 // The spelling in a recipe file: "group-members", "modprobe-option", ...
 inline constexpr EnumName<StepKind> kStepKindNames[] = {
@@ -28,6 +29,7 @@ inline constexpr EnumName<StepKind> kStepKindNames[] = {
     {StepKind::env_file, "env-file"},           {StepKind::daemon_reload, "daemon-reload"},
     {StepKind::restart_if_running, "restart-if-running"}, {StepKind::initramfs, "initramfs"},
     {StepKind::follow_up, "follow-up"},
+    {StepKind::login_env_clear, "login-env-clear"},
 };
 inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }
 
@@ -65,9 +67,17 @@ struct FollowUpStep {
   std::string service_text;  // the same for a system account (uid < 1000): services, not logins
 };
 
+// The login files to look through: paths, or "DIR/*.SUFFIX" for every such file in DIR.
+// A line there that plainly sets one of the recipe's variables to another value than
+// the recipe's (a global HSA_OVERRIDE_GFX_VERSION where the recipe sets per-GPU values)
+// is commented out, so the files amdml writes are what new logins get.
+struct LoginEnvClearStep {
+  std::vector<std::string> files;
+};
+
 // One step; the alternatives follow StepKind's order.
 using RecipeStep = std::variant<GroupMembersStep, ModprobeOptionStep, EnvFileStep, DaemonReloadStep,
-                                RestartIfRunningStep, InitramfsStep, FollowUpStep>;
+                                RestartIfRunningStep, InitramfsStep, FollowUpStep, LoginEnvClearStep>;
 inline StepKind kind_of(const RecipeStep& s) { return static_cast<StepKind>(s.index()); }
 
 struct Recipe {

@@ -146,6 +146,8 @@ Runner setup_fix(CLI::App& sub, Options& all) {
   all.undo = sub.add_option("--undo", all.undo_txn, "Restore the last transaction (or TXN) byte for byte (needs root)")
                  ->expected(0, 1);
   add_probe_flags(sub, o.probe);
+  add_format(sub, o.format, {Format::text, Format::json},
+             "Output format: text (default) or json (schema amdml.fix/1: the plan, or what --apply or --undo did)");
   return [&all] {
     if (all.undo->count() > 0) all.fix.undo = all.undo_txn;
     return fix(all.global, all.fix);

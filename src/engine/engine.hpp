@@ -83,6 +83,7 @@ struct FixOptions {
   std::string only;
   std::optional<std::string> undo;  // --undo [TXN]: "" is the last transaction
   ProbeFlags probe;
+  Format format = Format::text;     // text or json (schema amdml.fix/1)
 };
 // amdml fix: plan, --apply (then verify), --undo, --list.
 int fix(const GlobalOptions& g, const FixOptions& o);

@@ -5,6 +5,7 @@
 #include "engine/pipeline.hpp"
 #include "fix/fix.hpp"
 #include "formats/recipe_toml.hpp"
+#include "render/fix_json.hpp"
 #include "render/fix_text.hpp"
 #include "platform/host.hpp"
 #include "platform/prompt.hpp"
@@ -30,8 +31,11 @@ bool host_is_root(const Host& host) {
   return id.euid && *id.euid == 0;
 }
 
-int need_root(const std::string& what, const std::string& cmd) {
+void emit_json(const nlohmann::json& doc) { write_stdout(json_text(doc) + "\n"); }
+
+int need_root(const std::string& what, const std::string& cmd, const FixOptions& o, const char* mode) {
   std::fprintf(stderr, "amdml: error: %s needs root. Run:\n  %s\n", what.c_str(), cmd.c_str());
+  if (o.format == Format::json) emit_json(fix_error_json(mode, what + " needs root: " + cmd));
   return kExitNeedRoot;
 }
 
@@ -46,15 +50,17 @@ fix::ApplyOptions apply_options(const Session& s) {
 int undo(const GlobalOptions& g, const FixOptions& o, const Session& s, platform::SafeTree& tree) {
   const std::string& txn_arg = *o.undo;
   std::string args = "--undo" + (txn_arg.empty() ? std::string() : " " + txn_arg);
-  if (!host_is_root(*s.host)) return need_root("amdml fix --undo", sudo_command(g, s, args));
+  if (!host_is_root(*s.host)) return need_root("amdml fix --undo", sudo_command(g, s, args), o, "undo");
   std::optional<std::string> txn;
   if (!txn_arg.empty()) txn = txn_arg;
   auto r = stage("undo", [&] { return fix::undo_transaction(txn, *s.host, tree, tree, apply_options(s)); });
   if (!r) {
     error_line(r.error().message);
+    if (o.format == Format::json) emit_json(fix_error_json("undo", r.error().message));
     return kExitFindings;
   }
-  emit_text("", format_undo(*r));
+  if (o.format == Format::json) emit_json(fix_undo_json(*r, !s.host->live()));
+  else emit_text("", format_undo(*r));
   return kExitOk;
 }
 
@@ -64,10 +70,15 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   Session s = open_session(g);  // stages host, knowledge
   auto recipes = stage("recipes", [&] { return load_recipes(s.recipes); });
   if (!recipes) throw UsageError(recipes.error().message);
+  const bool json = o.format == Format::json;
   if (o.list) {
+    if (json) throw UsageError("--list has no JSON form; `amdml fix --format json` is the plan");
     emit_text("", format_recipe_list(*recipes));
     return kExitOk;
   }
+  // A JSON reader cannot answer a question on the terminal.
+  if (json && o.apply && !o.yes && platform::stdin_is_tty())
+    throw UsageError("--apply --format json does not ask for confirmation: add --yes");
   if (!o.only.empty() && !fix::find_recipe(*recipes, o.only))
     throw UsageError("--only " + o.only + ": no such recipe (amdml fix --list)");
   if (o.undo && o.apply) throw UsageError("--undo and --apply cannot be combined");
@@ -88,16 +99,19 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   std::string apply_cmd = sudo_command(g, s, "--apply" + (o.only.empty() ? std::string() : " --only " + o.only)) +
                           o.probe.args();
 
+  const bool rooted = !s.host->live();
   if (!o.apply) {
-    emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
+    if (json) emit_json(fix_plan_json(plan, rooted, apply_cmd));
+    else emit_text("", format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
-  if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd);
+  if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd, o, "apply");
   if (!plan.pending()) {
-    emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
+    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, before.findings, std::nullopt));
+    else emit_text("", format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
-  if (!o.yes && platform::stdin_is_tty()) {
+  if (!json && !o.yes && platform::stdin_is_tty()) {
     emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
     if (!platform::ask_yes_no("Apply these changes?")) {
       emit_text("", "Nothing was changed.\n");
@@ -108,15 +122,22 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   auto applied = stage("apply", [&] { return fix::apply_plan(plan, *s.host, tree, tree, apply_options(s)); });
   if (!applied) {
     error_line("nothing was changed: " + applied.error().message);
+    if (json) emit_json(fix_error_json("apply", "nothing was changed: " + applied.error().message));
     return kExitFindings;
   }
-  std::string text = format_apply(*applied, plan);
   // Verify: the doctor again, and what each recipe's findings became.
+  std::optional<std::vector<Finding>> after;
   if (applied->ok) {
     Stage verify("verify");
-    Report after = run_doctor(s, po);
-    text += format_verify(plan, *applied, before.findings, after.findings);
+    after = run_doctor(s, po).findings;
   }
+  if (json) {
+    emit_json(fix_apply_json(plan, rooted, *applied, before.findings, after));
+    if (!applied->ok) return kExitFindings;
+    return plan.refused() ? kExitFindings : kExitOk;
+  }
+  std::string text = format_apply(*applied, plan);
+  if (after) text += format_verify(plan, *applied, before.findings, *after);
   for (const auto& rp : plan.recipes)
     if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
   emit_text("", text);

@@ -523,6 +523,7 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     bool is_before = cur == before;
     if (is_before && !is_after) {
       out.restored.push_back(path + " (already as before)");
+      out.files.push_back({path, "none", ""});
       already.push_back(k);
       continue;
     }
@@ -550,6 +551,7 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     std::string what = ch["existed"].get<bool>() ? "previous bytes restored" : "removed: did not exist before";
     if (kept.count(i)) what += "; " + kept[i];
     out.restored.push_back(text_of(ch["path"]) + " (" + what + ")");
+    out.files.push_back({text_of(ch["path"]), ch["existed"].get<bool>() ? "modify" : "delete", kept.count(i) ? kept[i] : ""});
   }
   if (!errors.empty()) {
     std::string list;

@@ -205,6 +205,27 @@ std::string render_env_file(EnvFormat format, const std::string& recipe_id, cons
   return out;
 }
 
+std::string comment_out_lines(const std::string& text, const std::vector<int>& lines, const std::string& why) {
+  std::string out;
+  int n = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t j = text.find('\n', i);
+    const bool last = j == std::string::npos;
+    std::string line = text.substr(i, last ? std::string::npos : j - i);
+    ++n;
+    if (std::find(lines.begin(), lines.end(), n) != lines.end()) {
+      bool cr = !line.empty() && line.back() == '\r';
+      if (cr) line.pop_back();
+      line = "#" + line + "   # " + why + (cr ? "\r" : "");
+    }
+    out += line + (last ? "" : "\n");
+    if (last) break;
+    i = j + 1;
+  }
+  return out;
+}
+
 std::map<std::string, std::string> dropin_environment(const std::string& text) {
   std::map<std::string, std::string> out;
   for (auto& line : physical_lines(text)) {

@@ -43,8 +43,15 @@ std::string append_to_line(const std::string& text, int line, const std::string&
 struct EnvSettings {
   std::vector<std::pair<std::string, std::string>> set;  // in order
   std::vector<std::string> unset;
+  // Names whose other settings in a person's login files get in the way (a
+  // login_env_clear step turns those lines off): any value not in `set` for them.
+  std::vector<std::string> clear;
 };
 std::string render_env_file(EnvFormat format, const std::string& recipe_id, const EnvSettings& env);
+
+// text with each of lines (1-based) turned into a comment ("#" before it, `why` after
+// it); every other byte as it was.
+std::string comment_out_lines(const std::string& text, const std::vector<int>& lines, const std::string& why);
 
 // Environment= and UnsetEnvironment= names a systemd drop-in sets (for conflict notes).
 std::map<std::string, std::string> dropin_environment(const std::string& text);

@@ -128,6 +128,7 @@ Result<EnvSettings> parse_hsa_params(const FixParams& params) {
     if (!valid_gfx_override(*p.value))
       return make_error("hsa-override: \"value\" must be MAJOR.MINOR.STEPPING like 11.0.0, got " + quoted(*p.value));
     out.set.emplace_back("HSA_OVERRIDE_GFX_VERSION", *p.value);
+    out.clear.push_back("HSA_OVERRIDE_GFX_VERSION");
     return out;
   }
   std::vector<std::pair<int, std::string>> nodes;
@@ -139,7 +140,12 @@ Result<EnvSettings> parse_hsa_params(const FixParams& params) {
     nodes.emplace_back(std::stoi(k), v);
   }
   std::sort(nodes.begin(), nodes.end());
-  for (const auto& [n, v] : nodes) out.set.emplace_back("HSA_OVERRIDE_GFX_VERSION_" + std::to_string(n), v);
+  // Per-GPU values: a global value would still reach every other GPU.
+  out.clear.push_back("HSA_OVERRIDE_GFX_VERSION");
+  for (const auto& [n, v] : nodes) {
+    out.set.emplace_back("HSA_OVERRIDE_GFX_VERSION_" + std::to_string(n), v);
+    out.clear.push_back("HSA_OVERRIDE_GFX_VERSION_" + std::to_string(n));
+  }
   return out;
 }
 

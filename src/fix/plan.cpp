@@ -89,7 +89,15 @@ void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams
       std::string names;
       for (const auto& m : e.missing) names += (names.empty() ? "" : ", ") + m;
       if (!shadow) {
-        c.rp.refused = make_error("group " + names + " does not exist in " + path);
+        // A directory group (sssd, LDAP): a local line would be a second group of that name.
+        const auto& nss = c.in.facts.identity.nss_groups;
+        bool directory = nss && std::any_of(e.missing.begin(), e.missing.end(), [&](const std::string& m) {
+          return std::any_of(nss->begin(), nss->end(), [&](const GroupEntry& g) { return g.name == m; });
+        });
+        c.rp.refused = make_error("group " + names + " does not exist in " + path +
+                                  (directory ? ": it comes from the directory service (NSS: sssd, LDAP), and amdml does "
+                                               "not create a local duplicate; add the user there"
+                                             : ""));
         return;
       }
       c.rp.notes.push_back(path + " has no line for " + names + "; left as it is (grpck can add it)");
@@ -219,14 +227,69 @@ void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
     for (const char* d : {"/etc/systemd/system/", "/usr/lib/systemd/system/", "/lib/systemd/system/", "/usr/local/lib/systemd/system/"})
       if (c.in.host.exists(d + step.unit)) unit_known = true;
     if (!unit_known) c.rp.notes.push_back(step.unit + " is not installed; the drop-in takes effect once it is");
-  } else {
-    auto etc_env = c.in.host.read_file("/etc/environment");
-    if (etc_env)
-      for (const auto& [k, v] : env.set)
-        for (auto line : text::split_lines(*etc_env))
-          if (text::trim(line).rfind(k + "=", 0) == 0)
-            c.rp.notes.push_back("/etc/environment also sets " + k + " (" + std::string(text::trim(line)) +
-                                 "); login shells get amdml's value, but remove that line to avoid confusion");
+  }
+}
+
+// The files a login_env_clear step names: paths, and "DIR/*.SUFFIX" expanded in name order.
+std::vector<std::string> login_files(Ctx& c, const LoginEnvClearStep& step) {
+  std::vector<std::string> out;
+  for (const auto& f : step.files) {
+    auto star = f.find("/*");
+    if (star == std::string::npos) {
+      out.push_back(f);
+      continue;
+    }
+    const std::string dir = f.substr(0, star), suffix = f.substr(star + 2);
+    auto names = c.in.tree.list(dir);
+    if (!names) continue;  // no such directory: nothing there sets anything
+    std::vector<std::string> sorted(names->begin(), names->end());
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& n : sorted)
+      if (n.size() > suffix.size() && ends_with(n, suffix)) out.push_back(dir + "/" + n);
+  }
+  return out;
+}
+
+void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettings& env) {
+  if (env.clear.empty()) return;
+  // A line is in the way when it sets a cleared name to a value the recipe does not set.
+  auto in_the_way = [&](const parse::Assignment& a) {
+    if (std::find(env.clear.begin(), env.clear.end(), a.name) == env.clear.end()) return false;
+    for (const auto& [k, v] : env.set)
+      if (k == a.name && v == a.value) return false;
+    return true;
+  };
+  const std::string why = "turned off by amdml fix (" + c.rp.recipe->id + "); amdml fix --undo restores it";
+  for (const auto& path : login_files(c, step)) {
+    auto f = c.state(path);
+    if (!f) {
+      // A symlinked or unreadable file: only a problem when it sets one of ours.
+      if (auto text = c.in.host.read_file(path))
+        for (const auto& a : parse::login_env(*text))
+          if (in_the_way(a)) {
+            c.rp.refused = make_error(path + ":" + std::to_string(a.line) + " sets " + a.name + "=" + a.value + " but " +
+                                      f.error().message + "; turn that line off by hand");
+            return;
+          }
+      continue;
+    }
+    if (!f->exists || f->bytes.rfind(kOwnMarker, 0) == 0) continue;  // amdml's own files are rewritten whole
+    std::vector<int> lines;
+    std::string what;
+    for (const auto& a : parse::login_env(f->bytes))
+      if (in_the_way(a)) {
+        lines.push_back(a.line);
+        what += (what.empty() ? "" : ", ") + a.name + "=" + a.value + " (line " + std::to_string(a.line) + ")";
+      }
+    if (lines.empty()) continue;
+    FileChange fc;
+    fc.path = path;
+    fc.before = f->bytes;
+    fc.after = comment_out_lines(f->bytes, lines, why);
+    fc.why = "turn off " + what;
+    c.rp.notes.push_back(path + " sets " + what + " for every login: amdml comments that line out so the values it "
+                         "writes are the ones new logins get");
+    c.rp.files.push_back(std::move(fc));
   }
 }
 
@@ -332,6 +395,10 @@ void build(Ctx& c) {
       case StepKind::initramfs:
         if (!ttm) c.rp.refused = make_error(r.file + ": initramfs needs params = \"ttm\"");
         else plan_initramfs(c, *ttm);
+        break;
+      case StepKind::login_env_clear:
+        if (!env) c.rp.refused = make_error(r.file + ": login-env-clear needs params = \"hsa\" or \"env\"");
+        else plan_login_env_clear(c, std::get<LoginEnvClearStep>(step), *env);
         break;
       case StepKind::follow_up: {
         const auto& f = std::get<FollowUpStep>(step);

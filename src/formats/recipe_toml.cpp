@@ -41,6 +41,7 @@ std::vector<std::string_view> step_keys(StepKind k) {
     case StepKind::follow_up: return {"kind", "need", "text", "service_text"};
     case StepKind::daemon_reload:
     case StepKind::initramfs: return {"kind"};
+    case StepKind::login_env_clear: return {"kind", "files"};
   }
   return {"kind"};
 }
@@ -80,6 +81,16 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
     if (!absolute_clean(p)) return make_error(where + ": " + *kind_s + " needs an absolute '" + key + "'");
     return {};
   };
+  // 'files': a non-empty list of absolute paths.
+  auto files = [&]() -> Result<std::vector<std::string>> {
+    std::vector<std::string> out;
+    if (auto* arr = t["files"].as_array())
+      for (const auto& e : *arr)
+        if (auto v = e.value<std::string>()) out.push_back(*v);
+    if (out.empty()) return make_error(where + ": " + *kind_s + " needs 'files'");
+    for (const auto& f : out) AMDML_TRY_STATUS(need_path(f, "files"));
+    return out;
+  };
   auto need_unit = [&](const std::string& unit) -> Status {
     if (has_control(unit)) return make_error(where + ": 'unit' holds a control character (NUL, newline, ...)");
     return {};
@@ -87,11 +98,9 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
   switch (*kind) {
     case StepKind::group_members: {
       GroupMembersStep s;
-      if (auto* arr = t["files"].as_array())
-        for (const auto& e : *arr)
-          if (auto v = e.value<std::string>()) s.files.push_back(*v);
-      if (s.files.empty()) return make_error(where + ": group-members needs 'files'");
-      for (const auto& f : s.files) AMDML_TRY_STATUS(need_path(f, "files"));
+      auto f = files();
+      if (!f) return f.error();
+      s.files = std::move(*f);
       return RecipeStep(std::move(s));
     }
     case StepKind::modprobe_option: {
@@ -133,6 +142,13 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
     }
     case StepKind::daemon_reload: return RecipeStep(DaemonReloadStep{});
     case StepKind::initramfs: return RecipeStep(InitramfsStep{});
+    case StepKind::login_env_clear: {
+      LoginEnvClearStep s;
+      auto f = files();
+      if (!f) return f.error();
+      s.files = std::move(*f);
+      return RecipeStep(std::move(s));
+    }
   }
   return make_error(where + ": unknown step kind '" + *kind_s + "'");
 }

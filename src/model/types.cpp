@@ -170,6 +170,9 @@ int KfdFacts::cpu_nodes() const {
 std::optional<std::string> IdentityFacts::group_name(std::uint32_t gid) const {
   for (const auto& g : groups)
     if (g.gid == gid) return g.name;
+  if (nss_groups)
+    for (const auto& g : *nss_groups)
+      if (g.gid == gid && !g.name.empty()) return g.name;
   return std::nullopt;
 }
 

@@ -107,8 +107,14 @@ json facts_json(const Facts& f) {
                     {"group", opt(a.group)},
                     {"in_etc_group", opt(a.in_etc_group)},
                     {"in_session", opt(a.in_session)},
+                    {"in_nss", opt(a.in_nss)},
                     {"open", open_text(a.open)},
                     {"open_errno", a.open_errno}});
+  }
+  json nss_json = nullptr;
+  if (id.nss_groups) {
+    nss_json = json::array();
+    for (const auto& g : *id.nss_groups) nss_json.push_back({{"gid", g.gid}, {"name", g.name}});
   }
   j["access"] = {{"user", id.user},
                  {"uid", opt(id.user_uid)},
@@ -116,6 +122,7 @@ json facts_json(const Facts& f) {
                  {"sudo_user", opt(id.process.sudo_user)},
                  {"process_groups", id.process.groups ? json(*id.process.groups) : json(nullptr)},
                  {"etc_groups", id.user_groups_etc},
+                 {"nss_groups", nss_json},
                  {"devices_known", id.devices_known},
                  {"devices", devs}};
   const auto& dk = f.container.docker;

@@ -227,9 +227,10 @@ std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
   return s;
 }
 
-std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
-                          const std::vector<Finding>& after) {
-  if (!out.ok || out.txn.empty()) return "";
+std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                                        const std::vector<Finding>& after) {
+  std::vector<VerifyLine> lines;
+  if (!out.ok || out.txn.empty()) return lines;
   std::set<FindingId> after_ids;
   // Findings after the apply that still ask for a recipe: (id, recipe).
   std::set<std::pair<FindingId, std::string>> after_fixable;
@@ -241,40 +242,66 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
   }
   std::set<FindingId> before_ids;
   for (const auto& f : before) before_ids.insert(f.id);
-  std::string gone, waiting, left, still;
-  std::set<std::string> reboot_text, login_text;
+  auto add = [&](VerifyStatus st, FindingId id, const std::string& title) { lines.push_back({st, id, title}); };
   for (const auto& rp : plan.recipes) {
     if (std::find(out.recipes_applied.begin(), out.recipes_applied.end(), rp.ref.recipe) == out.recipes_applied.end()) continue;
     bool reboot = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::reboot) != rp.follow_ups.end();
     bool relogin = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::relogin) != rp.follow_ups.end();
-    for (std::size_t i = 0; i < rp.follow_ups.size(); ++i)
-      (rp.follow_ups[i] == FollowUp::reboot ? reboot_text : login_text).insert(rp.follow_up_text[i]);
+    const VerifyStatus waiting = reboot ? VerifyStatus::after_reboot : VerifyStatus::after_relogin;
     for (const auto& f : rp.findings) {
-      if (!after_ids.count(f.id)) gone += "  gone: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
-      else if (reboot || relogin)
-        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
+      if (!after_ids.count(f.id)) add(VerifyStatus::gone, f.id, f.title);
+      else if (reboot || relogin) add(waiting, f.id, f.title);
       else if (!after_fixable.count({f.id, rp.ref.recipe}))
         // The recipe did its part; what remains is not a change amdml makes.
-        left += "  left for you: " + std::string(to_string(f.id)) + " (" + after_title[f.id] + ")\n";
-      else still += "  still there: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
+        add(VerifyStatus::left, f.id, after_title[f.id]);
+      else add(VerifyStatus::still, f.id, f.title);
     }
     // Findings that asked this recipe with other parameters: gone with this change, or
     // waiting for the same follow-up, or the next run's business.
     for (const auto& f : rp.deferred) {
-      if (!after_ids.count(f.id)) gone += "  gone: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
-      else if (!after_fixable.count({f.id, rp.ref.recipe}) && (reboot || relogin))
-        waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + std::string(to_string(f.id)) + " (" + after_title[f.id] + ")\n";
-      else if (!after_fixable.count({f.id, rp.ref.recipe}))
-        left += "  left for you: " + std::string(to_string(f.id)) + " (" + after_title[f.id] + ")\n";
-      else waiting += "  next run: " + std::string(to_string(f.id)) + " (" + after_title[f.id] + "): run `amdml fix` again\n";
+      if (!after_ids.count(f.id)) add(VerifyStatus::gone, f.id, f.title);
+      else if (!after_fixable.count({f.id, rp.ref.recipe}) && (reboot || relogin)) add(waiting, f.id, after_title[f.id]);
+      else if (!after_fixable.count({f.id, rp.ref.recipe})) add(VerifyStatus::left, f.id, after_title[f.id]);
+      else add(VerifyStatus::next_run, f.id, after_title[f.id]);
     }
   }
   // Findings the change itself brings up (access.relogin after a group edit).
   for (const auto& f : after)
-    if (!before_ids.count(f.id)) waiting += "  now: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
+    if (!before_ids.count(f.id)) add(VerifyStatus::now, f.id, f.title);
+  return lines;
+}
+
+std::vector<std::pair<FollowUp, std::string>> applied_follow_ups(const Plan& plan, const ApplyOutcome& out) {
+  std::set<std::pair<FollowUp, std::string>> seen;
+  for (const auto& rp : plan.recipes) {
+    if (std::find(out.recipes_applied.begin(), out.recipes_applied.end(), rp.ref.recipe) == out.recipes_applied.end()) continue;
+    for (std::size_t i = 0; i < rp.follow_ups.size(); ++i) seen.insert({rp.follow_ups[i], rp.follow_up_text[i]});
+  }
+  return {seen.begin(), seen.end()};
+}
+
+std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                          const std::vector<Finding>& after) {
+  if (!out.ok || out.txn.empty()) return "";
+  std::string gone, waiting, left, still;
+  for (const auto& l : classify_verify(plan, out, before, after)) {
+    std::string what = std::string(to_string(l.id)) + " (" + l.title + ")";
+    switch (l.status) {
+      case VerifyStatus::gone: gone += "  gone: " + what + "\n"; break;
+      case VerifyStatus::after_reboot: waiting += "  after a reboot: " + what + "\n"; break;
+      case VerifyStatus::after_relogin: waiting += "  after a new login: " + what + "\n"; break;
+      case VerifyStatus::next_run: waiting += "  next run: " + what + ": run `amdml fix` again\n"; break;
+      case VerifyStatus::now: waiting += "  now: " + what + "\n"; break;
+      case VerifyStatus::left: left += "  left for you: " + what + "\n"; break;
+      case VerifyStatus::still: still += "  still there: " + what + "\n"; break;
+    }
+  }
   std::string s = "Re-diagnosis:\n" + gone + waiting + left + still;
-  for (const auto& t : reboot_text) s += "Reboot needed: " + t + "\n";
-  for (const auto& t : login_text) s += "Then: " + t + "\n";
+  auto follow = applied_follow_ups(plan, out);
+  for (const auto& [need, t] : follow)
+    if (need == FollowUp::reboot) s += "Reboot needed: " + t + "\n";
+  for (const auto& [need, t] : follow)
+    if (need == FollowUp::relogin) s += "Then: " + t + "\n";
   return s;
 }
 

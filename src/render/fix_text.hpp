@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,17 @@ std::string format_recipe_list(const std::vector<Recipe>& recipes);
 std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_command);
 std::string format_apply(const ApplyOutcome& out, const Plan& plan);
 // Before/after findings of the re-probe: gone, waiting for a reboot or login, still there.
+// What became of each finding after an apply, for the text and the JSON outcome.
+enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still };
+struct VerifyLine {
+  VerifyStatus status;
+  FindingId id;
+  std::string title;
+};
+std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                                        const std::vector<Finding>& after);
+// The follow-ups of the recipes that were applied, each once (reboot first).
+std::vector<std::pair<FollowUp, std::string>> applied_follow_ups(const Plan& plan, const ApplyOutcome& out);
 std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
                           const std::vector<Finding>& after);
 std::string format_undo(const UndoOutcome& out);

@@ -113,7 +113,12 @@ std::string access_block(const Report& r) {
     if (id.root) verdict = "root";
     else if (d.world_accessible) verdict = "open to all users";
     else if (d.open == OpenCheck::ok) verdict = "opens";
-    else verdict = "/etc/group: " + yes_no(d.in_etc_group) + "   session: " + yes_no(d.in_session);
+    else {
+      verdict = "/etc/group: " + yes_no(d.in_etc_group);
+      // Membership from a directory service (sssd, LDAP) is what /etc/group cannot show.
+      if (d.in_nss.value_or(false) && !d.in_etc_group.value_or(false)) verdict += "   NSS: yes";
+      verdict += "   session: " + yes_no(d.in_session);
+    }
     if (d.open == OpenCheck::failed) verdict += "   open: errno " + std::to_string(d.open_errno);
     rows.push_back({d.path, owner, verdict});
   }

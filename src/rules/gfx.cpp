@@ -65,6 +65,25 @@ bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const Gfx
   return info && info->override_to == value && st.release->has_kernels(value);
 }
 
+// The login files that set var for new sessions, as "/etc/environment:2" (any value).
+std::vector<const LoginEnv*> login_setters(const Facts& f, const std::string& var) {
+  std::vector<const LoginEnv*> out;
+  for (const auto& e : f.login_env)
+    if (e.name == var) out.push_back(&e);
+  return out;
+}
+
+// Where new logins get every per-node value of params from ("" when some are missing).
+std::string login_sets_all(const Facts& f, const HsaParams& params) {
+  std::string where;
+  for (const auto& [node, v] : params.per_node) {
+    auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v);
+    if (!w) return "";
+    where += (where.empty() ? "" : ", ") + *w;
+  }
+  return where;
+}
+
 void add_override_commands(Finding& fd, const HsaParams& params) {
   if (params.value) {
     fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + *params.value);
@@ -383,7 +402,28 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       add_override_commands(fd, params);
     } else if (!per.empty() && per_node_supported(ctx, st)) {
       HsaParams params{std::nullopt, per};
-      fd.fix = FixRef{"hsa-override", params};
+      // Where the global value comes from: a login file sets it for every new session
+      // (the recipe turns that line off), or nothing amdml reads does any more.
+      auto setters = node ? std::vector<const LoginEnv*>{} : login_setters(f, var);
+      for (const auto* e : setters) fd.evidence.push_back({e->where, e->name + "=" + e->value});
+      std::string per_where = node ? "" : login_sets_all(f, params);
+      if (!node && setters.empty() && !per_where.empty()) {
+        // `amdml fix` (or a person) already did it: new logins get per-GPU values and no
+        // login file sets the global one. What is left is a new login, not a change.
+        fd.notes.push_back("New login sessions no longer get " + var + " and get per-GPU values (" + per_where +
+                           "): log out and in again. If it is still set then, it comes from ~/.profile, ~/.bashrc or "
+                           "the program that started the shell: remove it there.");
+      } else {
+        fd.fix = FixRef{"hsa-override", params};
+        if (!setters.empty()) {
+          std::string where;
+          for (const auto* e : setters) where += (where.empty() ? "" : ", ") + e->where;
+          fd.detail += " It is set for every login by " + where + ".";
+        } else if (!node) {
+          fd.notes.push_back("No login file amdml reads (/etc/environment, /etc/environment.d, /etc/profile.d) sets " +
+                             var + ": it comes from ~/.profile, ~/.bashrc or the program that started this shell.");
+        }
+      }
       fd.commands.push_back("unset " + var);
       add_override_commands(fd, params);
     } else {

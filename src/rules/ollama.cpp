@@ -381,6 +381,78 @@ void unsupported_findings(const RuleContext& ctx, const OllamaFacts& o, const Sh
   }
 }
 
+// What ollama release r does with target g: run its kernels, need the override, or neither.
+enum class ReleaseFit { native, override, none };
+ReleaseFit fit(const Knowledge& kb, const OllamaBuild& r, const GfxTarget& g) {
+  if (ships(r, g)) return ReleaseFit::native;
+  const auto* info = kb.find_gfx(g);
+  if (info && info->override_to && ships(r, *info->override_to)) return ReleaseFit::override;
+  return ReleaseFit::none;
+}
+
+// A build amdml cannot identify (no version answer, no ROCm libraries to look at) is
+// judged by every release amdml knows: where they all agree, that is the answer for
+// any build; where they differ, the finding says which releases do what. Returns the
+// targets to judge the service environment by when every GPU gets the same answer
+// from every release, else nullopt.
+std::optional<Shipped> judge_unidentified(const RuleContext& ctx, const OllamaFacts& o, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  const auto& rel = ctx.kb.ollama;
+  const std::string span = "v" + rel.front().from.str() + " to " +
+                           (rel.back().until ? "the last release before v" + rel.back().until->str() : "the current release");
+  std::string why = o.version_error.value_or("no version in `ollama --version` output");
+  why += o.lib_dir ? "; " + *o.lib_dir + " has no ROCm backend with rocBLAS files" : "; there is no lib/ollama beside it";
+  const std::string unidentified = "This ollama build could not be identified (" + why + ").";
+  bool unanimous = true;
+  for (int i : ml::gpus_with_gfx(f)) {
+    const auto& g = *f.gpus[i].gfx;
+    std::vector<ReleaseFit> fits;
+    for (const auto& r : rel) fits.push_back(fit(ctx.kb, r, g));
+    bool all_same = std::all_of(fits.begin(), fits.end(), [&](ReleaseFit x) { return x == fits.front(); });
+    unanimous = unanimous && all_same;
+    // Every release runs it, natively or with the override: no build lacks it.
+    if (std::find(fits.begin(), fits.end(), ReleaseFit::none) == fits.end()) continue;
+    std::string what = all_same ? "No ollama release has ROCm kernels for " + gpu_label(f, i)
+                                : "This ollama may have no ROCm kernels for " + gpu_label(f, i);
+    std::string detail = unidentified + " ";
+    if (all_same) {
+      detail += "No ollama release amdml knows (" + span + ") ships ROCm kernels for " + g.name() +
+                " or for a same-family override target, so whatever build this is, its ROCm backend will not use it.";
+    } else {
+      // Adjacent releases that do the same, as one range.
+      std::string ranges;
+      for (std::size_t k = 0; k < rel.size();) {
+        std::size_t end = k;
+        while (end + 1 < rel.size() && fits[end + 1] == fits[k]) ++end;
+        const char* word = fits[k] == ReleaseFit::native ? "ship its kernels"
+                           : fits[k] == ReleaseFit::override ? "run it with HSA_OVERRIDE_GFX_VERSION" : "have no kernels for it";
+        std::string range = "v" + rel[k].from.str() + (rel[end].until ? " to before v" + rel[end].until->str() : " and later");
+        ranges += (ranges.empty() ? "" : "; ") + range + ": " + word;
+        k = end + 1;
+      }
+      detail += "Which releases run " + g.name() + " differs (" + ranges + "), so it depends on the build.";
+    }
+    auto fd = make_finding(FindingId::ollama_gfx_unsupported, what, detail);
+    if (!all_same) fd.severity = Severity::info;
+    fd.evidence.push_back({o.binary.value_or("ollama"), o.version_text.value_or("no version")});
+    fd.evidence.push_back({"ollama releases " + span, "ROCm kernels for " + g.name() + ": " +
+                                                            (all_same ? "none" : "some releases")});
+    fd.gpus = {i};
+    fd.notes.push_back("Once `ollama --version` names the build (with its server running), amdml judges that build exactly.");
+    const auto& pol = ctx.kb.ollama_policy;
+    if (all_same)
+      fd.notes.push_back("ollama's Vulkan backend can run it: OLLAMA_VULKAN=1 from v" + short_version(pol.vulkan_opt_in_from) +
+                         ", on by default since v" + short_version(pol.vulkan_default_from) +
+                         "; check that a Vulkan driver (Mesa RADV) is installed.");
+    out.push_back(std::move(fd));
+  }
+  if (!unanimous) return std::nullopt;
+  Shipped s;
+  s.targets = rel.back().targets;
+  s.source = "every ollama release amdml knows, " + span + "; this build could not be identified";
+  return s;
+}
+
 void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Finding>& out) {
   auto rocm = bundled_rocm(ctx.kb, o);
   if (!rocm || ctx.facts.gpus.empty()) return;
@@ -406,11 +478,13 @@ void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const auto& o = ctx.facts.ml.ollama;
   if (!ctx.facts.ml.probed || !o.installed || ctx.facts.gpus.empty()) return;
   auto shipped = shipped_targets(ctx.kb, o);
+  const bool unidentified = !shipped && !ctx.kb.ollama.empty();
+  if (unidentified) shipped = judge_unidentified(ctx, o, out);
   if (o.service && !o.service->masked) {
     env_finding(ctx, o, shipped, out);
     access_finding(ctx.facts, *o.service, out);
   }
-  if (shipped) unsupported_findings(ctx, o, *shipped, out);
+  if (shipped && !unidentified) unsupported_findings(ctx, o, *shipped, out);
   driver_finding(ctx, o, out);
 }
 

@@ -17,7 +17,9 @@ void vulkan_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     if (std::find(b.backends.begin(), b.backends.end(), LlamaBackend::vulkan) != b.backends.end())
       why = b.path + " is a Vulkan build";
   for (const auto& fd : out)
-    if (fd.id == FindingId::ollama_gfx_unsupported) why = "ollama can only use this GPU through Vulkan";
+    // (an info one only says an unidentified build might lack the kernels)
+    if (fd.id == FindingId::ollama_gfx_unsupported && fd.severity != Severity::info)
+      why = "ollama can only use this GPU through Vulkan";
   if (why.empty()) return;
   auto fd = make_finding(FindingId::vulkan_no_icd, "No Vulkan driver for the AMD GPU",
                          why + ", but no AMD Vulkan ICD (Mesa RADV radeon_icd*.json or AMDVLK amd_icd*.json) is "
