@@ -43,6 +43,7 @@ Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& o
   Facts facts;
   facts.amdml_version = AMDML_VERSION;
   facts.root = host.root();
+  host.forget();  // a second run (amdml fix's check after --apply) reads the files anew
   ProbeContext ctx{host, kb, options};
   for (const auto& p : probe_table()) {
     const auto start = std::chrono::steady_clock::now();

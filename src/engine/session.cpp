@@ -9,6 +9,7 @@
 #include "fix/fix.hpp"
 #include "formats/recipe_toml.hpp"
 #include "formats/knowledge_toml.hpp"
+#include "platform/embedded.hpp"
 #include "platform/output_file.hpp"
 #include "platform/recipes_dir.hpp"
 #include "platform/terminal.hpp"
@@ -37,9 +38,13 @@ void open_knowledge(const GlobalOptions& g, Session& s) {
     auto files = recipe_files(g.recipes);
     if (!files) throw UsageError(files.error().message);
     s.recipes = std::move(*files);
-    auto kb = load_knowledge(s.recipes);
-    if (!kb) throw UsageError(kb.error().message);
-    s.kb = std::move(*kb);
+    if (g.recipes.empty()) {
+      s.kb = builtin_knowledge();  // the same files, compiled at build time
+    } else {
+      auto kb = load_knowledge(s.recipes);
+      if (!kb) throw UsageError(kb.error().message);
+      s.kb = std::move(*kb);
+    }
     if (verbosity() >= 2)
       log_debug("knowledge: " + std::to_string(s.recipes.size()) + " files" +
                 (g.recipes.empty() ? std::string(" (built in)") : " from " + g.recipes));
