@@ -178,7 +178,10 @@ void write(std::ostream& o, const Knowledge& k) {
   o << "  k.ollama_policy.vulkan_opt_in_from = " << ver(p.vulkan_opt_in_from) << ";\n";
   for (const auto& [t, v] : p.igpu_allow) o << "  k.ollama_policy.igpu_allow[" << gfx(t) << "] = " << ver(v) << ";\n";
 
-  o << "  return k;\n}\n\n}  // namespace amdml\n";
+  o << "  return k;\n}\n\n";
+  o << "std::optional<Version> builtin_newest_rocm() {\n  return "
+    << (k.newest_rocm() ? "std::optional{" + ver(k.newest_rocm()->version) + "}" : std::string("std::nullopt")) << ";\n}\n\n";
+  o << "}  // namespace amdml\n";
 }
 
 }  // namespace

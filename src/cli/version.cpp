@@ -9,7 +9,7 @@ namespace amdml::cli {
 std::string version_text() {
   std::string out = std::string("amdml ") + AMDML_VERSION + "\ncommit " + build_commit() + "\n";
   std::string newest = "unreadable";
-  if (const Knowledge kb = builtin_knowledge(); kb.newest_rocm()) newest = "ROCm " + short_version(kb.newest_rocm()->version);
+  if (auto v = builtin_newest_rocm()) newest = "ROCm " + short_version(*v);
   return out + "knowledge base: " + newest + " (the newest ROCm release amdml knows)\n";
 }
 

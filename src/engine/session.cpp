@@ -1,5 +1,6 @@
 // Opening a session (the host for --root / AMDML_ROOT and the knowledge base), the
 // doctor's run, and writing what a pipeline produced.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +61,9 @@ void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* ha
     r.findings = diagnose(r.facts, kb);
     // A finding a recipe fixes tells the person the recipe's own files and values by hand
     // (a broken recipe set is `amdml fix`'s error to report; the diagnosis stands without).
-    if (hand_recipes)
+    // Parsed only when some finding has a recipe (most runs have none).
+    const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
+    if (hand_recipes && any_fix)
       if (auto recipes = load_recipes(*hand_recipes)) fix::derive_hand_commands(*recipes, r.findings);
     r.summary = summarize(r.findings);
   });

@@ -19,5 +19,7 @@ const std::vector<EmbeddedFile>& embedded_finding_docs();
 // recipes/knowledge/*.toml as the loader reads them, compiled into tables at build time
 // by tools/knowledge_gen.cpp (cmake/knowledge.cmake): no TOML parsed at start.
 Knowledge builtin_knowledge();
+// Its newest [[rocm]] release (--version), without building the rest.
+std::optional<Version> builtin_newest_rocm();
 
 }  // namespace amdml

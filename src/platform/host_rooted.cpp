@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 
 #include <cerrno>
@@ -71,6 +72,7 @@ class RootedHost final : public Host {
 
   void forget() const override {
     nodes_.clear();
+    dirs_.clear();
     reads_.clear();
   }
 
@@ -138,7 +140,33 @@ class RootedHost final : public Host {
   // component is -- a directory or file, a symlink and its target, or missing (/usr in
   // most fixtures) -- is looked up once per probe run and remembered until forget().
   // The final syscall runs on the real path, so a stale entry can only make a read fail.
+  //
+  // Most paths share their directory with one resolved before (a device's files): the
+  // directory part is walked once and remembered too.
   Result<Resolved> resolve(const std::string& path, bool follow_last) const {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return walk(path, follow_last);
+    const std::string_view base = std::string_view(path).substr(slash + 1);
+    if (base.empty() || base == "." || base == "..") return walk(path, follow_last);
+    auto it = dirs_.find(std::string_view(path).substr(0, slash));
+    if (it == dirs_.end()) {
+      std::string dir = path.substr(0, slash);
+      auto d = walk(dir, true);
+      if (!d) return walk(path, follow_last);  // the error names path
+      it = dirs_.emplace(std::move(dir), std::move(*d)).first;
+    }
+    if (it->second.err) return it->second;
+    std::string cur = it->second.path == "/" ? std::string() : it->second.path;
+    cur += '/';
+    cur += base;
+    if (!follow_last) return Resolved{0, std::move(cur)};
+    const Node& node = lookup(cur);
+    if (node.symlink) return walk(path, true);
+    return Resolved{node.err, std::move(cur)};
+  }
+
+  // resolve() without the remembered directories: component by component.
+  Result<Resolved> walk(const std::string& path, bool follow_last) const {
     std::vector<std::string> todo = paths::split_path(path);
     std::reverse(todo.begin(), todo.end());
     std::string cur;  // the resolved inner path so far ("" is the root)
@@ -206,7 +234,13 @@ class RootedHost final : public Host {
     Result<std::string> result;
   };
 
+  // Heterogeneous lookup: a directory is found by a view into the path asked for.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
   mutable std::unordered_map<std::string, Node> nodes_;
+  mutable std::unordered_map<std::string, Resolved, Hash, std::equal_to<>> dirs_;
   mutable std::unordered_map<std::string, Read> reads_;
   std::string root_;
   HostManifest m_;

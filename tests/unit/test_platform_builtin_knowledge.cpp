@@ -39,6 +39,13 @@ TEST(BuiltinKnowledge, EqualsTheParsedTomlFieldByField) {
                                   "tools/knowledge_gen.cpp must write every field of include/amdml/knowledge.hpp";
 }
 
+// --version's shortcut names the release the whole table has last.
+TEST(BuiltinKnowledge, NewestRocmIsTheParsedNewest) {
+  const Knowledge& parsed = test::shipped_knowledge();
+  ASSERT_NE(parsed.newest_rocm(), nullptr);
+  EXPECT_EQ(builtin_newest_rocm(), parsed.newest_rocm()->version);
+}
+
 // The comparison itself sees every field: one changed value anywhere makes them differ.
 TEST(BuiltinKnowledge, ComparisonSeesAChangedField) {
   const Knowledge& parsed = test::shipped_knowledge();
