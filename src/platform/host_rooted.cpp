@@ -30,13 +30,20 @@ class RootedHost final : public Host {
   bool live() const override { return false; }
   const std::string& root() const override { return root_; }
 
-  // Each file is read once per probe run (the PCI and DRM probes read the same sysfs
-  // files): the result, error or bytes, is remembered until forget().
+  // Each file is read once per probe run: the PCI and DRM probes read the same sysfs
+  // files, by different paths (/sys/bus/pci/devices/SLOT/vendor is
+  // /sys/class/drm/cardN/device/vendor), so what was read is remembered by the path its
+  // directory resolves to, until forget(). An error names the path asked for, so it is
+  // reused only for that path.
   Result<std::string> read_file(const std::string& path, std::size_t limit) const override {
     if (auto e = recorded_error("read", path)) return *e;
-    if (auto it = reads_.find(path); it != reads_.end() && it->second.limit == limit) return it->second.result;
-    auto r = read_uncached(path, limit);
-    reads_.insert_or_assign(path, Read{limit, r});
+    AMDML_TRY(auto parent, resolve(path, false));
+    if (parent.err) return missing(path, parent.err);
+    if (auto it = reads_.find(parent.path);
+        it != reads_.end() && it->second.limit == limit && (it->second.result || it->second.shown == path))
+      return it->second.result;
+    auto r = read_uncached(path, parent.path, limit);
+    reads_.insert_or_assign(parent.path, Read{limit, path, r});
     return r;
   }
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
@@ -108,10 +115,9 @@ class RootedHost final : public Host {
 
   // The parents resolved (each component remembered), the file itself opened with
   // O_NOFOLLOW rather than lstat'ed first; only a symlink there (ELOOP) is resolved.
-  Result<std::string> read_uncached(const std::string& path, std::size_t limit) const {
-    AMDML_TRY(auto parent, resolve(path, false));
-    if (parent.err) return missing(path, parent.err);
-    auto r = read_real_file(root_ + parent.path, path, limit, O_NOFOLLOW);
+  // inner: path with its directory resolved.
+  Result<std::string> read_uncached(const std::string& path, const std::string& inner, std::size_t limit) const {
+    auto r = read_real_file(root_ + inner, path, limit, O_NOFOLLOW);
     if (r || r.error().code != ELOOP) return r;
     AMDML_TRY(auto real, resolve(path, true));
     if (real.err) return missing(path, real.err);
@@ -231,6 +237,7 @@ class RootedHost final : public Host {
 
   struct Read {
     std::size_t limit;
+    std::string shown;  // the path asked for, which an error names
     Result<std::string> result;
   };
 

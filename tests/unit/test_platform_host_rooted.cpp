@@ -184,14 +184,27 @@ TEST(RootedHost, ReadingADirectoryOrThroughAFileFails) {
 // forget() -- which each run of the probes starts with.
 TEST(RootedHost, EachFileIsReadOncePerRun) {
   TestTree t;
-  t.write("sys/class/drm/card0/device/vendor", "0x1002\n");
+  const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
+  t.write(dev + "/vendor", "0x1002\n");
+  t.link("sys/bus/pci/devices/0000:03:00.0", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0");
+  t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
+  t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
   auto h = t.host();
   ASSERT_TRUE(h);
-  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x1002\n");
-  t.write("sys/class/drm/card0/device/vendor", "0x10de\n");
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
+  t.write(dev + "/vendor", "0x10de\n");
+  // The same file by the same path, and by another path through other links.
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
   EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x1002\n");
   h->forget();
   EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x10de\n");
+  // An error names the path asked for, also when another path reached the same file.
+  h->forget();
+  std::filesystem::remove(t.real(dev + "/vendor"));
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").error().message,
+            "/sys/bus/pci/devices/0000:03:00.0/vendor: No such file or directory");
+  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").error().message,
+            "/sys/class/drm/card0/device/vendor: No such file or directory");
 }
 
 TEST(RootedHost, MissingComponentsAreRememberedUntilForget) {
