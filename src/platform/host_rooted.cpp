@@ -147,28 +147,44 @@ class RootedHost final : public Host {
   // most fixtures) -- is looked up once per probe run and remembered until forget().
   // The final syscall runs on the real path, so a stale entry can only make a read fail.
   //
-  // Most paths share their directory with one resolved before (a device's files): the
-  // directory part is walked once and remembered too.
-  Result<Resolved> resolve(const std::string& path, bool follow_last) const {
+  // Most paths share their directory with one resolved before (a device's files): each
+  // directory is resolved once, from its own parent, and remembered too; a symlink is
+  // followed by resolving its target the same way. hops counts the links followed on
+  // the way; past the limit, or on any error, the component-by-component walk decides,
+  // so loops and their messages are exactly the walk's.
+  Result<Resolved> resolve(const std::string& path, bool follow_last, int hops = 0) const {
     const auto slash = path.rfind('/');
-    if (slash == std::string::npos || slash == 0) return walk(path, follow_last);
+    if (slash == std::string::npos || hops > kMaxSymlinkHops) return walk(path, follow_last);
     const std::string_view base = std::string_view(path).substr(slash + 1);
-    if (base.empty() || base == "." || base == "..") return walk(path, follow_last);
-    auto it = dirs_.find(std::string_view(path).substr(0, slash));
-    if (it == dirs_.end()) {
-      std::string dir = path.substr(0, slash);
-      auto d = walk(dir, true);
-      if (!d) return walk(path, follow_last);  // the error names path
-      it = dirs_.emplace(std::move(dir), std::move(*d)).first;
+    if (base.empty()) return walk(path, follow_last);
+    static const Resolved kRoot{0, "/"};
+    const Resolved* parent = &kRoot;
+    if (slash > 0) {
+      auto it = dirs_.find(std::string_view(path).substr(0, slash));
+      if (it == dirs_.end()) {
+        std::string dir = path.substr(0, slash);
+        auto d = resolve(dir, true, hops);
+        if (!d) return walk(path, follow_last);  // the error names path
+        it = dirs_.emplace(std::move(dir), std::move(*d)).first;
+      }
+      parent = &it->second;  // stays valid: an unordered_map keeps its elements in place
     }
-    if (it->second.err) return it->second;
-    std::string cur = it->second.path == "/" ? std::string() : it->second.path;
+    if (parent->err || base == ".") return *parent;
+    std::string cur = parent->path == "/" ? std::string() : parent->path;
+    if (base == "..") {  // the resolved parent's parent, as the walk pops
+      cur.resize(cur.empty() ? 0 : cur.rfind('/'));
+      return Resolved{0, cur.empty() ? std::string("/") : cur};
+    }
+    const std::string dir = cur;
     cur += '/';
     cur += base;
     if (!follow_last) return Resolved{0, std::move(cur)};
     const Node& node = lookup(cur);
-    if (node.symlink) return walk(path, true);
-    return Resolved{node.err, std::move(cur)};
+    if (!node.symlink) return Resolved{node.err, std::move(cur)};
+    auto target = resolve(!node.target.empty() && node.target[0] == '/' ? node.target : dir + "/" + node.target, true,
+                          hops + 1);
+    if (!target) return walk(path, true);
+    return target;
   }
 
   // resolve() without the remembered directories: component by component.
