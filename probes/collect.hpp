@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,10 +28,19 @@ struct ProbeOptions {
   bool deep = false;                  // --deep: import torch in a child process
 };
 
+namespace probes {
+struct EarlyRuntime;  // probes/runtime.cpp
+}
+
 struct ProbeContext {
+  ProbeContext(const Host& h, const Knowledge& k, const ProbeOptions& o) : host(h), kb(k), options(o) {}
   const Host& host;
   const Knowledge& kb;
   const ProbeOptions& options;
+  // Live, the HSA child when it was started before the other probes, so their file
+  // reads overlap its start-up (probes::start_runtime_early); collected by the runtime
+  // probe.
+  std::shared_ptr<probes::EarlyRuntime> early_runtime;
 };
 
 using ProbeFn = void (*)(const ProbeContext&, Facts&);

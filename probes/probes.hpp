@@ -20,6 +20,10 @@ void rocm(const ProbeContext& ctx, Facts& f);       // rocm.cpp
 void container(const ProbeContext& ctx, Facts& f);  // container.cpp
 void env(const ProbeContext& ctx, Facts& f);        // env.cpp
 void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm)
+// Live, when the HSA child will run whatever the other probes find (AMDML_HSA_LIBRARY
+// names a runtime, or /dev/kfd exists and opens), starts it now, beside the caller;
+// nullptr otherwise (the runtime probe then decides, as it always did).
+std::shared_ptr<EarlyRuntime> start_runtime_early(const ProbeContext& ctx);
 void ml(const ProbeContext& ctx, Facts& f);         // ml.cpp (ollama, PyTorch, llama.cpp)
 
 

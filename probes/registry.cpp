@@ -43,7 +43,11 @@ Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& o
   Facts facts;
   facts.amdml_version = AMDML_VERSION;
   facts.root = host.root();
+  host.forget();  // a second run (amdml fix's check after --apply) reads the files anew
   ProbeContext ctx{host, kb, options};
+  // The HSA child first: its start-up (10-20 ms of dlopen) overlaps the file probes,
+  // and the runtime probe collects it last.
+  ctx.early_runtime = probes::start_runtime_early(ctx);
   for (const auto& p : probe_table()) {
     const auto start = std::chrono::steady_clock::now();
     p.fn(ctx, facts);

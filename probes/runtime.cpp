@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <future>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -161,9 +163,42 @@ std::optional<std::string> skip_reason(const ProbeContext& ctx, const Facts& f) 
   return std::nullopt;
 }
 
+}  // namespace
+
+// The HSA child started before the other probes, collected by run_live.
+struct EarlyRuntime {
+  std::future<ChildOutcome> hsa;
+};
+
+std::shared_ptr<EarlyRuntime> start_runtime_early(const ProbeContext& ctx) {
+  if (!ctx.options.runtime || !ctx.host.live()) return nullptr;
+  // skip_reason's cases in which the child runs whatever the other probes find.
+  bool runs = false;
+  if (auto lib = ctx.host.env("AMDML_HSA_LIBRARY"); lib && !lib->empty()) {
+    runs = true;
+  } else if (auto devs = ctx.host.devices()) {
+    for (const auto& d : *devs)
+      if (d.path == "/dev/kfd") runs = d.open != OpenCheck::failed;
+  }
+  if (!runs) return nullptr;
+  auto early = std::make_shared<EarlyRuntime>();
+  try {
+    // ctx outlives the child: collect_facts owns both, and a future from std::async
+    // waits for its thread when destroyed.
+    early->hsa = std::async(std::launch::async, [&ctx] { return run_child(ctx, {"__probe-hsa"}); });
+  } catch (const std::system_error&) {
+    return nullptr;  // no thread: the runtime probe runs the child itself
+  }
+  return early;
+}
+
+namespace {
+
 void run_live(const ProbeContext& ctx, Facts& f) {
   auto& rt = f.runtime;
-  if (auto why = skip_reason(ctx, f)) {
+  if (ctx.early_runtime && ctx.early_runtime->hsa.valid()) {
+    rt.hsa = hsa_from_child(ctx.early_runtime->hsa.get(), ctx.options.runtime_timeout);
+  } else if (auto why = skip_reason(ctx, f)) {
     rt.hsa.outcome = HsaOutcome::skipped;
     rt.hsa.reason = *why;
   } else {

@@ -34,6 +34,7 @@ bool isa_compatible(IsaFamily a, IsaFamily b);
 std::string short_version(const Version& v);
 
 struct GfxInfo {
+  bool operator==(const GfxInfo&) const = default;  // the built-in tables' test compares field by field
   GfxTarget target;
   std::uint32_t kfd_version = 0;  // as written in the data; validated against target
   std::string family;        // marketing family ("Navi 2x", "Phoenix")
@@ -53,6 +54,7 @@ struct GfxInfo {
 };
 
 struct PciProduct {
+  bool operator==(const PciProduct&) const = default;  // the built-in tables' test compares field by field
   std::uint16_t device = 0;
   std::optional<std::uint8_t> revision;  // when the name depends on it
   GfxTarget gfx;
@@ -60,6 +62,7 @@ struct PciProduct {
 };
 
 struct RocmRelease {
+  bool operator==(const RocmRelease&) const = default;  // the built-in tables' test compares field by field
   Version version;
   std::vector<GfxTarget> official;   // officially supported targets
   std::vector<GfxTarget> kernels;    // targets the math libraries ship kernels for (superset)
@@ -81,6 +84,7 @@ const char* to_string(KernelStatus s);
 
 // "This GPU needs this kernel": e.g. Strix Halo below 6.18.4.
 struct KernelReq {
+  bool operator==(const KernelReq&) const = default;  // the built-in tables' test compares field by field
   std::vector<GfxTarget> gfx;
   Version kernel_min;
   std::string backport;  // "6.14.0-1018-oem": a distro kernel carrying the fixes from this ABI on
@@ -97,6 +101,7 @@ struct KernelReq {
 
 // Kernel milestones and policy for APU memory (GTT / TTM).
 struct MemoryKnowledge {
+  bool operator==(const MemoryKnowledge&) const = default;  // the built-in tables' test compares field by field
   Version gtt_follows_ttm{6, 5, 0};
   Version small_apu_gtt_fallback{6, 10, 0};
   Version apu_prefer_gtt{6, 15, 0};
@@ -118,6 +123,7 @@ struct MemoryKnowledge {
 // A pytorch.org ROCm wheel index. Its kernels are those of the newest [[rocm]] entry of
 // the same major.minor (rocm6.4 -> 6.4.1): the wheel bundles that ROCm's libraries.
 struct PytorchWheel {
+  bool operator==(const PytorchWheel&) const = default;  // the built-in tables' test compares field by field
   std::string index;   // "https://download.pytorch.org/whl/rocm7.1"
   Version rocm;        // 7.1
   std::string torch;   // "2.10.0"
@@ -131,6 +137,7 @@ struct PytorchChoice {
 
 // One ollama release range: the ROCm it bundles and the gfx targets it ships kernels for.
 struct OllamaBuild {
+  bool operator==(const OllamaBuild&) const = default;  // the built-in tables' test compares field by field
   Version from;                   // first release of the range
   std::optional<Version> until;   // first release after it (nullopt: still current)
   Version rocm;                   // bundled ROCm
@@ -139,6 +146,7 @@ struct OllamaBuild {
 
 // ollama's GPU policy by release.
 struct OllamaPolicy {
+  bool operator==(const OllamaPolicy&) const = default;  // the built-in tables' test compares field by field
   Version igpu_drop_from{0, 30, 0};      // integrated GPUs dropped unless OLLAMA_IGPU_ENABLE
   Version vulkan_default_from{0, 30, 0};
   Version vulkan_opt_in_from{0, 12, 11};  // OLLAMA_VULKAN=1 works from here
@@ -146,6 +154,7 @@ struct OllamaPolicy {
 };
 
 struct Knowledge {
+  bool operator==(const Knowledge&) const = default;  // the built-in tables' test compares field by field
   std::vector<GfxInfo> gfx;
   std::vector<PciProduct> pci;
   std::vector<RocmRelease> rocm;  // sorted by version

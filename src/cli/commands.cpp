@@ -217,10 +217,22 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember(colors));
   app.add_flag("-v,--verbose", g.verbose, "Log what amdml does to stderr (repeat for more)");
 
+  // Every subcommand is declared (for --help and dispatch), but only those named on the
+  // command line get their flags: doctor when none is, all for --help-all.
+  auto named = [&](std::string_view word) {
+    for (int i = 1; i < argc; ++i)
+      if (word == argv[i]) return true;
+    return false;
+  };
+  bool any_named = false;
+  for (const auto& spec : kCommands) any_named = any_named || named(spec.name);
+  const bool all_flags = named("--help-all");
   std::vector<std::pair<CLI::App*, Runner>> subs;
   for (const auto& spec : kCommands) {
     CLI::App* sub = app.add_subcommand(spec.name, spec.help);
-    subs.emplace_back(sub, spec.setup(*sub, all));
+    if (!*spec.help) sub->group("");  // hidden (a child's entry point)
+    const bool wanted = all_flags || named(spec.name) || (!any_named && std::string_view(spec.name) == "doctor");
+    subs.emplace_back(sub, wanted ? spec.setup(*sub, all) : Runner());
   }
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 // Opening a session (the host for --root / AMDML_ROOT and the knowledge base), the
 // doctor's run, and writing what a pipeline produced.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "fix/fix.hpp"
 #include "formats/recipe_toml.hpp"
 #include "formats/knowledge_toml.hpp"
+#include "platform/embedded.hpp"
 #include "platform/output_file.hpp"
 #include "platform/recipes_dir.hpp"
 #include "platform/terminal.hpp"
@@ -37,9 +39,13 @@ void open_knowledge(const GlobalOptions& g, Session& s) {
     auto files = recipe_files(g.recipes);
     if (!files) throw UsageError(files.error().message);
     s.recipes = std::move(*files);
-    auto kb = load_knowledge(s.recipes);
-    if (!kb) throw UsageError(kb.error().message);
-    s.kb = std::move(*kb);
+    if (g.recipes.empty()) {
+      s.kb = builtin_knowledge();  // the same files, compiled at build time
+    } else {
+      auto kb = load_knowledge(s.recipes);
+      if (!kb) throw UsageError(kb.error().message);
+      s.kb = std::move(*kb);
+    }
     if (verbosity() >= 2)
       log_debug("knowledge: " + std::to_string(s.recipes.size()) + " files" +
                 (g.recipes.empty() ? std::string(" (built in)") : " from " + g.recipes));
@@ -55,7 +61,9 @@ void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* ha
     r.findings = diagnose(r.facts, kb);
     // A finding a recipe fixes tells the person the recipe's own files and values by hand
     // (a broken recipe set is `amdml fix`'s error to report; the diagnosis stands without).
-    if (hand_recipes)
+    // Parsed only when some finding has a recipe (most runs have none).
+    const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
+    if (hand_recipes && any_fix)
       if (auto recipes = load_recipes(*hand_recipes)) fix::derive_hand_commands(*recipes, r.findings);
     r.summary = summarize(r.findings);
   });

@@ -218,8 +218,9 @@ int errno_or_eacces(const std::string& name) { return errno_from_name(name).valu
 // Reads a json field of an expected kind; a wrong kind is a manifest error.
 template <class T>
 Status get_opt(const json& obj, const char* key, const std::string& where, std::optional<T>& out) {
-  if (!obj.contains(key) || obj[key].is_null()) return {};
-  const auto& v = obj[key];
+  auto it = obj.find(key);  // one lookup, not three
+  if (it == obj.end() || it->is_null()) return {};
+  const auto& v = *it;
   if constexpr (std::is_same_v<T, std::string>) {
     if (!v.is_string()) return make_error(std::string(kManifest) + ": " + where + key + " must be a string");
     out = v.get<std::string>();
@@ -283,8 +284,9 @@ Result<HostManifest> parse_manifest_doc(const std::string& text) {
       if (!v.is_object()) return make_error(std::string(kManifest) + ": devices." + path + " must be an object");
       DeviceNode d;
       d.path = path;
+      const std::string where = "devices." + path + ".";  // once per device: a snapshot holds hundreds
       std::optional<std::string> type;
-      if (auto s = get_opt(v, "type", "devices." + path + ".", type); !s) return s.error();
+      if (auto s = get_opt(v, "type", where, type); !s) return s.error();
       if (type && *type == "block") d.type = FileType::block_device;
       else if (type && *type == "dir") d.type = FileType::directory;
       else d.type = FileType::char_device;
@@ -302,10 +304,10 @@ Result<HostManifest> parse_manifest_doc(const std::string& text) {
           return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
         }
       }
-      if (auto s = get_opt(v, "uid", "devices." + path + ".", d.uid); !s) return s.error();
-      if (auto s = get_opt(v, "gid", "devices." + path + ".", d.gid); !s) return s.error();
+      if (auto s = get_opt(v, "uid", where, d.uid); !s) return s.error();
+      if (auto s = get_opt(v, "gid", where, d.gid); !s) return s.error();
       std::optional<std::string> open;
-      if (auto s = get_opt(v, "open", "devices." + path + ".", open); !s) return s.error();
+      if (auto s = get_opt(v, "open", where, open); !s) return s.error();
       if (open) {
         if (*open == "ok") d.open = OpenCheck::ok;
         else {

@@ -33,18 +33,32 @@ static Error os_error(const std::string& shown, int err) {
   return make_error(shown + ": " + errno_text(err), err);
 }
 
-Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit) {
+Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit,
+                                   int extra_flags) {
   // O_NONBLOCK so a FIFO planted where a sysfs file should be cannot hang us.
-  Fd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  Fd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra_flags));
   if (!fd) return os_error(shown, errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return os_error(shown, errno);
   if (!S_ISREG(st.st_mode)) return make_error(shown + ": not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-  return read_fd(fd.get(), shown, limit);
+  return read_fd(fd.get(), shown, limit, st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0);
 }
 
-Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit) {
+Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit, std::size_t size_hint) {
   std::string out;
+  // One read of the file's size and a byte more: a regular file returns less only at its
+  // end (a sysfs attribute, whose size is a page, returns its whole text at once). When
+  // the buffer fills, the file grew or its size said too little: read on to the end.
+  if (size_hint > 0 && size_hint <= limit) {
+    out.resize(size_hint + 1);
+    ssize_t n;
+    do n = ::read(fd, out.data(), out.size());
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return os_error(shown, errno);
+    out.resize(static_cast<std::size_t>(n));
+    if (static_cast<std::size_t>(n) <= size_hint) return out;
+    if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+  }
   char buf[8192];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);

@@ -10,10 +10,14 @@
 
 namespace amdml::platform {
 
-Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit);
+// Reads a regular file (a FIFO or device is refused, never opened blocking). extra_flags
+// are added to the open (O_NOFOLLOW: a symlink fails with ELOOP).
+Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit,
+                                   int extra_flags = 0);
 // Reads an open descriptor to its end (EINTR retried); more than limit bytes is EFBIG.
-// Errors name `shown`. The caller closes fd.
-Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit);
+// Errors name `shown`. The caller closes fd. size_hint (the file's fstat size, 0 when
+// unknown) lets a regular file be read in one read().
+Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit, std::size_t size_hint = 0);
 // Writes all of bytes to an open descriptor (EINTR and short writes retried). Errors
 // name `shown`; errno is kept in Error::code. The caller closes fd.
 Status write_fd(int fd, std::string_view bytes, const std::string& shown);

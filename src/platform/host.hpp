@@ -57,6 +57,11 @@ class Host {
   virtual Result<CommandResult> run(const std::vector<std::string>& argv,
                                     std::chrono::milliseconds timeout) const = 0;
 
+  // Forgets what the host remembered of its files (a rooted host remembers each path
+  // component, missing ones too, and each file it read): a run of the probes starts
+  // with it, since `amdml fix` changes files between two runs. No-op by default.
+  virtual void forget() const {}
+
   // A non-file fact a probe collected live (e.g. "hsa": the runtime probe's result), so
   // a recording host (amdml snapshot) can write it into amdml-host.json. No-op by default.
   virtual void record_fact(const std::string& key, const nlohmann::json& value) const {

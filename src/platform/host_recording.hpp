@@ -40,6 +40,7 @@ class RecordingHost final : public Host {
   std::optional<nlohmann::json> recorded(const std::string& key) const override;
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const override;
   void record_fact(const std::string& key, const nlohmann::json& value) const override;
+  void forget() const override { inner_.forget(); }
 
  private:
   // Walks path component by component on the inner host (lstat, readlink), records

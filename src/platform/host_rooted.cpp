@@ -1,8 +1,10 @@
 // RootedHost: a machine described by a directory tree (--root DIR) plus
 // DIR/amdml-host.json for what is not a file. Every path resolves inside DIR.
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 
 #include <cerrno>
@@ -28,36 +30,57 @@ class RootedHost final : public Host {
   bool live() const override { return false; }
   const std::string& root() const override { return root_; }
 
+  // Each file is read once per probe run: the PCI and DRM probes read the same sysfs
+  // files, by different paths (/sys/bus/pci/devices/SLOT/vendor is
+  // /sys/class/drm/cardN/device/vendor), so what was read is remembered by the path its
+  // directory resolves to, until forget(). An error names the path asked for, so it is
+  // reused only for that path.
   Result<std::string> read_file(const std::string& path, std::size_t limit) const override {
     if (auto e = recorded_error("read", path)) return *e;
-    AMDML_TRY(auto real, resolve(path, true));
-    return read_real_file(root_ + real.second, path, limit);
+    AMDML_TRY(auto parent, resolve(path, false));
+    if (parent.err) return missing(path, parent.err);
+    if (auto it = reads_.find(parent.path);
+        it != reads_.end() && it->second.limit == limit && (it->second.result || it->second.shown == path))
+      return it->second.result;
+    auto r = read_uncached(path, parent.path, limit);
+    reads_.insert_or_assign(parent.path, Read{limit, path, r});
+    return r;
   }
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
     if (auto e = recorded_error("list", path)) return *e;
     AMDML_TRY(auto real, resolve(path, true));
-    return list_real_dir(root_ + real.second, path);
+    if (real.err) return missing(path, real.err);
+    return list_real_dir(root_ + real.path, path);
   }
   Result<std::string> read_link(const std::string& path) const override {
     if (auto e = recorded_error("readlink", path)) return *e;
     AMDML_TRY(auto real, resolve(path, false));
-    return read_real_link(root_ + real.second, path);
+    if (real.err) return missing(path, real.err);
+    return read_real_link(root_ + real.path, path);
   }
   Result<FileStat> stat(const std::string& path) const override {
     if (auto e = recorded_error("stat", path)) return *e;
     AMDML_TRY(auto real, resolve(path, true));
-    return stat_real(root_ + real.second, path, false);
+    if (real.err) return missing(path, real.err);
+    return stat_real(root_ + real.path, path, false);
   }
   Result<FileStat> lstat(const std::string& path) const override {
     if (auto e = recorded_error("lstat", path)) return *e;
     AMDML_TRY(auto real, resolve(path, false));
-    return stat_real(root_ + real.second, path, false);
+    if (real.err) return missing(path, real.err);
+    return stat_real(root_ + real.path, path, false);
   }
   Result<std::string> canonical(const std::string& path) const override {
     if (auto e = recorded_error("canonical", path)) return *e;
     AMDML_TRY(auto real, resolve(path, true));
-    if (!real.first) return make_error(path + ": " + errno_text(ENOENT), ENOENT);
-    return real.second;
+    if (real.err) return make_error(path + ": " + errno_text(ENOENT), ENOENT);
+    return real.path;
+  }
+
+  void forget() const override {
+    nodes_.clear();
+    dirs_.clear();
+    reads_.clear();
   }
 
   Identity identity() const override { return m_.identity.value_or(Identity{}); }
@@ -86,6 +109,21 @@ class RootedHost final : public Host {
   }
 
  private:
+  // The error the syscall on path would give: a component on its way is missing (or
+  // not a directory, or unreadable), as its lstat said.
+  static Error missing(const std::string& path, int err) { return make_error(path + ": " + errno_text(err), err); }
+
+  // The parents resolved (each component remembered), the file itself opened with
+  // O_NOFOLLOW rather than lstat'ed first; only a symlink there (ELOOP) is resolved.
+  // inner: path with its directory resolved.
+  Result<std::string> read_uncached(const std::string& path, const std::string& inner, std::size_t limit) const {
+    auto r = read_real_file(root_ + inner, path, limit, O_NOFOLLOW);
+    if (r || r.error().code != ELOOP) return r;
+    AMDML_TRY(auto real, resolve(path, true));
+    if (real.err) return missing(path, real.err);
+    return read_real_file(root_ + real.path, path, limit);
+  }
+
   std::optional<Error> recorded_error(const char* op, const std::string& path) const {
     auto o = m_.errors.find(op);
     if (o == m_.errors.end()) return std::nullopt;
@@ -94,21 +132,68 @@ class RootedHost final : public Host {
     return make_error(p->second.message, p->second.code);
   }
 
-  // Resolves path inside the root. Returns (exists, inner path with symlinks resolved);
-  // a missing component ends resolution there (the caller's syscall reports ENOENT).
+  struct Resolved {
+    int err = 0;       // 0, or why a component on the way is not there (its lstat's errno)
+    std::string path;  // the inner path with symlinks resolved
+  };
+
+  // Resolves path inside the root. A missing component ends resolution there: err says
+  // why, and the caller fails with it without a syscall.
   //
   // The walk lstat()s each component, which made a run on a 4-GPU tree cost ~1800
   // stat calls (sysfs device paths are ten components deep and every file re-walked
   // them). A recorded machine does not change while amdml reads it, so what each
-  // component is -- a directory or file, or a symlink and its target -- is looked up
-  // once per host and remembered. Missing components are not remembered, and the final
-  // syscall always runs on the real path, so a stale entry can only make a read fail.
-  Result<std::pair<bool, std::string>> resolve(const std::string& path, bool follow_last) const {
+  // component is -- a directory or file, a symlink and its target, or missing (/usr in
+  // most fixtures) -- is looked up once per probe run and remembered until forget().
+  // The final syscall runs on the real path, so a stale entry can only make a read fail.
+  //
+  // Most paths share their directory with one resolved before (a device's files): each
+  // directory is resolved once, from its own parent, and remembered too; a symlink is
+  // followed by resolving its target the same way. hops counts the links followed on
+  // the way; past the limit, or on any error, the component-by-component walk decides,
+  // so loops and their messages are exactly the walk's.
+  Result<Resolved> resolve(const std::string& path, bool follow_last, int hops = 0) const {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos || hops > kMaxSymlinkHops) return walk(path, follow_last);
+    const std::string_view base = std::string_view(path).substr(slash + 1);
+    if (base.empty()) return walk(path, follow_last);
+    static const Resolved kRoot{0, "/"};
+    const Resolved* parent = &kRoot;
+    if (slash > 0) {
+      auto it = dirs_.find(std::string_view(path).substr(0, slash));
+      if (it == dirs_.end()) {
+        std::string dir = path.substr(0, slash);
+        auto d = resolve(dir, true, hops);
+        if (!d) return walk(path, follow_last);  // the error names path
+        it = dirs_.emplace(std::move(dir), std::move(*d)).first;
+      }
+      parent = &it->second;  // stays valid: an unordered_map keeps its elements in place
+    }
+    if (parent->err || base == ".") return *parent;
+    std::string cur = parent->path == "/" ? std::string() : parent->path;
+    if (base == "..") {  // the resolved parent's parent, as the walk pops
+      cur.resize(cur.empty() ? 0 : cur.rfind('/'));
+      return Resolved{0, cur.empty() ? std::string("/") : cur};
+    }
+    const std::string dir = cur;
+    cur += '/';
+    cur += base;
+    if (!follow_last) return Resolved{0, std::move(cur)};
+    const Node& node = lookup(cur);
+    if (!node.symlink) return Resolved{node.err, std::move(cur)};
+    auto target = resolve(!node.target.empty() && node.target[0] == '/' ? node.target : dir + "/" + node.target, true,
+                          hops + 1);
+    if (!target) return walk(path, true);
+    return target;
+  }
+
+  // resolve() without the remembered directories: component by component.
+  Result<Resolved> walk(const std::string& path, bool follow_last) const {
     std::vector<std::string> todo = paths::split_path(path);
     std::reverse(todo.begin(), todo.end());
     std::string cur;  // the resolved inner path so far ("" is the root)
     int hops = 0;
-    bool exists = true;
+    int err = 0;
     auto pop = [&cur] {
       auto slash = cur.rfind('/');
       cur.resize(slash == std::string::npos ? 0 : slash);
@@ -123,45 +208,63 @@ class RootedHost final : public Host {
       }
       cur += '/';
       cur += c;
-      if (!exists) continue;
+      if (err) continue;
       if (todo.empty() && !follow_last) break;
-      const Node* node = lookup(cur);
-      if (!node) {
-        exists = false;
+      const Node& node = lookup(cur);
+      if (node.err) {
+        err = node.err;
         continue;
       }
-      if (!node->symlink) continue;
+      if (!node.symlink) continue;
       if (++hops > kMaxSymlinkHops) return make_error(path + ": too many levels of symbolic links", ELOOP);
       pop();
-      if (!node->target.empty() && node->target[0] == '/') cur.clear();
-      auto parts = paths::split_path(node->target);
+      if (!node.target.empty() && node.target[0] == '/') cur.clear();
+      auto parts = paths::split_path(node.target);
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
     }
-    return std::make_pair(exists, cur.empty() ? std::string("/") : cur);
+    return Resolved{err, cur.empty() ? std::string("/") : cur};
   }
 
   struct Node {
+    int err = 0;  // not there: lstat's (or readlink's) errno
     bool symlink = false;
     std::string target;  // the link's text, when symlink
   };
 
-  // What the component at inner path p is, or nullptr when it does not exist.
-  const Node* lookup(const std::string& p) const {
-    if (auto it = nodes_.find(p); it != nodes_.end()) return &it->second;
+  // What the component at inner path p is.
+  const Node& lookup(const std::string& p) const {
+    if (auto it = nodes_.find(p); it != nodes_.end()) return it->second;
     std::string real = root_ + p;
     struct ::stat st {};
-    if (::lstat(real.c_str(), &st) != 0) return nullptr;
     Node n;
-    if (S_ISLNK(st.st_mode)) {
+    if (::lstat(real.c_str(), &st) != 0) {
+      n.err = errno;
+    } else if (S_ISLNK(st.st_mode)) {
       auto target = read_real_link(real, p);
-      if (!target) return nullptr;
-      n.symlink = true;
-      n.target = std::move(*target);
+      if (target) {
+        n.symlink = true;
+        n.target = std::move(*target);
+      } else {
+        n.err = target.error().code;
+      }
     }
-    return &nodes_.emplace(p, std::move(n)).first->second;
+    return nodes_.emplace(p, std::move(n)).first->second;
   }
 
+  struct Read {
+    std::size_t limit;
+    std::string shown;  // the path asked for, which an error names
+    Result<std::string> result;
+  };
+
+  // Heterogeneous lookup: a directory is found by a view into the path asked for.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
   mutable std::unordered_map<std::string, Node> nodes_;
+  mutable std::unordered_map<std::string, Resolved, Hash, std::equal_to<>> dirs_;
+  mutable std::unordered_map<std::string, Read> reads_;
   std::string root_;
   HostManifest m_;
 };

@@ -30,6 +30,7 @@ class ForwardingHost : public Host {
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
     return inner_.run(argv, t);
   }
+  void forget() const override { inner_.forget(); }
 
  protected:
   const Host& inner_;

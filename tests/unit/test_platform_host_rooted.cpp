@@ -80,6 +80,7 @@ TEST(RootedHost, AbsoluteEscapesStayInside) {
     EXPECT_EQ(r.error().code, ENOENT) << p;
   }
   t.write("etc/passwd", "inside:x:1:1::/:/bin/sh\n");
+  h->forget();  // a new probe run: the host remembered /etc/passwd missing
   for (const char* p : {"/a/passwd", "/b/passwd", "/c/passwd"})
     EXPECT_EQ(h->read_file(p).value_or(""), "inside:x:1:1::/:/bin/sh\n") << p;
 }
@@ -176,6 +177,104 @@ TEST(RootedHost, ReadingADirectoryOrThroughAFileFails) {
   auto r = h->read_file("/etc/group/child");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ENOTDIR);
+}
+
+// Issue 16: a file is read once per probe run (the PCI and DRM probes read the same
+// sysfs files), and a missing path component is remembered (/usr in most trees), until
+// forget() -- which each run of the probes starts with.
+TEST(RootedHost, EachFileIsReadOncePerRun) {
+  TestTree t;
+  const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
+  t.write(dev + "/vendor", "0x1002\n");
+  t.link("sys/bus/pci/devices/0000:03:00.0", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0");
+  t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
+  t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
+  t.write(dev + "/vendor", "0x10de\n");
+  // The same file by the same path, and by another path through other links.
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
+  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x1002\n");
+  h->forget();
+  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x10de\n");
+  // An error names the path asked for, also when another path reached the same file.
+  h->forget();
+  std::filesystem::remove(t.real(dev + "/vendor"));
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").error().message,
+            "/sys/bus/pci/devices/0000:03:00.0/vendor: No such file or directory");
+  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").error().message,
+            "/sys/class/drm/card0/device/vendor: No such file or directory");
+}
+
+TEST(RootedHost, MissingComponentsAreRememberedUntilForget) {
+  TestTree t;
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  auto first = h->read_file("/usr/lib/os-release");
+  ASSERT_FALSE(first);
+  EXPECT_EQ(first.error().message, "/usr/lib/os-release: No such file or directory");
+  t.write("usr/lib/os-release", "ID=debian\n");
+  t.write("usr/share/x", "x\n");
+  // Other paths through the remembered /usr fail alike, each naming itself.
+  for (const char* p : {"/usr/lib/os-release", "/usr/share/x"}) {
+    auto r = h->read_file(p);
+    ASSERT_FALSE(r) << p;
+    EXPECT_EQ(r.error().code, ENOENT) << p;
+    EXPECT_EQ(r.error().message, std::string(p) + ": No such file or directory");
+    EXPECT_FALSE(h->exists(p)) << p;
+  }
+  h->forget();
+  EXPECT_EQ(h->read_file("/usr/lib/os-release").value_or(""), "ID=debian\n");
+  EXPECT_TRUE(h->exists("/usr/share/x"));
+}
+
+// What the host remembers answers exactly as the syscalls did the first time: each
+// operation, through a missing directory, a regular file and a dangling link, asked
+// twice, fails with the same code and text.
+TEST(RootedHost, RememberedAnswersEqualTheFirst) {
+  TestTree t;
+  t.write("etc/group", "root:x:0:\n");
+  t.link("sys/class/drm/card1", "../../devices/pci0000:00/0000:00:09.0/drm/card1");
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  for (const char* p : {"/opt/rocm/lib/libhsa-runtime64.so.1", "/etc/group/child/x", "/sys/class/drm/card1/device/vendor",
+                        "/sys/class/drm/card1/device"}) {
+    auto describe = [&] {
+      std::string out;
+      auto add = [&](const char* op, const auto& r) {
+        out += std::string(op) + "=" + (r ? std::string("ok") : std::to_string(r.error().code) + " " + r.error().message) + "\n";
+      };
+      add("read", h->read_file(p));
+      add("list", h->list_dir(p));
+      add("readlink", h->read_link(p));
+      add("stat", h->stat(p));
+      add("lstat", h->lstat(p));
+      add("canonical", h->canonical(p));
+      return out;
+    };
+    h->forget();
+    const std::string cold = describe();
+    EXPECT_EQ(describe(), cold) << p;
+  }
+  EXPECT_EQ(h->read_file("/etc/group/child/x").error().code, ENOTDIR);
+  EXPECT_EQ(h->stat("/sys/class/drm/card1/device").error().code, ENOENT);
+}
+
+// A remembered read counts only for the same limit: a smaller one still fails, a
+// larger one still succeeds, and a file is read whole past any buffer size.
+TEST(RootedHost, RememberedReadsKeepTheirLimit) {
+  TestTree t;
+  t.write("big", std::string(5000, 'x'));
+  t.write("bigger", std::string(70000, 'y'));
+  t.write("empty", "");
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  EXPECT_TRUE(h->read_file("/big", 8192));
+  EXPECT_EQ(h->read_file("/big", 4096).error().code, EFBIG);
+  EXPECT_EQ(h->read_file("/big", 8192).value_or("").size(), 5000u);
+  EXPECT_EQ(h->read_file("/bigger").value_or(""), std::string(70000, 'y'));
+  EXPECT_EQ(h->read_file("/empty").value_or("?"), "");
 }
 
 TEST(RootedHost, ListDirIsSortedAndTyped) {

@@ -441,6 +441,23 @@ TEST(ProbesSmall, ModprobeFileMaskedByDevNullSetsNothing) {
   EXPECT_EQ(f.modprobe.options[2].module, "amdttm");
 }
 
+// The rooted host remembers what it read; `amdml fix` checks its work with a second run
+// on the same host, which must see the files as they are now (issue 16).
+TEST(ProbesSmall, ASecondRunReadsTheTreeAnew) {
+  TestTree t;
+  auto h = make_host(t.root());
+  ASSERT_TRUE(h) << h.error().message;
+  ProbeOptions o;
+  o.runtime = false;
+  Facts before = collect_facts(**h, shipped_knowledge(), o);
+  EXPECT_FALSE(before.os.id);
+  t.write("etc/os-release", "ID=debian\n");
+  t.write("proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1)\n");
+  Facts after = collect_facts(**h, shipped_knowledge(), o);
+  EXPECT_EQ(after.os.id, "debian");
+  EXPECT_TRUE(after.os.wsl);
+}
+
 TEST(ProbesSmall, WslIsDetected) {
   TestTree t;
   t.write("proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1)\n");

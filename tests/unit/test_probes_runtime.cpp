@@ -3,6 +3,9 @@
 // this GPU-less machine (compared with rocminfo), replay of a recorded hsa section, and
 // `amdml info` on a fixture.
 #include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -416,6 +419,55 @@ TEST(RuntimeProbe, LiveWithoutKfdDoesNotStartTheRuntime) {
     ASSERT_NE(fd, nullptr);
     EXPECT_NE(fd->title.find("/dev/kfd"), std::string::npos) << fd->title;
   }
+}
+
+// Live, when the HSA child will run anyway (here AMDML_HSA_LIBRARY names a runtime), it is
+// started before the file probes, so its start-up (ROCr's dlopen: 10-20 ms) overlaps
+// them, and collected by the runtime probe (issue 16). The host holds the first file
+// read until the child has been started: started first, no read came before it.
+TEST(RuntimeProbe, ChildStartsBeforeTheFileProbes) {
+  class OrderHost final : public test::ForwardingHost {
+   public:
+    using ForwardingHost::ForwardingHost;
+    bool live() const override { return true; }
+    Result<std::string> read_file(const std::string& p, std::size_t limit) const override {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (reads_ == 0) cv_.wait_for(lock, std::chrono::seconds(5), [&] { return started_; });
+        ++reads_;
+      }
+      return inner_.read_file(p, limit);
+    }
+    Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (argv.size() > 1 && argv[1] == "__probe-hsa") {
+          started_ = true;
+          reads_at_start = reads_;
+        }
+      }
+      cv_.notify_all();
+      return inner_.run(argv, t);
+    }
+    mutable int reads_at_start = -1;
+
+   private:
+    mutable std::mutex mu_;
+    mutable std::condition_variable cv_;
+    mutable bool started_ = false;
+    mutable int reads_ = 0;
+  };
+  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string(AMDML_FAKE_HSA_LIBRARY)},
+                 {"AMDML_FAKE_HSA", std::string(AMDML_FAKE_HSA_VARIANTS) + "/apu.json"}});
+  auto live = make_host("/");
+  ASSERT_TRUE(live);
+  OrderHost host(**live);
+  ProbeOptions o;
+  o.runtime_helper = AMDML_BINARY;
+  Facts f = collect_facts(host, shipped_knowledge(), o);
+  EXPECT_EQ(host.reads_at_start, 0) << "the HSA child started after the file probes had read files";
+  EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::ok) << f.runtime.hsa.reason;
+  EXPECT_EQ(f.runtime.hsa.gpu_agents(), 1u);
 }
 
 // A recorded hsa section replays into the same facts and findings as the live run
