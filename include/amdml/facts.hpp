@@ -97,6 +97,7 @@ struct ModprobeOption {
 struct ModprobeFacts {
   std::vector<ModprobeOption> options;  // in the order modprobe reads them
   std::vector<ProbeError> unparsable;   // lines that are not modprobe syntax (file, line, text)
+  std::vector<ModprobeOption> unread;   // options in files modprobe never reads (the name does not end in .conf)
 };
 
 struct KfdMemBank {

@@ -257,6 +257,9 @@ ModprobeFile modprobe_conf(std::string_view text) {
         } else {
           for (std::size_t w = 2; w < words.size(); ++w) {
             if (words[w][0] == '#') break;
+            // The kernel reads "key=value" in quotes as key=value (next_arg).
+            if (words[w].size() >= 2 && words[w].front() == '"' && words[w].back() == '"')
+              words[w] = words[w].substr(1, words[w].size() - 2);
             auto eq = words[w].find('=');
             ModprobeLine ml;
             ml.line = start;

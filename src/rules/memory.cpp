@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "formats/system_files.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
@@ -37,13 +38,18 @@ struct Configured {
   std::string value;
   std::string where;  // "/etc/modprobe.d/ttm.conf:1" or "/proc/cmdline"
 };
-std::optional<Configured> configured(const Facts& f, const std::string& module, const std::string& key) {
-  if (auto it = f.driver.cmdline_options.find(module + "." + key); it != f.driver.cmdline_options.end())
-    return Configured{it->second, "/proc/cmdline"};
-  std::optional<Configured> last;
+std::vector<Configured> settings(const Facts& f, const std::string& module, const std::string& key) {
+  std::vector<Configured> out;
   for (const auto& o : f.modprobe.options)
-    if (o.module == module && o.key == key) last = Configured{o.value, o.file + ":" + std::to_string(o.line)};
-  return last;
+    if (o.module == module && o.key == key) out.push_back({o.value, o.file + ":" + std::to_string(o.line)});
+  for (const auto& [k, v] : f.driver.cmdline_options)
+    if (parse::modprobe_name(k) == module + "." + key) out.push_back({v, "/proc/cmdline"});
+  return out;
+}
+std::optional<Configured> configured(const Facts& f, const std::string& module, const std::string& key) {
+  auto all = settings(f, module, key);
+  if (all.empty()) return std::nullopt;
+  return all.back();
 }
 
 bool any_amd_gpu_driven(const Facts& f) {
@@ -338,13 +344,56 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
   out.push_back(std::move(fd));
 }
 
+bool gtt_related(const std::string& module, const std::string& key) {
+  return ((module == "ttm" || module == "amdttm") && is_ttm_key(key)) || (module == "amdgpu" && (key == "gttsize" || bogus_gtt_key(key)));
+}
+
 }  // namespace
+
+std::optional<std::string> modprobe_setting(const Facts& f, const std::string& module, const std::string& key) {
+  auto c = configured(f, parse::modprobe_name(module), parse::modprobe_name(key));
+  if (!c) return std::nullopt;
+  return c->value;
+}
+
+std::vector<std::string> modprobe_view_notes(const Facts& f) {
+  std::vector<std::string> out;
+  // A later setting wins: modprobe.d files by name, then the kernel command line.
+  for (const char* module : {"ttm", "amdttm", "amdgpu"})
+    for (const char* key : {"pages_limit", "page_pool_size", "gttsize"}) {
+      if (!gtt_related(module, key)) continue;
+      const auto all = settings(f, module, key);
+      for (std::size_t i = 0; i + 1 < all.size(); ++i)
+        if (all[i].value != all.back().value)
+          out.push_back(all[i].where + " sets " + module + "." + key + "=" + all[i].value + ", but " + all.back().where +
+                        " sets " + all.back().value + " and is read later: " + all.back().value + " applies.");
+    }
+  // Lines modprobe skips ("ignoring bad line"): a key=value outside an options line.
+  for (const auto& u : f.modprobe.unparsable) {
+    const std::string name = parse::modprobe_name(u.message);
+    if (name.find("pages_limit") == std::string::npos && name.find("page_pool_size") == std::string::npos &&
+        name.find("gttsize") == std::string::npos)
+      continue;
+    out.push_back(u.path + " `" + u.message + "` is not a modprobe command: modprobe ignores the line, so it sets nothing "
+                  "(the form is `options MODULE key=value`).");
+  }
+  for (const auto& o : f.modprobe.unread)
+    if (gtt_related(o.module, o.key))
+      out.push_back(o.file + ":" + std::to_string(o.line) + " sets " + o.module + "." + o.key + "=" + o.value +
+                    ", but modprobe reads only files whose names end in .conf: it sets nothing.");
+  return out;
+}
 
 void memory_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   if (!any_amd_gpu_driven(ctx.facts)) return;
+  const std::size_t first = out.size();
   gtt_limit(ctx, out);
   wrong_module(ctx, out);
   gttsize(ctx, out);
+  // What modprobe ignores or overrides, on the first memory finding: the person sees
+  // which of their lines do not count.
+  if (out.size() > first)
+    for (auto& n : modprobe_view_notes(ctx.facts)) out[first].notes.push_back(std::move(n));
 }
 
 }  // namespace amdml::rules
