@@ -2,6 +2,7 @@
 // recipe would do -- the same files with the same bytes, the same systemctl calls -- so
 // following the advice and then running `amdml fix` leaves one file, which fix owns.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,12 @@ std::string write_command(const FileChange& fc) {
       if (ok) return sed + " " + path;
     }
   }
-  if (ends_nl) return printf_lines(after, 0) + " | sudo tee " + path + " >/dev/null";
-  return "printf '%s' " + text::shell_word(fc.after) + " | sudo tee " + path + " >/dev/null";
+  const std::string body = ends_nl ? printf_lines(after, 0) : "printf '%s' " + text::shell_word(fc.after);
+  if (fc.before) return body + " | sudo tee " + path + " >/dev/null";
+  // A new file: its directories made as the apply makes them, with the plan's mode.
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(fc.new_mode & 07777));
+  return body + " | sudo install -D -m " + mode + " /dev/stdin " + path;
 }
 
 // Plan-derived hand commands for the recipes whose plan depends on the machine's files
