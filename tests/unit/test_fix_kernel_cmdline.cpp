@@ -99,6 +99,15 @@ struct Tree {
   }
 };
 
+// One recipe planned, not refused, changing exactly `path`.
+::testing::AssertionResult one_file_change(const Plan& p, const std::string& path) {
+  if (p.recipes.size() != 1) return ::testing::AssertionFailure() << p.recipes.size() << " recipes planned";
+  const RecipePlan& rp = p.recipes[0];
+  if (rp.refused) return ::testing::AssertionFailure() << "refused: " << rp.refused->message;
+  if (rp.files.size() != 1 || rp.files[0].path != path) return ::testing::AssertionFailure() << "files other than " << path;
+  return ::testing::AssertionSuccess();
+}
+
 // Runs the hand commands that write files (sudo dropped, paths moved into the tree).
 void run_hand_writes(const TestTree& t, const RecipePlan& rp) {
   for (const auto& [cmd, role] : hand_commands(rp)) {
@@ -116,11 +125,8 @@ TEST(KernelCmdlineRecipe, StrixHaloGrubApplyAgainUndo) {
   Tree e("strix-halo");
   const std::string before = read_file(e.t / "etc/default/grub");
   Plan p = e.plan();
-  ASSERT_EQ(p.recipes.size(), 1u);
+  ASSERT_TRUE(one_file_change(p, "/etc/default/grub"));
   const RecipePlan& rp = p.recipes[0];
-  ASSERT_FALSE(rp.refused) << rp.refused->message;
-  ASSERT_EQ(rp.files.size(), 1u);
-  EXPECT_EQ(rp.files[0].path, "/etc/default/grub");
   EXPECT_NE(rp.files[0].after.find("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet transparent_hugepage=always numa_balancing=disable "
                                    "ttm.page_pool_size="),
             std::string::npos);
@@ -149,11 +155,8 @@ TEST(KernelCmdlineRecipe, SystemdBootEditsKernelInstallsCmdline) {
   e.t.write("etc/kernel/cmdline", "root=UUID=e2a4f9c1 rw quiet amdgpu.gttsize=128000 amdttm.pages_limit=32768000\n");
   e.t.write("usr/lib/modules/6.12.48+deb13-amd64/vmlinuz", "kernel image stand-in\n");
   Plan p = e.plan();
-  ASSERT_EQ(p.recipes.size(), 1u);
+  ASSERT_TRUE(one_file_change(p, "/etc/kernel/cmdline"));
   const RecipePlan& rp = p.recipes[0];
-  ASSERT_FALSE(rp.refused) << rp.refused->message;
-  ASSERT_EQ(rp.files.size(), 1u);
-  EXPECT_EQ(rp.files[0].path, "/etc/kernel/cmdline");
   ASSERT_EQ(rp.commands.size(), 1u);
   EXPECT_EQ(rp.commands[0].argv, (std::vector<std::string>{"kernel-install", "add", "6.12.48+deb13-amd64",
                                                            "/usr/lib/modules/6.12.48+deb13-amd64/vmlinuz"}));
