@@ -6,6 +6,7 @@
 // in-tree driver, `amdttm` for AMD's DKMS driver. The limit is read once when amdgpu
 // loads, so only a module option or the kernel command line changes it.
 #include <algorithm>
+#include <map>
 #include <cstdio>
 
 #include "formats/system_files.hpp"
@@ -232,6 +233,9 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
     }
     if (req && req->on_cmdline)
       fd.commands.push_back("on the kernel command line, set " + used + ".pages_limit instead of " + other + ".pages_limit, then reboot");
+    else if (req)
+      fd.commands.push_back("set options " + used + " pages_limit=" + std::to_string(req->target.value) +
+                            " in /etc/modprobe.d (for " + used + ", not " + other + "), then rebuild the initramfs and reboot");
     else
       fd.commands.push_back("sudo sed -i 's/^options " + other + " /options " + used + " /' /etc/modprobe.d/*.conf   # then update-initramfs -u and reboot");
     fd.gpus = amd_gpu_indices(f);
@@ -384,12 +388,47 @@ std::vector<std::string> modprobe_view_notes(const Facts& f) {
   return out;
 }
 
+namespace {
+
+// The kernel-cmdline request is already in the boot loader's configuration (amdml fix
+// or a person wrote it) but this boot predates it: nothing to change, only a reboot.
+bool in_boot_config(const Facts& f, const KernelCmdlineParams& p) {
+  if (!f.os.boot_cmdline) return false;
+  std::map<std::string, std::string> next;
+  for (const auto& [k, v] : parse::cmdline(*f.os.boot_cmdline)) next[parse::modprobe_name(k)] = v;
+  for (const auto& [k, v] : p.set)
+    if (auto it = next.find(parse::modprobe_name(k)); it == next.end() || it->second != v) return false;
+  for (const auto& k : p.remove)
+    if (next.count(parse::modprobe_name(k))) return false;
+  return true;
+}
+
+void reboot_pending(const RuleContext& ctx, std::vector<Finding>& out, std::size_t first) {
+  const auto req = ttm_request(ctx);
+  if (!req || !req->on_cmdline) return;
+  const auto& p = std::get<KernelCmdlineParams>(req->fix.params);
+  if (!in_boot_config(ctx.facts, p)) return;
+  for (std::size_t i = first; i < out.size(); ++i) {
+    Finding& fd = out[i];
+    if (!fd.fix || fd.fix->recipe != req->fix.recipe || !(fd.fix->params == req->fix.params)) continue;
+    fd.fix.reset();
+    fd.commands.clear();
+    fd.roles.clear();
+    fd.add_command("sudo reboot", CommandRole::run);
+    fd.notes.push_back(ctx.facts.os.boot_cmdline_file + " already gives the next boot " + req->module + ".pages_limit=" +
+                       std::to_string(req->target.value) + ": it takes effect after the reboot.");
+  }
+}
+
+}  // namespace
+
 void memory_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   if (!any_amd_gpu_driven(ctx.facts)) return;
   const std::size_t first = out.size();
   gtt_limit(ctx, out);
   wrong_module(ctx, out);
   gttsize(ctx, out);
+  reboot_pending(ctx, out, first);
   // What modprobe ignores or overrides, on the first memory finding: the person sees
   // which of their lines do not count.
   if (out.size() > first)

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "fix/edits.hpp"
 #include "formats/fix_params_json.hpp"
+#include "formats/system_files.hpp"
 #include "rules/rules_internal.hpp"
 #include "support/knowledge.hpp"
 #include "support/tree.hpp"
@@ -78,6 +80,32 @@ TEST(MemoryOneVoice, AnUnknownGttParameterOnTheCommandLineGetsARecipe) {
       EXPECT_NE(std::find(remove.begin(), remove.end(), "amdgpu.gtt_size"), remove.end()) << remove;
     }
   EXPECT_TRUE(seen);
+}
+
+TEST(MemoryOneVoice, StrixHaloAfterTheApplyTheRebootThenNothing) {
+  TestTree t("strix-halo");
+  Diagnosed before(t.str());
+  const auto req = std::get<KernelCmdlineParams>(memory_findings(before)[0]->fix->params);
+  // What the kernel-cmdline recipe writes: GRUB's defaults carry the request.
+  t.write("etc/default/grub", fix::edit_grub_defaults(read_file(t / "etc/default/grub"), req).text);
+  Diagnosed applied(t.str());
+  ASSERT_EQ(memory_findings(applied).size(), memory_findings(before).size());
+  for (const auto* f : memory_findings(applied)) {
+    EXPECT_FALSE(f->fix) << f->title;  // nothing left for `amdml fix`
+    EXPECT_EQ(f->commands, std::vector<std::string>{"sudo reboot"});
+    ASSERT_FALSE(f->notes.empty());
+    EXPECT_NE(f->notes.back().find("/etc/default/grub already gives the next boot"), std::string::npos) << f->notes.back();
+  }
+  // The reboot: the command line is GRUB's, ttm loads with the limit, GTT follows it.
+  const std::string pages = req.set.at("ttm.pages_limit");
+  t.write("proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.12.48+deb13-amd64 ro " + parse::grub_cmdline(read_file(t / "etc/default/grub")) + "\n");
+  t.write("sys/module/ttm/parameters/pages_limit", pages + "\n");
+  t.write("sys/module/ttm/parameters/page_pool_size", pages + "\n");
+  t.write("sys/module/amdgpu/parameters/gttsize", "-1\n");
+  write_file(fs::canonical(t / "sys/class/drm/card0/device") / "mem_info_gtt_total",
+             std::to_string(std::stoull(pages) * kPageSize) + "\n");
+  Diagnosed rebooted(t.str());
+  EXPECT_TRUE(memory_findings(rebooted).empty()) << memory_findings(rebooted)[0]->title;
 }
 
 // --- modprobe's own view (item 10) -----------------------------------------------
