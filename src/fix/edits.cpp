@@ -317,8 +317,16 @@ std::string join_words(const std::vector<std::string>& words) {
 
 }  // namespace
 
+bool odd_quotes(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 != 0; }
+
 CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params, bool append) {
   CmdlineEdit e;
+  // A word appended after an unterminated quote would be read as part of it.
+  if (odd_quotes(words)) {
+    e.text = words;
+    e.unbalanced = true;
+    return e;
+  }
   auto w = cmdline_words(words);
   bool changed = edit_words(w, params, e);
   const std::size_t before = w.size();
@@ -373,6 +381,12 @@ CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParam
   };
   Line* last_default = nullptr;
   Line* last_linux = nullptr;
+  for (auto& l : lines)
+    if (!l.key.empty() && odd_quotes(l.value)) {
+      e.text = text;
+      e.unbalanced = true;
+      return e;
+    }
   for (auto& l : lines) {
     if (l.key.empty()) continue;
     (l.key == "GRUB_CMDLINE_LINUX_DEFAULT" ? last_default : last_linux) = &l;
@@ -411,6 +425,10 @@ CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlin
     body.pop_back();
   }
   auto e = edit_cmdline_words(body, params, true);
+  if (e.unbalanced) {
+    e.text = text;
+    return e;
+  }
   e.text += trail.empty() ? "\n" : trail;
   if (text.empty()) e.text = e.text == "\n" ? "" : e.text;
   return e;
@@ -431,6 +449,12 @@ Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const Kernel
     words.push_back(w.get<std::string>());
   }
   CmdlineEdit e;
+  for (const auto& w : words)
+    if (odd_quotes(w)) {
+      e.text = text;
+      e.unbalanced = true;
+      return e;
+    }
   const auto before = words;
   edit_words(words, params, e);
   append_missing(words, params, e);

@@ -52,6 +52,7 @@ struct CmdlineEdit {
   std::string text;
   std::vector<std::string> found;    // names of params.set that were already there (now replaced)
   std::vector<std::string> removed;  // words removed ("amdgpu.gttsize=128000")
+  bool unbalanced = false;           // a command line with an odd number of '"': left as it is
 };
 // The words of one command line with params.set replaced where they are and params.remove
 // dropped; with append, the names of params.set not found are appended at the end.

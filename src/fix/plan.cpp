@@ -352,6 +352,10 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
                               step.kernelstub + "): change the kernel command line by hand");
     return;
   }
+  if (e.unbalanced) {
+    c.rp.refused = make_error(fc.path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
+    return;
+  }
   fc.after = e.text;
   std::string what;
   for (const auto& [k, v] : p.set) what += (what.empty() ? "set " : ", set ") + k + "=" + v;

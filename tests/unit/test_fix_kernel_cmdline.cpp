@@ -52,6 +52,11 @@ TEST(KernelCmdlineEdits, GrubWithoutADefaultLineGetsOne) {
   // An unterminated quote is not edited (a new line is added after it instead).
   const std::string broken = "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\n";
   EXPECT_EQ(edit_grub_defaults(broken, p).text.rfind(broken, 0), 0u);
+  // A value whose quotes do not pair: a word appended would land inside the quote.
+  const std::string odd = "GRUB_CMDLINE_LINUX_DEFAULT='quiet acpi_osi=\"Windows'\n";
+  EXPECT_TRUE(edit_grub_defaults(odd, p).unbalanced);
+  EXPECT_EQ(edit_grub_defaults(odd, p).text, odd);
+  EXPECT_TRUE(edit_kernel_cmdline_file("root=/dev/sda1 x=\"a\n", p).unbalanced);
 }
 
 TEST(KernelCmdlineEdits, KernelInstallAndKernelstub) {
