@@ -169,6 +169,24 @@ TEST(KernelCmdlineRecipe, SystemdBootEditsKernelInstallsCmdline) {
   EXPECT_EQ(read_file(e.t / "etc/kernel/cmdline"), rp.files[0].after);
 }
 
+TEST(KernelCmdlineRecipe, KernelstubComesFirst) {
+  Tree e("strix-halo");  // GRUB's defaults stay; Pop!_OS boots through kernelstub
+  e.t.write("etc/kernelstub/configuration",
+            R"({"default": {"kernel_options": ["quiet", "splash"], "esp_path": "/boot/efi"},)"
+            R"( "user": {"kernel_options": ["quiet", "splash", "amdgpu.gttsize=128000"], "esp_path": "/boot/efi"}})");
+  Plan p = e.plan();
+  ASSERT_TRUE(one_file_change(p, "/etc/kernelstub/configuration"));
+  const RecipePlan& rp = p.recipes[0];
+  EXPECT_EQ(nlohmann::json::parse(rp.files[0].after)["user"]["kernel_options"],
+            (nlohmann::json{"quiet", "splash", "ttm.page_pool_size=28835840", "ttm.pages_limit=28835840"}));
+  ASSERT_EQ(rp.commands.size(), 1u);
+  EXPECT_EQ(rp.commands[0].argv, std::vector<std::string>{"kernelstub"});
+  // The notes say what the file does not hold but the running command line does.
+  bool noted = false;
+  for (const auto& n : rp.notes) noted = noted || n.find("amdttm.pages_limit=32768000 is on the running command line") == 0;
+  EXPECT_TRUE(noted);
+}
+
 TEST(KernelCmdlineRecipe, NoBootLoaderConfigurationIsRefused) {
   Tree e("strix-halo");
   fs::remove(e.t / "etc/default/grub");

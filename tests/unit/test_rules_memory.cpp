@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "fix/edits.hpp"
+#include "fix/fix.hpp"
+#include "platform/safe_tree.hpp"
 #include "formats/fix_params_json.hpp"
 #include "formats/system_files.hpp"
 #include "rules/rules_internal.hpp"
@@ -200,6 +202,29 @@ TEST(ModprobeView, TheFindingNamesIgnoredAndOverriddenLines) {
             std::string::npos) << notes;
   // The dash spelling is modprobe's too: the later file's value is the one in force.
   EXPECT_EQ(rules::modprobe_setting(d.facts, "ttm", "pages_limit"), "2097152");
+}
+
+TEST(ModprobeView, AfterTheApplyModprobeAppliesTheRecipesLimit) {
+  if (!have_modprobe()) GTEST_SKIP() << "kmod's modprobe is not installed";
+  TestTree t("apu-modprobe-ignored-lines");
+  Diagnosed d(t.str());
+  const auto* gtt = d.find("memory.gtt-limit");
+  ASSERT_TRUE(gtt && gtt->fix);
+  const auto want = std::to_string(fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
+  EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "ttm", "pages_limit"), "3145728");  // the later file wins today
+  platform::SafeTree tree(t.str());
+  fix::PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
+  const Plan plan = fix::plan_fixes(in);
+  ASSERT_TRUE(plan.pending());
+  fix::ApplyOptions o;
+  o.run_commands = false;
+  o.live = false;
+  auto out = fix::apply_plan(plan, *d.host, tree, tree, o);
+  ASSERT_TRUE(out && out->ok);
+  // modprobe itself now hands ttm the recipe's limit, and amdml reads it the same way.
+  EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "ttm", "pages_limit"), want);
+  Diagnosed after(t.str());
+  EXPECT_EQ(rules::modprobe_setting(after.facts, "ttm", "pages_limit"), want);
 }
 
 }  // namespace
