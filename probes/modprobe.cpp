@@ -17,7 +17,14 @@ void modprobe(const ProbeContext& ctx, Facts& f) {
     auto entries = h.list_dir(dir);
     if (!entries) continue;
     for (const auto& e : *entries) {
-      if (e.name.size() < 6 || e.name.substr(e.name.size() - 5) != ".conf") continue;
+      if (e.name.size() < 6 || e.name.substr(e.name.size() - 5) != ".conf") {
+        // modprobe skips it; what it would have set is kept, so advice can say so.
+        if (e.type != FileType::regular || std::string_view(dir) != "/etc/modprobe.d") continue;
+        const std::string path = std::string(dir) + "/" + e.name;
+        if (auto text = h.read_file(path, 64 << 10))
+          for (auto& o : parse::modprobe_conf(*text).options) f.modprobe.unread.push_back({path, o.line, o.module, o.key, o.value});
+        continue;
+      }
       by_name.emplace(e.name, std::string(dir) + "/" + e.name);
     }
   }

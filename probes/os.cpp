@@ -24,6 +24,15 @@ void os(const ProbeContext& ctx, Facts& f) {
   if (!f.os.kernel_release) f.os.kernel_release = read_value(h, f, "os", "/proc/sys/kernel/osrelease");
   if (f.os.kernel_release) f.os.kernel = Version::parse(*f.os.kernel_release);
   f.os.cmdline = read_value(h, f, "os", "/proc/cmdline");
+  // What the boot loader's configuration gives the next boot (the kernel-cmdline
+  // recipe's order): a change made there shows as pending a reboot.
+  if (auto ks = h.read_file("/etc/kernelstub/configuration", 1 << 16)) {
+    if (auto words = parse::kernelstub_cmdline(*ks)) f.os.boot_cmdline = *words, f.os.boot_cmdline_file = "/etc/kernelstub/configuration";
+  } else if (auto grub = h.read_file("/etc/default/grub", 1 << 16)) {
+    f.os.boot_cmdline = parse::grub_cmdline(*grub), f.os.boot_cmdline_file = "/etc/default/grub";
+  } else if (auto ki = h.read_file("/etc/kernel/cmdline", 1 << 16)) {
+    f.os.boot_cmdline = std::string(text::trim(*ki)), f.os.boot_cmdline_file = "/etc/kernel/cmdline";
+  }
   if (auto v = read_value(h, f, "os", "/proc/version")) {
     if (v->find("microsoft") != std::string::npos || v->find("Microsoft") != std::string::npos ||
         v->find("WSL") != std::string::npos)

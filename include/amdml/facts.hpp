@@ -45,6 +45,11 @@ struct OsFacts {
   std::optional<std::string> machine;         // "x86_64"
   std::optional<std::string> cmdline;         // /proc/cmdline, trimmed
   bool wsl = false;
+  // The command line the boot loader's configuration gives the next boot (kernelstub's
+  // user.kernel_options, GRUB's GRUB_CMDLINE_LINUX + _DEFAULT, or /etc/kernel/cmdline,
+  // the first that exists) and that file; nullopt when none is readable.
+  std::optional<std::string> boot_cmdline;
+  std::string boot_cmdline_file;
 };
 
 struct MemoryFacts {
@@ -97,6 +102,7 @@ struct ModprobeOption {
 struct ModprobeFacts {
   std::vector<ModprobeOption> options;  // in the order modprobe reads them
   std::vector<ProbeError> unparsable;   // lines that are not modprobe syntax (file, line, text)
+  std::vector<ModprobeOption> unread;   // options in files modprobe never reads (the name does not end in .conf)
 };
 
 struct KfdMemBank {

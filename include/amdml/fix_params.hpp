@@ -44,6 +44,14 @@ struct EnvParams {
   bool operator==(const EnvParams&) const = default;
 };
 
-using FixParams = std::variant<GroupsParams, TtmLimitParams, HsaParams, EnvParams>;
+// cmdline: kernel parameters to set ("ttm.pages_limit" -> "29097984") and to remove
+// (by name, with any value) where the boot loader keeps the command line.
+struct KernelCmdlineParams {
+  std::map<std::string, std::string> set;
+  std::vector<std::string> remove;
+  bool operator==(const KernelCmdlineParams&) const = default;
+};
+
+using FixParams = std::variant<GroupsParams, TtmLimitParams, HsaParams, EnvParams, KernelCmdlineParams>;
 
 }  // namespace amdml

@@ -22,20 +22,21 @@ enum class StepKind {
   initramfs,          // regenerate the initramfs when the module is in it
   follow_up,          // tell the person: reboot, new login, ...
   login_env_clear,    // turn off a person's login-file lines that set the recipe's variables otherwise
+  kernel_cmdline,     // set/remove kernel parameters where the boot loader keeps them
 };
 // The spelling in a recipe file: "group-members", "modprobe-option", ...
 inline constexpr EnumName<StepKind> kStepKindNames[] = {
     {StepKind::group_members, "group-members"}, {StepKind::modprobe_option, "modprobe-option"},
     {StepKind::env_file, "env-file"},           {StepKind::daemon_reload, "daemon-reload"},
     {StepKind::restart_if_running, "restart-if-running"}, {StepKind::initramfs, "initramfs"},
-    {StepKind::follow_up, "follow-up"},
-    {StepKind::login_env_clear, "login-env-clear"},
+    {StepKind::follow_up, "follow-up"},         {StepKind::login_env_clear, "login-env-clear"},
+    {StepKind::kernel_cmdline, "kernel-cmdline"},
 };
 inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }
 
 // How a recipe's parameters are read (the contracts in TEAM.md): which alternative of
 // FixParams (amdml/fix_params.hpp) it takes.
-enum class ParamSchema { groups, ttm, hsa, env };
+enum class ParamSchema { groups, ttm, hsa, env, cmdline };
 
 // The file formats an env_file step writes.
 enum class EnvFormat { profile_sh, environment_d, systemd_dropin };
@@ -66,6 +67,13 @@ struct FollowUpStep {
   std::string text;          // what to tell the person ({user}, {group} filled in)
   std::string service_text;  // the same for a system account (uid < 1000): services, not logins
 };
+// The boot loader configurations, tried in this order (the first that exists is the one
+// the machine uses): kernelstub (Pop!_OS), GRUB's defaults, kernel-install's cmdline.
+struct KernelCmdlineStep {
+  std::string kernelstub = "/etc/kernelstub/configuration";
+  std::string grub = "/etc/default/grub";
+  std::string kernel_install = "/etc/kernel/cmdline";
+};
 
 // The login files to look through: paths, or "DIR/*.SUFFIX" for every such file in DIR.
 // A line there that plainly sets one of the recipe's variables to another value than
@@ -77,7 +85,8 @@ struct LoginEnvClearStep {
 
 // One step; the alternatives follow StepKind's order.
 using RecipeStep = std::variant<GroupMembersStep, ModprobeOptionStep, EnvFileStep, DaemonReloadStep,
-                                RestartIfRunningStep, InitramfsStep, FollowUpStep, LoginEnvClearStep>;
+                                RestartIfRunningStep, InitramfsStep, FollowUpStep, LoginEnvClearStep,
+                                KernelCmdlineStep>;
 inline StepKind kind_of(const RecipeStep& s) { return static_cast<StepKind>(s.index()); }
 
 struct Recipe {

@@ -59,7 +59,9 @@ void open_knowledge(const GlobalOptions& g, Session& s);
 Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options);
 // Stage rules: the findings on r.facts and their summary; with hand_recipes, each finding
 // a recipe fixes also gets the recipe's commands to run by hand.
-void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes = nullptr);
+// With host, hand commands of file-merging recipes are derived from their plan.
+void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes = nullptr,
+               const Host* host = nullptr);
 // The doctor's run: probes, then rules (with the hand commands of the session's recipes).
 Report run_doctor(const Session& s, const ProbeOptions& options);
 

@@ -56,7 +56,7 @@ Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& opti
   return stage("probes", [&] { return collect_facts(host, kb, options, log_probe); });
 }
 
-void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes) {
+void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes, const Host* host) {
   stage("rules", [&] {
     r.findings = diagnose(r.facts, kb);
     // A finding a recipe fixes tells the person the recipe's own files and values by hand
@@ -64,7 +64,10 @@ void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* ha
     // Parsed only when some finding has a recipe (most runs have none).
     const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
     if (hand_recipes && any_fix)
-      if (auto recipes = load_recipes(*hand_recipes)) fix::derive_hand_commands(*recipes, r.findings);
+      if (auto recipes = load_recipes(*hand_recipes)) {
+        if (host) fix::derive_hand_commands(*recipes, r.findings, *host, r.facts);
+        else fix::derive_hand_commands(*recipes, r.findings);
+      }
     r.summary = summarize(r.findings);
   });
   if (verbosity() >= 2)
@@ -75,7 +78,7 @@ void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* ha
 Report run_doctor(const Session& s, const ProbeOptions& options) {
   Report r;
   r.facts = run_probes(*s.host, s.kb, options);
-  run_rules(r, s.kb, &s.recipes);
+  run_rules(r, s.kb, &s.recipes, s.host.get());
   return r;
 }
 

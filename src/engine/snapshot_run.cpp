@@ -14,7 +14,7 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   RecordedRun run;
   platform::RecordingHost rec(*s.host);
   run.report.facts = run_probes(rec, s.kb, po);
-  run_rules(run.report, s.kb);
+  run_rules(run.report, s.kb, &s.recipes, &rec);
   Stage record("record");
   run.recording = rec.recording();
   run.trimmed = trim_recording(run.recording);

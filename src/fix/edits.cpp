@@ -5,6 +5,9 @@
 
 #include "base/text.hpp"
 #include "formats/system_files.hpp"
+#include "fix/params.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace amdml::fix {
 
@@ -264,6 +267,225 @@ std::map<std::string, std::string> dropin_environment(const std::string& text) {
     }
   }
   return out;
+}
+
+namespace {
+
+// Whitespace-separated words; a double-quoted stretch belongs to its word.
+std::vector<std::string> cmdline_words(std::string_view text) {
+  std::vector<std::string> out;
+  std::string word;
+  bool quoted = false;
+  for (char c : text) {
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+      if (!word.empty()) out.push_back(std::move(word));
+      word.clear();
+      continue;
+    }
+    word += c;
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
+std::string word_name(const std::string& word) { return cmdline_param_name(word.substr(0, word.find('='))); }
+
+// Edits a word list in place; returns whether anything changed.
+bool edit_words(std::vector<std::string>& words, const KernelCmdlineParams& p, CmdlineEdit& e) {
+  bool changed = false;
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    const std::string n = word_name(w);
+    bool drop = std::any_of(p.remove.begin(), p.remove.end(), [&](const std::string& r) { return cmdline_param_name(r) == n; });
+    if (drop) {
+      e.removed.push_back(w);
+      changed = true;
+      continue;
+    }
+    bool replaced = false;
+    for (const auto& [k, v] : p.set) {
+      if (cmdline_param_name(k) != n) continue;
+      const bool first = std::find(e.found.begin(), e.found.end(), k) == e.found.end();
+      if (first) {
+        // The first word setting it takes the value; later ones would override it.
+        const std::string nw = w.substr(0, w.find('=')) + "=" + v;
+        if (nw != w) changed = true;
+        out.push_back(nw);
+        e.found.push_back(k);
+      } else {
+        e.removed.push_back(w);
+        changed = true;
+      }
+      replaced = true;
+    }
+    if (!replaced) out.push_back(w);
+  }
+  words = std::move(out);
+  return changed;
+}
+
+void append_missing(std::vector<std::string>& words, const KernelCmdlineParams& p, const CmdlineEdit& e) {
+  for (const auto& [k, v] : p.set)
+    if (std::find(e.found.begin(), e.found.end(), k) == e.found.end()) words.push_back(k + "=" + v);
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+}  // namespace
+
+bool odd_quotes(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 != 0; }
+
+CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params, bool append) {
+  CmdlineEdit e;
+  // A word appended after an unterminated quote would be read as part of it.
+  if (odd_quotes(words)) {
+    e.text = words;
+    e.unbalanced = true;
+    return e;
+  }
+  auto w = cmdline_words(words);
+  bool changed = edit_words(w, params, e);
+  const std::size_t before = w.size();
+  if (append) append_missing(w, params, e);
+  e.text = changed || w.size() != before ? join_words(w) : words;
+  return e;
+}
+
+CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParams& params) {
+  struct Line {
+    std::string text;
+    bool nl = false;
+    std::string key;    // GRUB_CMDLINE_LINUX or GRUB_CMDLINE_LINUX_DEFAULT ("" otherwise)
+    std::string lead;   // bytes before the value: indentation and KEY=
+    char quote = 0;     // '"', '\'' or 0
+    std::string value;  // between the quotes
+    std::string tail;   // after the closing quote (a comment)
+  };
+  std::vector<Line> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    Line l;
+    l.text = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    l.nl = nl != std::string::npos;
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    std::size_t i = 0;
+    while (i < l.text.size() && (l.text[i] == ' ' || l.text[i] == '\t')) ++i;
+    if (l.text.compare(i, 7, "export ") == 0) i += 7;
+    for (const char* key : {"GRUB_CMDLINE_LINUX_DEFAULT=", "GRUB_CMDLINE_LINUX="}) {
+      const std::size_t n = std::string_view(key).size();
+      if (l.text.compare(i, n, key) != 0) continue;
+      std::size_t v = i + n;
+      char q = v < l.text.size() && (l.text[v] == '"' || l.text[v] == '\'') ? l.text[v] : 0;
+      std::size_t end = q ? l.text.find(q, v + 1) : l.text.find_first_of(" \t#", v);
+      if (q && end == std::string::npos) break;  // an unterminated quote: not ours to touch
+      l.key = std::string(key, n - 1);
+      l.lead = l.text.substr(0, v);
+      l.quote = q;
+      l.value = q ? l.text.substr(v + 1, end - v - 1) : l.text.substr(v, end == std::string::npos ? std::string::npos : end - v);
+      l.tail = end == std::string::npos ? "" : l.text.substr(q ? end + 1 : end);
+      break;
+    }
+    lines.push_back(std::move(l));
+  }
+  CmdlineEdit e;
+  auto render = [](Line& l, const std::vector<std::string>& words) {
+    const std::string v = join_words(words);
+    l.value = v;
+    const char q = l.quote ? l.quote : (v.find_first_of(" \t") != std::string::npos ? '"' : 0);
+    l.text = l.lead + (q ? std::string(1, q) : "") + v + (q ? std::string(1, q) : "") + l.tail;
+  };
+  Line* last_default = nullptr;
+  Line* last_linux = nullptr;
+  for (auto& l : lines)
+    if (!l.key.empty() && odd_quotes(l.value)) {
+      e.text = text;
+      e.unbalanced = true;
+      return e;
+    }
+  for (auto& l : lines) {
+    if (l.key.empty()) continue;
+    (l.key == "GRUB_CMDLINE_LINUX_DEFAULT" ? last_default : last_linux) = &l;
+    auto words = cmdline_words(l.value);
+    if (edit_words(words, params, e)) render(l, words);
+  }
+  KernelCmdlineParams missing;
+  for (const auto& [k, v] : params.set)
+    if (std::find(e.found.begin(), e.found.end(), k) == e.found.end()) missing.set[k] = v;
+  std::string out;
+  if (!missing.set.empty()) {
+    if (Line* target = last_default ? last_default : last_linux) {
+      auto words = cmdline_words(target->value);
+      append_missing(words, missing, CmdlineEdit{});
+      render(*target, words);
+    } else {
+      std::vector<std::string> words;
+      append_missing(words, missing, CmdlineEdit{});
+      if (!lines.empty() && !lines.back().nl) lines.back().nl = true;
+      Line added;
+      added.text = "GRUB_CMDLINE_LINUX_DEFAULT=\"" + join_words(words) + "\"";
+      added.nl = true;
+      lines.push_back(std::move(added));
+    }
+  }
+  for (const auto& l : lines) out += l.text + (l.nl ? "\n" : "");
+  e.text = out;
+  return e;
+}
+
+CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlineParams& params) {
+  std::string body = text;
+  std::string trail;
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) {
+    trail.insert(trail.begin(), body.back());
+    body.pop_back();
+  }
+  auto e = edit_cmdline_words(body, params, true);
+  if (e.unbalanced) {
+    e.text = text;
+    return e;
+  }
+  e.text += trail.empty() ? "\n" : trail;
+  if (text.empty()) e.text = e.text == "\n" ? "" : e.text;
+  return e;
+}
+
+Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const KernelCmdlineParams& params) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    return make_error("not JSON");
+  }
+  if (!j.is_object() || !j["user"].is_object() || !j["user"]["kernel_options"].is_array())
+    return make_error("no user.kernel_options list");
+  std::vector<std::string> words;
+  for (const auto& w : j["user"]["kernel_options"]) {
+    if (!w.is_string()) return make_error("user.kernel_options holds something that is not a string");
+    words.push_back(w.get<std::string>());
+  }
+  CmdlineEdit e;
+  for (const auto& w : words)
+    if (odd_quotes(w)) {
+      e.text = text;
+      e.unbalanced = true;
+      return e;
+    }
+  const auto before = words;
+  edit_words(words, params, e);
+  append_missing(words, params, e);
+  if (words == before) {
+    e.text = text;
+    return e;
+  }
+  j["user"]["kernel_options"] = words;
+  e.text = j.dump(4) + "\n";
+  return e;
 }
 
 }  // namespace amdml::fix

@@ -52,6 +52,26 @@ std::string render_env_file(EnvFormat format, const std::string& recipe_id, cons
 // text with each of lines (1-based) turned into a comment ("#" before it, `why` after
 // it); every other byte as it was.
 std::string comment_out_lines(const std::string& text, const std::vector<int>& lines, const std::string& why);
+// Kernel command lines (kernel-cmdline step). Words compare by name (before '='), with
+// '-' and '_' alike as the kernel compares them; every other word keeps its bytes.
+struct CmdlineEdit {
+  std::string text;
+  std::vector<std::string> found;    // names of params.set that were already there (now replaced)
+  std::vector<std::string> removed;  // words removed ("amdgpu.gttsize=128000")
+  bool unbalanced = false;           // a command line with an odd number of '"': left as it is
+};
+// The words of one command line with params.set replaced where they are and params.remove
+// dropped; with append, the names of params.set not found are appended at the end.
+CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params, bool append);
+// /etc/default/grub: the same on GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT (a
+// parameter is edited on the line that sets it); new ones go to the last
+// GRUB_CMDLINE_LINUX_DEFAULT line (added when there is none). Nothing else changes.
+CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParams& params);
+// /etc/kernel/cmdline (kernel-install): the whole file is one command line.
+CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlineParams& params);
+// /etc/kernelstub/configuration (JSON): user.kernel_options; an error for a file that is
+// not kernelstub's JSON.
+Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const KernelCmdlineParams& params);
 
 // Environment= and UnsetEnvironment= names a systemd drop-in sets (for conflict notes).
 std::map<std::string, std::string> dropin_environment(const std::string& text);

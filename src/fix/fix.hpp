@@ -39,6 +39,13 @@ std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params)
 // Replaces each finding's hand commands with those derived from its fix's recipe, where
 // hand_commands gives any: advice and recipe never disagree.
 void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings);
+// The same, and for the recipes that merge into the machine's files (TTM options, the
+// kernel command line): the commands that write what the plan would write -- the
+// same files, the same bytes -- then the plan's own commands and "sudo reboot".
+void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings, const Host& host,
+                          const Facts& facts);
+// A recipe plan as hand commands with their roles (nothing when it changes no file).
+std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan& rp);
 
 // --- plan ----------------------------------------------------------------------------
 
@@ -49,6 +56,8 @@ struct PlanInputs {
   const std::vector<Finding>& findings;
   const std::vector<Recipe>& recipes;
   std::optional<std::string> only;          // --only RECIPE
+  bool list_initramfs = true;               // false: regenerate whenever an image exists (no lister run)
+  bool resume_interrupted = true;           // plan again what a killed run had started
 };
 
 // Every recipe a run that was killed had started (transactions still "applying", see

@@ -1,6 +1,8 @@
 // Hand commands derived from a recipe: what a person types to do by hand what the
 // recipe would do -- the same files with the same bytes, the same systemctl calls -- so
 // following the advice and then running `amdml fix` leaves one file, which fix owns.
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "formats/system_files.hpp"
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
+#include "platform/safe_tree.hpp"
 
 namespace amdml::fix {
 
@@ -16,7 +19,124 @@ namespace {
 
 using paths::dirname;
 
+// Lines of text without their newlines; whether text ends in one.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto l : text::split_lines(text)) out.emplace_back(l);
+  return out;
+}
+
+std::string printf_lines(const std::vector<std::string>& lines, std::size_t from) {
+  std::string cmd = "printf '%s\\n'";
+  for (std::size_t i = from; i < lines.size(); ++i) cmd += " " + text::shell_word(lines[i]);
+  return cmd;
+}
+
+// A line GNU sed's one-line `Nc TEXT` writes back byte for byte: no leading blank (sed
+// drops it), no backslash, no newline.
+bool sed_safe(const std::string& line) {
+  return !line.empty() && line[0] != ' ' && line[0] != '\t' && line.find('\\') == std::string::npos;
+}
+
+// The shell command that turns fc.before into fc.after: append the new lines, change
+// the lines that differ, or write the whole file.
+std::string write_command(const FileChange& fc) {
+  const std::string path = text::shell_word(fc.path);
+  const bool ends_nl = !fc.after.empty() && fc.after.back() == '\n';
+  const auto after = lines_of(fc.after);
+  if (fc.before && ends_nl) {
+    const std::string& before = *fc.before;
+    const auto old = lines_of(before);
+    if ((before.empty() || before.back() == '\n') && fc.after.compare(0, before.size(), before) == 0)
+      return printf_lines(after, old.size()) + " | sudo tee -a " + path + " >/dev/null";
+    if (old.size() == after.size() && before.back() == '\n') {
+      std::string sed = "sudo sed -i";
+      bool ok = true;
+      for (std::size_t i = 0; i < old.size() && ok; ++i)
+        if (old[i] != after[i]) {
+          ok = sed_safe(after[i]);
+          sed += " -e " + text::shell_word(std::to_string(i + 1) + "c " + after[i]);
+        }
+      if (ok) return sed + " " + path;
+    }
+  }
+  const std::string body = ends_nl ? printf_lines(after, 0) : "printf '%s' " + text::shell_word(fc.after);
+  if (fc.before) return body + " | sudo tee " + path + " >/dev/null";
+  // A new file: its directories made as the apply makes them, with the plan's mode.
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(fc.new_mode & 07777));
+  return body + " | sudo install -D -m " + mode + " /dev/stdin " + path;
+}
+
+// Plan-derived hand commands for the recipes whose plan depends on the machine's files
+// (modprobe.d, the boot loader, the initramfs).
+bool planned_by_hand(const Recipe& r) { return r.params == ParamSchema::ttm || r.params == ParamSchema::cmdline; }
+
 }  // namespace
+
+std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan& rp) {
+  std::vector<std::pair<std::string, CommandRole>> out;
+  auto add = [&](std::string c) { out.emplace_back(std::move(c), out.empty() ? CommandRole::run : CommandRole::then); };
+  for (const auto& fc : rp.files)
+    if (fc.changes()) add(write_command(fc));
+  if (out.empty()) return out;
+  for (const auto& c : rp.commands) {
+    std::string cmd = "sudo";
+    for (const auto& a : c.argv) cmd += " " + text::shell_word(a);
+    add(cmd);
+  }
+  for (auto need : rp.follow_ups)
+    if (need == FollowUp::reboot) {
+      add("sudo reboot");
+      break;
+    }
+  return out;
+}
+
+void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings, const Host& host,
+                          const Facts& facts) {
+  derive_hand_commands(recipes, findings);
+  bool any = false;
+  for (const auto& fd : findings)
+    if (fd.fix)
+      if (const Recipe* r = find_recipe(recipes, fd.fix->recipe); r && planned_by_hand(*r)) any = true;
+  if (!any) return;
+  // The plan reads through SafeTree; ask the host for the same files first, so a
+  // recording host (amdml snapshot) carries them and a replay derives the same commands.
+  for (const auto& r : recipes)
+    if (planned_by_hand(r))
+      for (const auto& step : r.steps) {
+        if (const auto* m = std::get_if<ModprobeOptionStep>(&step)) {
+          if (auto names = host.list_dir(m->dir))
+            for (const auto& n : *names) (void)host.read_file(m->dir + "/" + n.name, 1 << 20);
+          (void)host.read_file(m->path, 1 << 20);
+        } else if (const auto* k = std::get_if<KernelCmdlineStep>(&step)) {
+          for (const auto* path : {&k->kernelstub, &k->grub, &k->kernel_install}) (void)host.read_file(*path, 1 << 20);
+        }
+      }
+  platform::SafeTree tree(host.root());
+  PlanInputs in{host, tree, facts, findings, recipes, std::nullopt};
+  in.list_initramfs = false;
+  in.resume_interrupted = false;
+  const Plan plan = plan_fixes(in);
+  for (auto& fd : findings) {
+    if (!fd.fix) continue;
+    const Recipe* r = find_recipe(recipes, fd.fix->recipe);
+    if (!r || !planned_by_hand(*r)) continue;
+    for (const auto& rp : plan.recipes) {
+      const bool mine = std::any_of(rp.findings.begin(), rp.findings.end(), [&](const Finding& f) {
+        return f.id == fd.id && f.title == fd.title;
+      });
+      if (!mine || !rp.pending()) continue;
+      auto cmds = hand_commands(rp);
+      if (cmds.empty()) break;
+      fd.commands.clear();
+      fd.roles.clear();
+      for (auto& [c, role] : cmds) fd.add_command(std::move(c), role);
+      break;
+    }
+  }
+}
 
 std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params) {
   // Only recipes made wholly of whole-file writes and systemctl calls are typed by hand

@@ -11,6 +11,7 @@
 
 #include "fix/fix.hpp"
 #include "fix/params.hpp"
+#include "base/text.hpp"
 
 namespace amdml::fix {
 
@@ -90,6 +91,41 @@ Result<GroupsParams> parse_groups_params(const FixParams& params, const Facts& f
   return out;
 }
 
+namespace {
+
+// A TTM page count as a recipe may write it: at least kMinPages, at most the RAM.
+Status check_pages(const std::string& recipe, const std::string& key, std::uint64_t v, const Facts& facts) {
+  if (!facts.memory.total) return make_error(recipe + ": RAM size unknown (/proc/meminfo); refusing to set a limit blind");
+  const std::uint64_t ram_pages = Pages::from_bytes(*facts.memory.total).value;
+  if (v == 0) return make_error(recipe + ": \"" + key + "\" must be a positive integer (4 KiB pages)");
+  if (v < kMinPages)
+    return make_error(recipe + ": " + key + "=" + std::to_string(v) + " pages (" + format_bytes(Pages{v}.bytes()) +
+                      ") is too small to be meant");
+  if (v > ram_pages)
+    return make_error(recipe + ": " + key + "=" + std::to_string(v) + " pages (" + format_bytes(Pages{v}.bytes()) +
+                      ") is more than the RAM (" + format_bytes(*facts.memory.total) + ")");
+  return {};
+}
+
+// module.param as the kernel command line spells a module parameter: lower-case
+// letters, digits, '_' and '-', one dot; nothing a boot loader or a shell would read.
+bool valid_module_param(std::string_view s) {
+  const auto dot = s.find('.');
+  if (s.size() > 64 || dot == std::string_view::npos || dot == 0 || dot + 1 == s.size() || s.find('.', dot + 1) != s.npos)
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return is_lower_or_(c) || is_digit(c) || c == '-' || c == '.'; });
+}
+
+// A parameter value: letters, digits and . , : / + - only (no quotes, spaces or '=').
+bool valid_cmdline_value(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return is_alpha_or_(c) || is_digit(c) || std::string_view("._,:/+-").find(c) != std::string_view::npos;
+  });
+}
+
+}  // namespace
+
 Result<TtmParams> parse_ttm_params(const FixParams& params, const Facts& facts) {
   const auto p = params_of<TtmLimitParams>(params);
   TtmParams out;
@@ -97,25 +133,42 @@ Result<TtmParams> parse_ttm_params(const FixParams& params, const Facts& facts) 
   if (out.module != "ttm" && out.module != "amdttm")
     return make_error("ttm-pages-limit: \"module\" must be \"ttm\" or \"amdttm\"");
   if (!facts.memory.total) return make_error("ttm-pages-limit: RAM size unknown (/proc/meminfo); refusing to set a limit blind");
-  const std::uint64_t ram_pages = Pages::from_bytes(*facts.memory.total).value;
-  auto check = [&](const char* key, const std::optional<Pages>& given, bool required) -> Result<std::optional<Pages>> {
-    if (!given) {
-      if (required) return make_error(std::string("ttm-pages-limit: \"") + key + "\" is required");
-      return std::optional<Pages>();
+  if (!p.pages_limit) return make_error("ttm-pages-limit: \"pages_limit\" is required");
+  AMDML_TRY_STATUS(check_pages("ttm-pages-limit", "pages_limit", p.pages_limit->value, facts));
+  out.pages_limit = *p.pages_limit;
+  if (p.page_pool_size) AMDML_TRY_STATUS(check_pages("ttm-pages-limit", "page_pool_size", p.page_pool_size->value, facts));
+  out.page_pool_size = p.page_pool_size;
+  return out;
+}
+
+std::string cmdline_param_name(std::string_view name) {
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '-', '_');
+  return out;
+}
+
+Result<KernelCmdlineParams> parse_cmdline_params(const FixParams& params, const Facts& facts) {
+  const auto p = params_of<KernelCmdlineParams>(params);
+  const std::string r = "kernel-cmdline";
+  if (p.set.empty() && p.remove.empty()) return make_error(r + ": params change nothing (\"set\" and \"remove\" are empty)");
+  KernelCmdlineParams out;
+  for (const auto& [k, v] : p.set) {
+    if (!valid_module_param(k)) return make_error(r + ": " + quoted(k) + " is not a module parameter (module.name)");
+    if (!valid_cmdline_value(v)) return make_error(r + ": the value of " + k + " must be plain (letters, digits, . , : / + -), got " + quoted(v));
+    const std::string n = cmdline_param_name(k);
+    if (n == "ttm.pages_limit" || n == "amdttm.pages_limit" || n == "ttm.page_pool_size" || n == "amdttm.page_pool_size") {
+      auto pages = text::u64(v);
+      if (!pages) return make_error(r + ": " + k + " must be a page count, got " + quoted(v));
+      AMDML_TRY_STATUS(check_pages(r, k, *pages, facts));
     }
-    const std::uint64_t v = given->value;
-    if (v == 0) return make_error(std::string("ttm-pages-limit: \"") + key + "\" must be a positive integer (4 KiB pages)");
-    if (v < kMinPages)
-      return make_error(std::string("ttm-pages-limit: ") + key + "=" + std::to_string(v) + " pages (" +
-                        format_bytes(Pages{v}.bytes()) + ") is too small to be meant");
-    if (v > ram_pages)
-      return make_error(std::string("ttm-pages-limit: ") + key + "=" + std::to_string(v) + " pages (" +
-                        format_bytes(Pages{v}.bytes()) + ") is more than the RAM (" + format_bytes(*facts.memory.total) + ")");
-    return given;
-  };
-  AMDML_TRY(const auto limit, check("pages_limit", p.pages_limit, true));
-  out.pages_limit = *limit;
-  AMDML_TRY(out.page_pool_size, check("page_pool_size", p.page_pool_size, false));
+    out.set[k] = v;
+  }
+  for (const auto& k : p.remove) {
+    if (!valid_module_param(k)) return make_error(r + ": " + quoted(k) + " is not a module parameter (module.name)");
+    for (const auto& [s, v] : out.set)
+      if (cmdline_param_name(s) == cmdline_param_name(k)) return make_error(r + ": " + k + " is both set and removed");
+    if (std::find(out.remove.begin(), out.remove.end(), k) == out.remove.end()) out.remove.push_back(k);
+  }
   return out;
 }
 
@@ -187,6 +240,10 @@ Status check_params(const Recipe& r, const FixParams& params, const Facts& facts
     case ParamSchema::env: {
       auto e = parse_env_params(r.id, params);
       return e ? Status() : Status(e.error());
+    }
+    case ParamSchema::cmdline: {
+      auto c = parse_cmdline_params(params, facts);
+      return c ? Status() : Status(c.error());
     }
   }
   return make_error(r.id + ": unknown parameter schema");

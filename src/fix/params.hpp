@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "amdml/facts.hpp"
@@ -26,5 +27,9 @@ Result<GroupsParams> parse_groups_params(const FixParams& p, const Facts& facts)
 Result<TtmParams> parse_ttm_params(const FixParams& p, const Facts& facts);
 Result<EnvSettings> parse_hsa_params(const FixParams& p);
 Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams& p);
+// Module parameters only (module.name), plain values, page counts within RAM.
+Result<KernelCmdlineParams> parse_cmdline_params(const FixParams& p, const Facts& facts);
+// A kernel parameter's name as the kernel compares it ('-' and '_' alike).
+std::string cmdline_param_name(std::string_view name);
 
 }  // namespace amdml::fix

@@ -339,7 +339,8 @@ void plan_initramfs(Ctx& c, const TtmParams& p) {
   }
   // Only regenerate when the module is in the image; when the image cannot be listed,
   // regenerate anyway -- a stale modprobe.d copy inside the initramfs would win at boot.
-  auto listed = host.run({gen->lister, *image}, std::chrono::seconds(60));
+  auto listed = c.in.list_initramfs ? host.run({gen->lister, *image}, std::chrono::seconds(60))
+                                     : Result<CommandResult>(make_error("not listed"));
   if (listed && listed->exit_code == 0 && !listed->timed_out) {
     if (listed->out.find("/" + p.module + ".ko") == std::string::npos) {
       c.rp.notes.push_back(p.module + " is not in " + *image + " (" + gen->lister + "): no initramfs rebuild needed");
@@ -352,6 +353,93 @@ void plan_initramfs(Ctx& c, const TtmParams& p) {
   c.rp.commands.push_back({gen->argv, "put the new option into the initramfs", std::chrono::minutes(10)});
 }
 
+// The boot loader's own file gets the parameters; the command that turns it into what
+// the firmware boots follows. The first configuration that exists is the one in use.
+void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
+  const Host& host = c.in.host;
+  auto first_of = [&](std::initializer_list<const char*> paths) -> std::optional<std::string> {
+    for (const char* path : paths)
+      if (host.exists(path)) return std::string(path);
+    return std::nullopt;
+  };
+  FileChange fc;
+  CmdlineEdit e;
+  std::optional<Command> cmd;
+  std::string where;
+  if (auto ks = c.state(step.kernelstub); ks && ks->exists) {
+    auto edit = edit_kernelstub_config(ks->bytes, p);
+    if (!edit) {
+      c.rp.refused = make_error(step.kernelstub + ": " + edit.error().message + "; change the options with kernelstub -a / -d");
+      return;
+    }
+    e = std::move(*edit);
+    fc.path = step.kernelstub;
+    fc.before = ks->bytes;
+    where = "kernelstub's configuration";
+    cmd = Command{{"kernelstub"}, "write the boot entry from kernelstub's configuration", std::chrono::minutes(5)};
+  } else if (auto grub = c.read(step.grub); grub && grub->exists) {
+    e = edit_grub_defaults(grub->bytes, p);
+    fc.path = step.grub;
+    fc.before = grub->bytes;
+    where = "GRUB's defaults";
+    if (auto u = first_of({"/usr/sbin/update-grub", "/sbin/update-grub"}))
+      cmd = Command{{"update-grub"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
+    else if (auto g2 = first_of({"/usr/sbin/grub2-mkconfig", "/sbin/grub2-mkconfig"}))
+      cmd = Command{{"grub2-mkconfig", "-o", "/boot/grub2/grub.cfg"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
+    else if (auto g = first_of({"/usr/sbin/grub-mkconfig", "/sbin/grub-mkconfig"}))
+      cmd = Command{{"grub-mkconfig", "-o", "/boot/grub/grub.cfg"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
+    else
+      c.rp.notes.push_back("no update-grub or grub-mkconfig found: regenerate grub.cfg by hand after this change");
+  } else if (!grub) {
+    return;
+  } else if (auto ki = c.read(step.kernel_install); ki && ki->exists) {
+    e = edit_kernel_cmdline_file(ki->bytes, p);
+    fc.path = step.kernel_install;
+    fc.before = ki->bytes;
+    where = "kernel-install's command line";
+    const auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
+    std::optional<std::string> image;
+    for (const std::string& cand : {"/usr/lib/modules/" + release + "/vmlinuz", "/boot/vmlinuz-" + release})
+      if (!release.empty() && host.exists(cand)) {
+        image = cand;
+        break;
+      }
+    if (image)
+      cmd = Command{{"kernel-install", "add", release, *image}, "write the boot entry with the new command line", std::chrono::minutes(5)};
+    else
+      c.rp.notes.push_back("no kernel image for " + (release.empty() ? std::string("?") : release) +
+                           ": the next kernel installed gets the new command line");
+  } else {
+    if (!ki) return;
+    c.rp.refused = make_error("no boot loader configuration amdml knows (" + step.grub + ", " + step.kernel_install + ", " +
+                              step.kernelstub + "): change the kernel command line by hand");
+    return;
+  }
+  if (e.unbalanced) {
+    c.rp.refused = make_error(fc.path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
+    return;
+  }
+  fc.after = e.text;
+  std::string what;
+  for (const auto& [k, v] : p.set) what += (what.empty() ? "set " : ", set ") + k + "=" + v;
+  for (const auto& w : e.removed) what += (what.empty() ? "remove " : ", remove ") + w;
+  fc.why = what.empty() ? where : what + " in " + where;
+  // A parameter on the running command line that the file does not hold comes from
+  // elsewhere (a boot entry edited by hand, the firmware): say so rather than pretend.
+  if (c.in.facts.os.cmdline)
+    for (const auto& [k, v] : parse::cmdline(*c.in.facts.os.cmdline)) {
+      const std::string n = cmdline_param_name(k);
+      for (const auto& r : p.remove)
+        if (cmdline_param_name(r) == n &&
+            std::none_of(e.removed.begin(), e.removed.end(), [&](const std::string& w) { return cmdline_param_name(w.substr(0, w.find('='))) == n; }))
+          c.rp.notes.push_back(k + "=" + v + " is on the running command line but not in " + fc.path +
+                               ": remove it where it is set (the boot entry) by hand");
+    }
+  const bool changes = fc.changes();
+  c.rp.files.push_back(std::move(fc));
+  if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
+}
+
 void build(Ctx& c) {
   const Recipe& r = *c.rp.recipe;
   if (auto st = check_params(r, c.rp.ref.params, c.in.facts); !st) {
@@ -361,11 +449,13 @@ void build(Ctx& c) {
   std::optional<GroupsParams> groups;
   std::optional<TtmParams> ttm;
   std::optional<EnvSettings> env;
+  std::optional<KernelCmdlineParams> cmdline;
   switch (r.params) {
     case ParamSchema::groups: groups = *parse_groups_params(c.rp.ref.params, c.in.facts); break;
     case ParamSchema::ttm: ttm = *parse_ttm_params(c.rp.ref.params, c.in.facts); break;
     case ParamSchema::hsa: env = *parse_hsa_params(c.rp.ref.params); break;
     case ParamSchema::env: env = *parse_env_params(r.id, c.rp.ref.params); break;
+    case ParamSchema::cmdline: cmdline = *parse_cmdline_params(c.rp.ref.params, c.in.facts); break;
   }
   for (const auto& step : r.steps) {
     if (c.rp.refused) return;
@@ -414,6 +504,10 @@ void build(Ctx& c) {
         c.rp.follow_up_text.push_back(text);
         break;
       }
+      case StepKind::kernel_cmdline:
+        if (!cmdline) c.rp.refused = make_error(r.file + ": kernel-cmdline needs params = \"cmdline\"");
+        else plan_kernel_cmdline(c, std::get<KernelCmdlineStep>(step), *cmdline);
+        break;
     }
   }
 }
@@ -436,6 +530,23 @@ bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
       ttm->pages_limit && ttm->pages_limit == more_ttm->pages_limit) {
     if (ttm->page_pool_size && more_ttm->page_pool_size && ttm->page_pool_size != more_ttm->page_pool_size) return false;
     if (more_ttm->page_pool_size) ttm->page_pool_size = more_ttm->page_pool_size;
+    return true;
+  }
+  // Kernel parameters: one set of words, as long as no name is asked two ways.
+  auto* cl = std::get_if<KernelCmdlineParams>(&into);
+  const auto* more_cl = std::get_if<KernelCmdlineParams>(&more);
+  if (schema == ParamSchema::cmdline && cl && more_cl) {
+    KernelCmdlineParams merged = *cl;
+    for (const auto& [k, v] : more_cl->set) {
+      if (merged.set.count(k) && merged.set[k] != v) return false;
+      if (std::find(merged.remove.begin(), merged.remove.end(), k) != merged.remove.end()) return false;
+      merged.set[k] = v;
+    }
+    for (const auto& n : more_cl->remove) {
+      if (merged.set.count(n)) return false;
+      if (std::find(merged.remove.begin(), merged.remove.end(), n) == merged.remove.end()) merged.remove.push_back(n);
+    }
+    into = std::move(merged);
     return true;
   }
   const auto* env = std::get_if<EnvParams>(&into);
@@ -491,7 +602,8 @@ Plan plan_fixes(const PlanInputs& in) {
   }
   // What a killed run had started is planned again, so this run finishes it. A
   // request for the same recipe (for groups: the same user) already judges every file.
-  for (const auto& [txn, ref] : interrupted_requests(in.tree)) {
+  for (const auto& [txn, ref] : in.resume_interrupted ? interrupted_requests(in.tree)
+                                                     : std::vector<std::pair<std::string, FixRef>>{}) {
     if (ref.recipe.empty() || (in.only && ref.recipe != *in.only)) continue;
     const Recipe* r = find_recipe(in.recipes, ref.recipe);
     if (!r || !check_params(*r, ref.params, in.facts)) continue;

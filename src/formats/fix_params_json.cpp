@@ -24,9 +24,12 @@ json fix_params_json(const FixParams& params) {
         } else if constexpr (std::is_same_v<P, HsaParams>) {
           if (p.value) j["value"] = *p.value;
           if (!p.per_node.empty()) j["per_node"] = p.per_node;
-        } else {
+        } else if constexpr (std::is_same_v<P, EnvParams>) {
           j["env"] = p.env;
           if (!p.unset.empty()) j["unset"] = p.unset;
+        } else {
+          if (!p.set.empty()) j["set"] = p.set;
+          if (!p.remove.empty()) j["remove"] = p.remove;
         }
       },
       params);
@@ -73,10 +76,11 @@ Result<Pages> pages_at(const json& j, const char* key) {
 
 Result<FixParams> parse_fix_params(const json& j) {
   if (!j.is_object()) return bad("not an object");
-  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env (FixParams' order).
+  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env, 4 cmdline (FixParams' order).
   static const std::map<std::string, std::size_t> kKind = {
       {"user", 0},  {"groups", 0},   {"module", 1}, {"pages_limit", 1}, {"page_pool_size", 1},
-      {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3}};
+      {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3},
+      {"set", 4},   {"remove", 4}};
   std::set<std::size_t> kinds;
   for (const auto& [k, v] : j.items()) {
     auto it = kKind.find(k);
@@ -116,6 +120,16 @@ Result<FixParams> parse_fix_params(const json& j) {
       if (j.contains("per_node")) {
         AMDML_TRY(p.per_node, string_map_at(j, "per_node"));
         if (p.per_node.empty()) return bad("\"per_node\" names no node");
+      }
+      return FixParams(std::move(p));
+    }
+    case 4: {
+      KernelCmdlineParams p;
+      if (j.contains("set")) {
+        AMDML_TRY(p.set, string_map_at(j, "set"));
+      }
+      if (j.contains("remove")) {
+        AMDML_TRY(p.remove, strings_at(j, "remove"));
       }
       return FixParams(std::move(p));
     }

@@ -21,6 +21,7 @@ std::optional<ParamSchema> parse_schema(const std::string& s) {
   if (s == "ttm") return ParamSchema::ttm;
   if (s == "hsa") return ParamSchema::hsa;
   if (s == "env") return ParamSchema::env;
+  if (s == "cmdline") return ParamSchema::cmdline;
   return std::nullopt;
 }
 
@@ -42,6 +43,7 @@ std::vector<std::string_view> step_keys(StepKind k) {
     case StepKind::daemon_reload:
     case StepKind::initramfs: return {"kind"};
     case StepKind::login_env_clear: return {"kind", "files"};
+    case StepKind::kernel_cmdline: return {"kind", "kernelstub", "grub", "kernel_install"};
   }
   return {"kind"};
 }
@@ -149,6 +151,15 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
       s.files = std::move(*f);
       return RecipeStep(std::move(s));
     }
+    case StepKind::kernel_cmdline: {
+      KernelCmdlineStep s;
+      for (auto [key, field] : {std::pair{"kernelstub", &s.kernelstub}, std::pair{"grub", &s.grub},
+                                std::pair{"kernel_install", &s.kernel_install}}) {
+        if (t.contains(key)) *field = str(key);
+        AMDML_TRY_STATUS(need_path(*field, key));
+      }
+      return RecipeStep(std::move(s));
+    }
   }
   return make_error(where + ": unknown step kind '" + *kind_s + "'");
 }
@@ -171,7 +182,7 @@ Result<std::vector<Recipe>> load_unchecked(const std::vector<RecipeFile>& files)
     r.title = root["title"].value_or(std::string());
     if (r.id.empty() || r.title.empty()) return make_error(file + ": needs 'id' and 'title'");
     auto schema = parse_schema(root["params"].value_or(std::string()));
-    if (!schema) return make_error(file + ": 'params' must be groups, ttm, hsa or env");
+    if (!schema) return make_error(file + ": 'params' must be groups, ttm, hsa, env or cmdline");
     r.params = *schema;
     if (auto* arr = root["resolves"].as_array())
       for (const auto& e : *arr)

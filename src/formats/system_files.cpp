@@ -1,6 +1,8 @@
 // Text-format parsers; see system_files.hpp.
 #include "formats/system_files.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -257,6 +259,9 @@ ModprobeFile modprobe_conf(std::string_view text) {
         } else {
           for (std::size_t w = 2; w < words.size(); ++w) {
             if (words[w][0] == '#') break;
+            // The kernel reads "key=value" in quotes as key=value (next_arg).
+            if (words[w].size() >= 2 && words[w].front() == '"' && words[w].back() == '"')
+              words[w] = words[w].substr(1, words[w].size() - 2);
             auto eq = words[w].find('=');
             ModprobeLine ml;
             ml.line = start;
@@ -275,6 +280,39 @@ ModprobeFile modprobe_conf(std::string_view text) {
     }
     logical.clear();
   }
+  return out;
+}
+
+std::string grub_cmdline(std::string_view text) {
+  std::string linux_words, default_words;
+  for (auto raw : split_lines(text)) {
+    std::string_view l = trim(raw);
+    if (l.rfind("export ", 0) == 0) l = trim(l.substr(7));
+    for (auto [key, into] : {std::pair{std::string_view("GRUB_CMDLINE_LINUX="), &linux_words},
+                             std::pair{std::string_view("GRUB_CMDLINE_LINUX_DEFAULT="), &default_words}}) {
+      if (l.rfind(key, 0) != 0) continue;
+      std::string_view v = l.substr(key.size());
+      if (!v.empty() && (v[0] == '"' || v[0] == '\'')) {
+        const auto end = v.find(v[0], 1);
+        v = end == std::string_view::npos ? v.substr(1) : v.substr(1, end - 1);
+      } else {
+        v = v.substr(0, v.find_first_of(" \t#"));
+      }
+      *into = std::string(v);
+    }
+  }
+  if (linux_words.empty()) return default_words;
+  return default_words.empty() ? linux_words : linux_words + " " + default_words;
+}
+
+std::optional<std::string> kernelstub_cmdline(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("user") || !j["user"].is_object() ||
+      !j["user"].contains("kernel_options") || !j["user"]["kernel_options"].is_array())
+    return std::nullopt;
+  std::string out;
+  for (const auto& w : j["user"]["kernel_options"])
+    if (w.is_string()) out += (out.empty() ? "" : " ") + w.get<std::string>();
   return out;
 }
 

@@ -56,6 +56,12 @@ std::vector<PasswdEntry> passwd_file(std::string_view text);
 // Kernel command line: words, "key=value" split at the first '='; quotes respected.
 std::vector<std::pair<std::string, std::string>> cmdline(std::string_view text);
 
+// /etc/default/grub: the words of the last GRUB_CMDLINE_LINUX and the last
+// GRUB_CMDLINE_LINUX_DEFAULT assignment, in that order (the kernel gets both).
+std::string grub_cmdline(std::string_view text);
+// /etc/kernelstub/configuration (JSON): user.kernel_options joined; nullopt when it is not that.
+std::optional<std::string> kernelstub_cmdline(std::string_view text);
+
 // modprobe.d: "options MODULE key=value ..." lines (with '\' continuations and '#'
 // comments). Other directives are accepted and ignored; garbage goes to bad_lines.
 struct ModprobeLine {

@@ -6,8 +6,10 @@
 // in-tree driver, `amdttm` for AMD's DKMS driver. The limit is read once when amdgpu
 // loads, so only a module option or the kernel command line changes it.
 #include <algorithm>
+#include <map>
 #include <cstdio>
 
+#include "formats/system_files.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
@@ -37,13 +39,18 @@ struct Configured {
   std::string value;
   std::string where;  // "/etc/modprobe.d/ttm.conf:1" or "/proc/cmdline"
 };
-std::optional<Configured> configured(const Facts& f, const std::string& module, const std::string& key) {
-  if (auto it = f.driver.cmdline_options.find(module + "." + key); it != f.driver.cmdline_options.end())
-    return Configured{it->second, "/proc/cmdline"};
-  std::optional<Configured> last;
+std::vector<Configured> settings(const Facts& f, const std::string& module, const std::string& key) {
+  std::vector<Configured> out;
   for (const auto& o : f.modprobe.options)
-    if (o.module == module && o.key == key) last = Configured{o.value, o.file + ":" + std::to_string(o.line)};
-  return last;
+    if (o.module == module && o.key == key) out.push_back({o.value, o.file + ":" + std::to_string(o.line)});
+  for (const auto& [k, v] : f.driver.cmdline_options)
+    if (parse::modprobe_name(k) == module + "." + key) out.push_back({v, "/proc/cmdline"});
+  return out;
+}
+std::optional<Configured> configured(const Facts& f, const std::string& module, const std::string& key) {
+  auto all = settings(f, module, key);
+  if (all.empty()) return std::nullopt;
+  return all.back();
 }
 
 bool any_amd_gpu_driven(const Facts& f) {
@@ -52,13 +59,75 @@ bool any_amd_gpu_driven(const Facts& f) {
   return false;
 }
 
+bool is_ttm_key(const std::string& k) { return k == "pages_limit" || k == "page_pool_size"; }
+
+// amdgpu parameter names people use for GTT that amdgpu does not have.
+bool bogus_gtt_key(const std::string& k) { return k == "gtt_size" || k == "ggtsize" || k == "gtt"; }
+
+// The one change amdml asks for the TTM limits of this machine. Every memory finding
+// that a recipe can fix carries this same request, so the findings agree and `amdml fix`
+// plans one recipe: the limit is MemoryKnowledge::recommended_pages_limit (a reserve
+// left to the OS, never more than max_fraction of RAM), set for the module amdgpu uses,
+// where the machine sets it -- the kernel command line when TTM or GTT options are
+// there (the misplaced and unknown ones removed), else modprobe.d.
+struct TtmRequest {
+  std::string module;
+  Pages target;
+  FixRef fix;
+  bool on_cmdline = false;
+};
+std::optional<TtmRequest> ttm_request(const RuleContext& ctx) {
+  const Facts& f = ctx.facts;
+  if (!f.memory.total) return std::nullopt;
+  const auto rec = ctx.kb.memory.recommended_pages_limit(*f.memory.total);
+  if (!rec) return std::nullopt;
+  TtmRequest r{to_string(module_in_use(f)), *rec, {}, false};
+  const std::string other = r.module == "ttm" ? "amdttm" : "ttm";
+  const bool old_kernel = f.os.kernel && *f.os.kernel < ctx.kb.memory.gtt_follows_ttm;
+  KernelCmdlineParams cl;
+  for (const auto& [k, v] : f.driver.cmdline_options) {
+    const auto dot = k.find('.');
+    const std::string mod = k.substr(0, dot), key = dot == std::string::npos ? "" : k.substr(dot + 1);
+    if ((mod == "ttm" || mod == "amdttm") && is_ttm_key(key)) {
+      r.on_cmdline = true;
+      if (mod == other) cl.remove.push_back(k);
+    } else if (mod == "amdgpu" && (bogus_gtt_key(key) || (key == "gttsize" && !old_kernel))) {
+      r.on_cmdline = true;
+      cl.remove.push_back(k);
+    }
+  }
+  const std::string pages = std::to_string(rec->value);
+  if (r.on_cmdline || old_kernel) {
+    r.on_cmdline = true;
+    cl.set[r.module + ".pages_limit"] = pages;
+    cl.set[r.module + ".page_pool_size"] = pages;
+    // Before 6.5 amdgpu sized GTT itself, from amdgpu.gttsize (MiB).
+    if (old_kernel) cl.set["amdgpu.gttsize"] = std::to_string(rec->bytes().value / kMiB);
+    r.fix = FixRef{"kernel-cmdline", cl};
+  } else {
+    r.fix = FixRef{"ttm-pages-limit", TtmLimitParams{r.module, *rec, *rec}};
+  }
+  return r;
+}
+
+// A configured limit that, once in effect, is what amdml would leave alone: at least
+// 80 % of the recommendation and at most max_fraction of RAM.
+bool limit_is_fine(const RuleContext& ctx, std::uint64_t pages, Pages target) {
+  const double bytes = static_cast<double>(Pages{pages}.bytes().value);
+  return bytes >= 0.8 * static_cast<double>(target.bytes().value) &&
+         bytes <= ctx.kb.memory.max_fraction * static_cast<double>(ctx.facts.memory.total->value);
+}
+
+std::string pages_text(Pages p) { return std::to_string(p.value) + " (" + gib(p.bytes()) + ")"; }
+
 void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const MemoryKnowledge& mk = ctx.kb.memory;
   if (!f.memory.total) return;
   const Bytes ram = *f.memory.total;
-  auto rec = mk.recommended_pages_limit(ram);
-  if (!rec) return;
+  const auto req = ttm_request(ctx);
+  if (!req) return;
+  const Pages* rec = &req->target;
   const TtmModule m = module_in_use(f);
   const TtmParams& tp = params_of(f, m);
   // With a discrete GPU in the box, ML runs there; the iGPU's share of RAM is moot.
@@ -103,26 +172,27 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
     const auto& kv = f.os.kernel;
     if (kv && *kv < mk.gtt_follows_ttm) {
       // Before 6.5 amdgpu sized GTT itself; amdgpu.gttsize (MiB) is the knob there.
+      fd.fix = req->fix;
       fd.commands.push_back("add amdgpu.gttsize=" + std::to_string(rec->bytes().value / kMiB) + " " + to_string(m) +
                             ".pages_limit=" + std::to_string(rec->value) + " to the kernel command line, then reboot");
       fd.notes.push_back("Kernel " + short_version(*kv) + " sizes GTT inside amdgpu; from " + short_version(mk.gtt_follows_ttm) +
-                         " GTT follows ttm.pages_limit, which is what `amdml fix` sets.");
+                         " GTT follows " + to_string(m) + ".pages_limit.");
     } else {
-      // Already configured at least as high (by `amdml fix` or by hand) but not yet
-      // loaded: what is left is the initramfs and a reboot, not another change.
+      // Already configured well (by `amdml fix` or by hand) but not yet loaded: what is
+      // left is the initramfs and a reboot, not another change.
       const auto c = configured(f, to_string(m), "pages_limit");
       const auto set = c ? text::u64(c->value) : std::nullopt;
-      if (set && *set >= rec->value && (!tp.pages_limit || tp.pages_limit->value != *set)) {
+      if (set && limit_is_fine(ctx, *set, *rec) && (!tp.pages_limit || tp.pages_limit->value != *set)) {
         fd.notes.push_back(std::string(to_string(m)) + ".pages_limit=" + c->value + " is configured (" + c->where +
                            "): it takes effect when " + to_string(m) + " loads again, after the reboot.");
+        fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P; then reboot");
       } else {
-        TtmLimitParams params{to_string(m), Pages{rec->value}, Pages{rec->value}};
-        fd.fix = FixRef{"ttm-pages-limit", params};
-        fd.commands.push_back("echo 'options " + std::string(to_string(m)) + " pages_limit=" + std::to_string(rec->value) +
-                              " page_pool_size=" + std::to_string(rec->value) + "' | sudo tee /etc/modprobe.d/" + to_string(m) +
-                              ".conf");
+        fd.fix = req->fix;
+        fd.commands.push_back(req->on_cmdline ? "set " + std::string(to_string(m)) + ".pages_limit=" + std::to_string(rec->value) +
+                                                    " on the kernel command line, then reboot"
+                                              : "set options " + std::string(to_string(m)) + " pages_limit=" +
+                                                    std::to_string(rec->value) + " in /etc/modprobe.d, then reboot");
       }
-      fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P; then reboot");
       if (small_carve && f.os.kernel_release && !mk.rocm_memory_follows_ttm(*f.os.kernel_release))
         fd.notes.push_back("On kernel " + short_version(*kv) + " GTT follows pages_limit, but the memory ROCm reports stays the carve-out "
                            "until Linux " + short_version(mk.apu_prefer_gtt) + " (Ubuntu's 6.14 OEM kernels carry the backport).");
@@ -132,8 +202,6 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
   }
 }
 
-bool is_ttm_key(const std::string& k) { return k == "pages_limit" || k == "page_pool_size"; }
-
 void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (f.driver.ttm_in_use == TtmModule::none) return;
@@ -141,11 +209,10 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   const std::string other = f.driver.ttm_in_use == TtmModule::ttm ? "amdttm" : "ttm";
   // Options written for the other module, with no option for the module in use.
   std::vector<std::pair<std::string, std::string>> misplaced;  // where, "key=value"
-  TtmLimitParams params{used, {}, {}};
+  const auto req = ttm_request(ctx);
   auto consider = [&](const std::string& where, const std::string& key, const std::string& value) {
     if (!is_ttm_key(key) || configured(f, used, key)) return;
     misplaced.push_back({where, other + "." + key + "=" + value});
-    if (auto n = text::u64(value)) (key == "pages_limit" ? params.pages_limit : params.page_pool_size) = Pages{*n};
   };
   for (const auto& o : f.modprobe.options)
     if (o.module == other) consider(o.file + ":" + std::to_string(o.line), o.key, o.value);
@@ -160,8 +227,17 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
     fd.evidence.push_back({"/sys/module/" + used + "/holders/amdgpu", f.driver.ttm_in_use == TtmModule::amdttm
                                                                           ? (f.driver.amdttm.holds_amdgpu ? "present" : "amdttm loaded with the DKMS driver")
                                                                           : (f.driver.ttm.holds_amdgpu ? "present" : "ttm loaded")});
-    if (params.pages_limit) fd.fix = FixRef{"ttm-pages-limit", params};
-    fd.commands.push_back("sudo sed -i 's/^options " + other + " /options " + used + " /' /etc/modprobe.d/*.conf   # then update-initramfs -u and reboot");
+    if (req) {
+      fd.fix = req->fix;
+      fd.detail += " amdml sets " + used + ".pages_limit=" + pages_text(req->target) + ", its recommendation for this RAM.";
+    }
+    if (req && req->on_cmdline)
+      fd.commands.push_back("on the kernel command line, set " + used + ".pages_limit instead of " + other + ".pages_limit, then reboot");
+    else if (req)
+      fd.commands.push_back("set options " + used + " pages_limit=" + std::to_string(req->target.value) +
+                            " in /etc/modprobe.d (for " + used + ", not " + other + "), then rebuild the initramfs and reboot");
+    else
+      fd.commands.push_back("sudo sed -i 's/^options " + other + " /options " + used + " /' /etc/modprobe.d/*.conf   # then update-initramfs -u and reboot");
     fd.gpus = amd_gpu_indices(f);
     out.push_back(std::move(fd));
   }
@@ -180,9 +256,19 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
                                  " loads, so it needs a reboot, and an initramfs rebuild when " + used + " loads from the initramfs.");
       fd.evidence.push_back({c->where, used + " pages_limit=" + c->value});
       fd.evidence.push_back({live_path, std::to_string(tp.pages_limit->value)});
-      // No recipe: the file already says what it should; the initramfs and a reboot are left.
-      fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P");
-      fd.commands.push_back("sudo reboot");
+      if (req && !limit_is_fine(ctx, *want, req->target)) {
+        // Loading the configured value would not be right either: one change, the same
+        // one memory.gtt-limit asks for.
+        fd.detail += " The configured value is not what amdml recommends for this RAM either: it sets " + used +
+                     ".pages_limit=" + pages_text(req->target) + ".";
+        fd.fix = req->fix;
+        fd.commands.push_back("set " + used + ".pages_limit=" + std::to_string(req->target.value) + " where " + c->where +
+                              " sets it, then reboot");
+      } else {
+        // No recipe: the file already says what it should; the initramfs and a reboot are left.
+        fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P");
+        fd.commands.push_back("sudo reboot");
+      }
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));
       return;
@@ -200,9 +286,8 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
                                  " later only moves TTM's swap threshold.");
       fd.evidence.push_back({live_path, std::to_string(tp.pages_limit->value)});
       fd.evidence.push_back({drm_device_dir(g) + "/mem_info_gtt_total", std::to_string(g.gtt->value)});
-      fd.fix = FixRef{"ttm-pages-limit", TtmLimitParams{used, Pages{tp.pages_limit->value}, {}}};
-      fd.commands.push_back("echo 'options " + used + " pages_limit=" + std::to_string(tp.pages_limit->value) +
-                            "' | sudo tee /etc/modprobe.d/" + used + ".conf && sudo update-initramfs -u && sudo reboot");
+      if (req) fd.fix = req->fix;
+      fd.commands.push_back("set " + used + ".pages_limit in the boot configuration (modprobe.d or the kernel command line), then reboot");
       fd.gpus.push_back(static_cast<int>(i));
       out.push_back(std::move(fd));
       break;
@@ -213,11 +298,13 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
 void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   // Misspelled parameter names: amdgpu logs "unknown parameter ... ignored".
+  const auto req = ttm_request(ctx);
   for (const auto& [k, v] : f.driver.cmdline_options)
     if (k == "amdgpu.gtt_size" || k == "amdgpu.ggtsize" || k == "amdgpu.gtt") {
       auto fd = make_finding(FindingId::memory_ttm_wrong_module, k + " is not an amdgpu parameter and is ignored",
                              "amdgpu logs \"unknown parameter '" + k.substr(7) + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({"/proc/cmdline", k + "=" + v});
+      if (req && req->on_cmdline) fd.fix = req->fix;
       fd.commands.push_back("remove " + k + "=" + v + " from the kernel command line; set ttm.pages_limit instead");
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));
@@ -227,7 +314,7 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
       auto fd = make_finding(FindingId::memory_ttm_wrong_module, "amdgpu " + o.key + " is not an amdgpu parameter and is ignored",
                              "amdgpu logs \"unknown parameter '" + o.key + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({o.file + ":" + std::to_string(o.line), "options amdgpu " + o.key + "=" + o.value});
-      fd.commands.push_back("remove that line; set ttm.pages_limit instead");
+      fd.commands.push_back("remove line " + std::to_string(o.line) + " of " + o.file + "; set ttm.pages_limit instead");
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));
     }
@@ -251,21 +338,101 @@ void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
                              (deprecated ? " This kernel also logs gttsize as deprecated." : ""));
   fd.evidence.push_back({"/sys/module/amdgpu/parameters/gttsize", std::to_string(*mib)});
   fd.evidence.push_back({param_path(m, "pages_limit"), std::to_string(tp.pages_limit->value)});
-  const std::uint64_t pages = std::max(gtt_bytes, ttm_bytes) / kPageSize;
-  const std::uint64_t capped = f.memory.total ? std::min<std::uint64_t>(pages, Pages::from_bytes(*f.memory.total).value) : pages;
-  fd.fix = FixRef{"ttm-pages-limit", TtmLimitParams{to_string(m), Pages{capped}, {}}};
+  if (req) {
+    fd.fix = req->fix;
+    fd.detail += " amdml sets " + std::string(to_string(m)) + ".pages_limit=" + pages_text(req->target) +
+                 (req->on_cmdline ? " and removes amdgpu.gttsize from the kernel command line." : ".");
+  }
   fd.commands.push_back("remove amdgpu.gttsize from the kernel command line and /etc/modprobe.d");
   fd.gpus = amd_gpu_indices(f);
   out.push_back(std::move(fd));
+}
+
+bool gtt_related(const std::string& module, const std::string& key) {
+  return ((module == "ttm" || module == "amdttm") && is_ttm_key(key)) || (module == "amdgpu" && (key == "gttsize" || bogus_gtt_key(key)));
+}
+
+}  // namespace
+
+std::optional<std::string> modprobe_setting(const Facts& f, const std::string& module, const std::string& key) {
+  auto c = configured(f, parse::modprobe_name(module), parse::modprobe_name(key));
+  if (!c) return std::nullopt;
+  return c->value;
+}
+
+std::vector<std::string> modprobe_view_notes(const Facts& f) {
+  std::vector<std::string> out;
+  // A later setting wins: modprobe.d files by name, then the kernel command line.
+  for (const char* module : {"ttm", "amdttm", "amdgpu"})
+    for (const char* key : {"pages_limit", "page_pool_size", "gttsize"}) {
+      if (!gtt_related(module, key)) continue;
+      const auto all = settings(f, module, key);
+      for (std::size_t i = 0; i + 1 < all.size(); ++i)
+        if (all[i].value != all.back().value)
+          out.push_back(all[i].where + " sets " + module + "." + key + "=" + all[i].value + ", but " + all.back().where +
+                        " sets " + all.back().value + " and is read later: " + all.back().value + " applies.");
+    }
+  // Lines modprobe skips ("ignoring bad line"): a key=value outside an options line.
+  for (const auto& u : f.modprobe.unparsable) {
+    const std::string name = parse::modprobe_name(u.message);
+    if (name.find("pages_limit") == std::string::npos && name.find("page_pool_size") == std::string::npos &&
+        name.find("gttsize") == std::string::npos)
+      continue;
+    out.push_back(u.path + " `" + u.message + "` is not a modprobe command: modprobe ignores the line, so it sets nothing "
+                  "(the form is `options MODULE key=value`).");
+  }
+  for (const auto& o : f.modprobe.unread)
+    if (gtt_related(o.module, o.key))
+      out.push_back(o.file + ":" + std::to_string(o.line) + " sets " + o.module + "." + o.key + "=" + o.value +
+                    ", but modprobe reads only files whose names end in .conf: it sets nothing.");
+  return out;
+}
+
+namespace {
+
+// The kernel-cmdline request is already in the boot loader's configuration (amdml fix
+// or a person wrote it) but this boot predates it: nothing to change, only a reboot.
+bool in_boot_config(const Facts& f, const KernelCmdlineParams& p) {
+  if (!f.os.boot_cmdline) return false;
+  std::map<std::string, std::string> next;
+  for (const auto& [k, v] : parse::cmdline(*f.os.boot_cmdline)) next[parse::modprobe_name(k)] = v;
+  for (const auto& [k, v] : p.set)
+    if (auto it = next.find(parse::modprobe_name(k)); it == next.end() || it->second != v) return false;
+  for (const auto& k : p.remove)
+    if (next.count(parse::modprobe_name(k))) return false;
+  return true;
+}
+
+void reboot_pending(const RuleContext& ctx, std::vector<Finding>& out, std::size_t first) {
+  const auto req = ttm_request(ctx);
+  if (!req || !req->on_cmdline) return;
+  const auto& p = std::get<KernelCmdlineParams>(req->fix.params);
+  if (!in_boot_config(ctx.facts, p)) return;
+  for (std::size_t i = first; i < out.size(); ++i) {
+    Finding& fd = out[i];
+    if (!fd.fix || fd.fix->recipe != req->fix.recipe || !(fd.fix->params == req->fix.params)) continue;
+    fd.fix.reset();
+    fd.commands.clear();
+    fd.roles.clear();
+    fd.add_command("sudo reboot", CommandRole::run);
+    fd.notes.push_back(ctx.facts.os.boot_cmdline_file + " already gives the next boot " + req->module + ".pages_limit=" +
+                       std::to_string(req->target.value) + ": it takes effect after the reboot.");
+  }
 }
 
 }  // namespace
 
 void memory_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   if (!any_amd_gpu_driven(ctx.facts)) return;
+  const std::size_t first = out.size();
   gtt_limit(ctx, out);
   wrong_module(ctx, out);
   gttsize(ctx, out);
+  reboot_pending(ctx, out, first);
+  // What modprobe ignores or overrides, on the first memory finding: the person sees
+  // which of their lines do not count.
+  if (out.size() > first)
+    for (auto& n : modprobe_view_notes(ctx.facts)) out[first].notes.push_back(std::move(n));
 }
 
 }  // namespace amdml::rules

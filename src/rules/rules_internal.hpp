@@ -22,6 +22,11 @@ void access_rules(const RuleContext& ctx, std::vector<Finding>& out);     // acc
 void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out);     // rocm.cpp: rocm.missing
 void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out);        // gfx.cpp: gfx.*
 void memory_rules(const RuleContext& ctx, std::vector<Finding>& out);     // memory.cpp: memory.*
+// module.key as the boot configuration sets it, resolved as modprobe does: modprobe.d
+// files by name, the last setting wins, the kernel command line after them (nullopt: unset).
+std::optional<std::string> modprobe_setting(const Facts& f, const std::string& module, const std::string& key);
+// The GTT/TTM lines modprobe ignores or overrides, each naming file:line.
+std::vector<std::string> modprobe_view_notes(const Facts& f);
 void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out);     // kernel.cpp: kernel.old
 void kfd_gpu_missing(const RuleContext& ctx, std::vector<Finding>& out);  // kfd.cpp: kfd.gpu-missing
 void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.version

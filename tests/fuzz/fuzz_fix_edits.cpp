@@ -31,6 +31,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(m1.last_line >= 0 && m1.last_line <= static_cast<int>(text::split_lines(text).size()));
     if (m1.last_line > 0) (void)fix::append_to_line(m1.text, m1.last_line, " page_pool_size=1");
   }
+  // Kernel command lines (kernel-cmdline): GRUB's defaults, /etc/kernel/cmdline,
+  // kernelstub's JSON -- applied twice equals applied once, and the next boot's command
+  // line then holds the parameter and not the removed one.
+  amdml::KernelCmdlineParams cl;
+  cl.set = {{"ttm.pages_limit", "25165824"}};
+  cl.remove = {"amdgpu.gttsize"};
+  auto k1 = fix::edit_grub_defaults(text, cl);
+  FUZZ_CHECK(fix::edit_grub_defaults(k1.text, cl).text == k1.text);
+  auto k2 = fix::edit_kernel_cmdline_file(text, cl);
+  FUZZ_CHECK(fix::edit_kernel_cmdline_file(k2.text, cl).text == k2.text);
+  if (auto k3 = fix::edit_kernelstub_config(text, cl)) {
+    auto again = fix::edit_kernelstub_config(k3->text, cl);
+    FUZZ_CHECK(again && again->text == k3->text);
+  }
+  (void)parse::grub_cmdline(text);
+  (void)parse::kernelstub_cmdline(text);
   (void)fix::dropin_environment(text);
   return 0;
 }

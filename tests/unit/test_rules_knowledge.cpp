@@ -400,7 +400,11 @@ TEST(MemoryTtmWrongModule, TtmOptionUnderTheDkmsDriver) {
   auto out = run(f);
   auto hits = with_id(out, "memory.ttm-wrong-module");
   ASSERT_EQ(hits.size(), 1u) << ids(out);
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 27262976}}));
+  // The one limit amdml computes for this RAM (MemoryKnowledge::recommended_pages_limit),
+  // for the module in use -- not the misplaced value.
+  const std::uint64_t want = MemoryKnowledge{}.recommended_pages_limit(*f.memory.total)->value;
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params),
+            (nlohmann::json{{"module", "amdttm"}, {"pages_limit", want}, {"page_pool_size", want}}));
   EXPECT_EQ(hits[0]->evidence[0].source, "/etc/modprobe.d/ttm.conf:1");
   // Both modules configured: the right one is in effect, no complaint.
   f.modprobe.options.push_back({"/etc/modprobe.d/amdttm.conf", 1, "amdttm", "pages_limit", "27262976"});

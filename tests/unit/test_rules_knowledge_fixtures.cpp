@@ -40,9 +40,16 @@ TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
   test::Diagnosed d(test::fixture("strixhalo-ttm-under-dkms"));
   EXPECT_EQ(d.facts.driver.ttm_in_use, TtmModule::amdttm);
   EXPECT_EQ(d.ids(), (std::vector<std::string>{"memory.gtt-limit", "memory.ttm-wrong-module"}));
-  EXPECT_EQ(amdml::fix_params_json(d.find("memory.ttm-wrong-module")->fix->params),
-            (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 27262976}}));
-  EXPECT_EQ(amdml::fix_params_json(d.find("memory.gtt-limit")->fix->params)["module"], "amdttm");
+  // Issue 14 item 4: both findings ask the one recipe with the one limit, so `amdml fix`
+  // plans a single change that resolves both.
+  const auto* wrong = d.find("memory.ttm-wrong-module");
+  const auto* gtt = d.find("memory.gtt-limit");
+  ASSERT_TRUE(wrong->fix && gtt->fix);
+  EXPECT_EQ(wrong->fix->recipe, "ttm-pages-limit");
+  EXPECT_EQ(gtt->fix->recipe, "ttm-pages-limit");
+  EXPECT_EQ(wrong->fix->params, gtt->fix->params);
+  EXPECT_EQ(amdml::fix_params_json(gtt->fix->params),
+            (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 28311552}, {"page_pool_size", 28311552}}));
 }
 
 TEST(KnowledgeFixtures, StrixHaloTunedRaisesNothing) {

@@ -1,0 +1,232 @@
+// The kernel-cmdline recipe (issue 14 item 5): the parameters edited where the boot
+// loader keeps them -- GRUB's defaults, kernel-install's /etc/kernel/cmdline,
+// kernelstub's configuration -- with the plan's diff, journal and undo; the hand
+// commands doctor prints write the same bytes; doctor's `--only kernel-cmdline` names a
+// recipe that `fix` plans.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "fix/edits.hpp"
+#include "fix/params.hpp"
+#include "platform/safe_tree.hpp"
+#include "support/cli.hpp"
+#include "support/knowledge.hpp"
+#include "support/tree.hpp"
+
+using namespace amdml;
+using namespace amdml::fix;
+using namespace amdml::test;
+
+namespace {
+
+KernelCmdlineParams strix_params() {
+  KernelCmdlineParams p;
+  p.set = {{"ttm.pages_limit", "28835840"}, {"ttm.page_pool_size", "28835840"}};
+  p.remove = {"amdgpu.gttsize", "amdttm.pages_limit", "amdttm.page_pool_size"};
+  return p;
+}
+
+TEST(KernelCmdlineEdits, GrubEditsTheLineThatSetsTheParameter) {
+  const std::string grub =
+      "GRUB_DEFAULT=0\n"
+      "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\n"
+      "GRUB_CMDLINE_LINUX=\"root=UUID=x amdgpu.gttsize=128000 ttm.pages-limit=1 amdttm.pages_limit=2\"  # set by hand\n";
+  auto e = edit_grub_defaults(grub, strix_params());
+  EXPECT_EQ(e.text,
+            "GRUB_DEFAULT=0\n"
+            "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash ttm.page_pool_size=28835840\"\n"
+            "GRUB_CMDLINE_LINUX=\"root=UUID=x ttm.pages-limit=28835840\"  # set by hand\n");
+  EXPECT_EQ(e.found, std::vector<std::string>{"ttm.pages_limit"});
+  EXPECT_EQ(e.removed, (std::vector<std::string>{"amdgpu.gttsize=128000", "amdttm.pages_limit=2"}));
+  // Applying it again changes nothing.
+  EXPECT_EQ(edit_grub_defaults(e.text, strix_params()).text, e.text);
+}
+
+TEST(KernelCmdlineEdits, GrubWithoutADefaultLineGetsOne) {
+  KernelCmdlineParams p;
+  p.set = {{"ttm.pages_limit", "6815744"}};
+  EXPECT_EQ(edit_grub_defaults("GRUB_TIMEOUT=5", p).text, "GRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"ttm.pages_limit=6815744\"\n");
+  EXPECT_EQ(edit_grub_defaults("GRUB_CMDLINE_LINUX_DEFAULT=quiet\n", p).text,
+            "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet ttm.pages_limit=6815744\"\n");
+  // An unterminated quote is not edited (a new line is added after it instead).
+  const std::string broken = "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\n";
+  EXPECT_EQ(edit_grub_defaults(broken, p).text.rfind(broken, 0), 0u);
+  // A value whose quotes do not pair: a word appended would land inside the quote.
+  const std::string odd = "GRUB_CMDLINE_LINUX_DEFAULT='quiet acpi_osi=\"Windows'\n";
+  EXPECT_TRUE(edit_grub_defaults(odd, p).unbalanced);
+  EXPECT_EQ(edit_grub_defaults(odd, p).text, odd);
+  EXPECT_TRUE(edit_kernel_cmdline_file("root=/dev/sda1 x=\"a\n", p).unbalanced);
+}
+
+TEST(KernelCmdlineEdits, KernelInstallAndKernelstub) {
+  auto e = edit_kernel_cmdline_file("root=UUID=x rw quiet amdgpu.gttsize=128000\n", strix_params());
+  EXPECT_EQ(e.text, "root=UUID=x rw quiet ttm.page_pool_size=28835840 ttm.pages_limit=28835840\n");
+  auto ks = edit_kernelstub_config(
+      R"({"default": {"kernel_options": ["quiet"]}, "user": {"kernel_options": ["quiet", "splash", "amdttm.pages_limit=2"], "live_mode": false}})",
+      strix_params());
+  ASSERT_TRUE(ks) << ks.error().message;
+  auto j = nlohmann::json::parse(ks->text);
+  EXPECT_EQ(j["user"]["kernel_options"],
+            (nlohmann::json{"quiet", "splash", "ttm.page_pool_size=28835840", "ttm.pages_limit=28835840"}));
+  EXPECT_EQ(j["default"]["kernel_options"], nlohmann::json{"quiet"});
+  EXPECT_FALSE(edit_kernelstub_config("not json", strix_params()));
+}
+
+TEST(KernelCmdlineParams, RefusesWhatIsNotAModuleParameter) {
+  Diagnosed d(fixture("strix-halo"));
+  auto bad = [&](KernelCmdlineParams p) { return !parse_cmdline_params(FixParams(p), d.facts); };
+  EXPECT_FALSE(bad(strix_params()));
+  EXPECT_TRUE(bad(KernelCmdlineParams{}));
+  EXPECT_TRUE(bad(KernelCmdlineParams{{{"root", "/dev/sda1"}}, {}}));
+  EXPECT_TRUE(bad(KernelCmdlineParams{{}, {"init"}}));
+  EXPECT_TRUE(bad(KernelCmdlineParams{{{"ttm.pages_limit", "1 init=/bin/sh"}}, {}}));
+  EXPECT_TRUE(bad(KernelCmdlineParams{{{"ttm.pages_limit", "\"x\""}}, {}}));
+  EXPECT_TRUE(bad(KernelCmdlineParams{{{"ttm.pages_limit", "999999999"}}, {}}));  // more than the RAM
+  EXPECT_TRUE(bad(KernelCmdlineParams{{{"ttm.pages_limit", "28835840"}}, {"ttm.pages-limit"}}));
+}
+
+// The plan for the doctor's own request on a copy of a fixture.
+struct Tree {
+  TestTree t;
+  std::unique_ptr<Diagnosed> d;
+  platform::SafeTree tree{t.str()};
+  ApplyOptions options;
+  explicit Tree(const std::string& machine) : t(machine) {
+    options.run_commands = false;
+    options.live = false;
+    options.lock_timeout_ms = 1000;
+  }
+  Plan plan() {
+    d = std::make_unique<Diagnosed>(t.str());
+    PlanInputs in{*d->host, tree, d->facts, d->findings, d->recipes, std::string("kernel-cmdline")};
+    return plan_fixes(in);
+  }
+};
+
+// One recipe planned, not refused, changing exactly `path`.
+::testing::AssertionResult one_file_change(const Plan& p, const std::string& path) {
+  if (p.recipes.size() != 1) return ::testing::AssertionFailure() << p.recipes.size() << " recipes planned";
+  const RecipePlan& rp = p.recipes[0];
+  if (rp.refused) return ::testing::AssertionFailure() << "refused: " << rp.refused->message;
+  if (rp.files.size() != 1 || rp.files[0].path != path) return ::testing::AssertionFailure() << "files other than " << path;
+  return ::testing::AssertionSuccess();
+}
+
+// Runs the hand commands that write files (sudo dropped, paths moved into the tree).
+void run_hand_writes(const TestTree& t, const RecipePlan& rp) {
+  for (const auto& [cmd, role] : hand_commands(rp)) {
+    if (cmd.find(" /etc/") == std::string::npos && cmd.find(" '/etc/") == std::string::npos) continue;
+    std::string c = cmd;
+    for (std::size_t p; (p = c.find("sudo ")) != std::string::npos;) c.erase(p, 5);
+    for (const std::string from : {" /etc/", " '/etc/"})
+      for (std::size_t p = c.find(from); p != std::string::npos; p = c.find(from, p + from.size() + t.str().size()))
+        c.insert(p + from.size() - 5, t.str());
+    ASSERT_EQ(std::system(c.c_str()), 0) << c;
+  }
+}
+
+TEST(KernelCmdlineRecipe, StrixHaloGrubApplyAgainUndo) {
+  Tree e("strix-halo");
+  const std::string before = read_file(e.t / "etc/default/grub");
+  Plan p = e.plan();
+  ASSERT_TRUE(one_file_change(p, "/etc/default/grub"));
+  const RecipePlan& rp = p.recipes[0];
+  EXPECT_NE(rp.files[0].after.find("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet transparent_hugepage=always numa_balancing=disable "
+                                   "ttm.page_pool_size="),
+            std::string::npos);
+  EXPECT_EQ(rp.files[0].after.find("amdgpu.gttsize"), std::string::npos);
+  ASSERT_EQ(rp.commands.size(), 1u);
+  EXPECT_EQ(rp.commands[0].argv, std::vector<std::string>{"update-grub"});
+  EXPECT_EQ(rp.follow_ups, std::vector<FollowUp>{FollowUp::reboot});
+
+  auto out = apply_plan(p, *e.d->host, e.tree, e.tree, e.options);
+  ASSERT_TRUE(out && out->ok);
+  EXPECT_EQ(read_file(e.t / "etc/default/grub"), rp.files[0].after);
+  ASSERT_EQ(out->commands.size(), 1u);
+  EXPECT_EQ(out->commands[0].argv, std::vector<std::string>{"update-grub"});
+  EXPECT_FALSE(e.plan().pending());  // already in place
+
+  auto undo = undo_transaction(std::nullopt, *e.d->host, e.tree, e.tree, e.options);
+  ASSERT_TRUE(undo) << undo.error().message;
+  EXPECT_EQ(read_file(e.t / "etc/default/grub"), before);
+  ASSERT_EQ(undo->commands.size(), 1u);  // grub.cfg regenerated from the restored file
+}
+
+TEST(KernelCmdlineRecipe, SystemdBootEditsKernelInstallsCmdline) {
+  Tree e("strix-halo");
+  fs::remove(e.t / "etc/default/grub");
+  fs::remove(e.t / "usr/sbin/update-grub");
+  e.t.write("etc/kernel/cmdline", "root=UUID=e2a4f9c1 rw quiet amdgpu.gttsize=128000 amdttm.pages_limit=32768000\n");
+  e.t.write("usr/lib/modules/6.12.48+deb13-amd64/vmlinuz", "kernel image stand-in\n");
+  Plan p = e.plan();
+  ASSERT_TRUE(one_file_change(p, "/etc/kernel/cmdline"));
+  const RecipePlan& rp = p.recipes[0];
+  ASSERT_EQ(rp.commands.size(), 1u);
+  EXPECT_EQ(rp.commands[0].argv, (std::vector<std::string>{"kernel-install", "add", "6.12.48+deb13-amd64",
+                                                           "/usr/lib/modules/6.12.48+deb13-amd64/vmlinuz"}));
+  run_hand_writes(e.t, rp);
+  EXPECT_EQ(read_file(e.t / "etc/kernel/cmdline"), rp.files[0].after);
+}
+
+TEST(KernelCmdlineRecipe, KernelstubComesFirst) {
+  Tree e("strix-halo");  // GRUB's defaults stay; Pop!_OS boots through kernelstub
+  e.t.write("etc/kernelstub/configuration",
+            R"({"default": {"kernel_options": ["quiet", "splash"], "esp_path": "/boot/efi"},)"
+            R"( "user": {"kernel_options": ["quiet", "splash", "amdgpu.gttsize=128000"], "esp_path": "/boot/efi"}})");
+  Plan p = e.plan();
+  ASSERT_TRUE(one_file_change(p, "/etc/kernelstub/configuration"));
+  const RecipePlan& rp = p.recipes[0];
+  EXPECT_EQ(nlohmann::json::parse(rp.files[0].after)["user"]["kernel_options"],
+            (nlohmann::json{"quiet", "splash", "ttm.page_pool_size=28835840", "ttm.pages_limit=28835840"}));
+  ASSERT_EQ(rp.commands.size(), 1u);
+  EXPECT_EQ(rp.commands[0].argv, std::vector<std::string>{"kernelstub"});
+  // The notes say what the file does not hold but the running command line does.
+  bool noted = false;
+  for (const auto& n : rp.notes) noted = noted || n.find("amdttm.pages_limit=32768000 is on the running command line") == 0;
+  EXPECT_TRUE(noted);
+}
+
+TEST(KernelCmdlineRecipe, NoBootLoaderConfigurationIsRefused) {
+  Tree e("strix-halo");
+  fs::remove(e.t / "etc/default/grub");
+  Plan p = e.plan();
+  ASSERT_EQ(p.recipes.size(), 1u);
+  ASSERT_TRUE(p.recipes[0].refused);
+  EXPECT_NE(p.recipes[0].refused->message.find("no boot loader configuration"), std::string::npos);
+}
+
+// Every hand command that writes a file writes exactly what the recipe would.
+TEST(HandCommands, WriteTheRecipesBytes) {
+  for (const char* machine : {"strix-halo", "fix-apu", "strixhalo-ttm-under-dkms", "apu780m-ubuntu2404-default-ttm"}) {
+    SCOPED_TRACE(machine);
+    Tree e(machine);
+    Diagnosed d(e.t.str());
+    PlanInputs in{*d.host, e.tree, d.facts, d.findings, d.recipes, std::nullopt};
+    Plan p = plan_fixes(in);
+    int checked = 0;
+    for (const auto& rp : p.recipes) {
+      if (!rp.recipe || (rp.recipe->params != ParamSchema::ttm && rp.recipe->params != ParamSchema::cmdline)) continue;
+      ASSERT_TRUE(rp.pending());
+      run_hand_writes(e.t, rp);
+      for (const auto& fc : rp.files) {
+        EXPECT_EQ(read_file(e.t / fc.path.substr(1)), fc.after) << fc.path;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 0);
+  }
+}
+
+TEST(HandCommands, DoctorNamesTheRecipeFixPlans) {
+  TestTree t("strix-halo");
+  auto doctor = run_amdml("--root " + t.str() + " --color never doctor --no-runtime");
+  EXPECT_NE(doctor.out.find("sudo amdml fix --apply --only kernel-cmdline"), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("then:  sudo update-grub"), std::string::npos) << doctor.out;
+  auto fix = run_amdml("--root " + t.str() + " --color never fix --no-runtime --only kernel-cmdline");
+  EXPECT_EQ(fix.code, 0) << fix.out << fix.err;
+  EXPECT_NE(fix.out.find("[kernel-cmdline]"), std::string::npos) << fix.out;
+  EXPECT_NE(fix.out.find("+GRUB_CMDLINE_LINUX_DEFAULT="), std::string::npos) << fix.out;
+}
+
+}  // namespace
