@@ -21,19 +21,22 @@ enum class StepKind {
   restart_if_running, // systemctl try-restart UNIT (restarts only a running unit)
   initramfs,          // regenerate the initramfs when the module is in it
   follow_up,          // tell the person: reboot, new login, ...
+  apt_source,         // AMD's apt layout for one ROCm release: keyring, source lists, pin file
+  apt_install,        // apt-get: remove what conflicts, refresh the new sources, install the use case
 };
 // The spelling in a recipe file: "group-members", "modprobe-option", ...
 inline constexpr EnumName<StepKind> kStepKindNames[] = {
     {StepKind::group_members, "group-members"}, {StepKind::modprobe_option, "modprobe-option"},
     {StepKind::env_file, "env-file"},           {StepKind::daemon_reload, "daemon-reload"},
     {StepKind::restart_if_running, "restart-if-running"}, {StepKind::initramfs, "initramfs"},
-    {StepKind::follow_up, "follow-up"},
+    {StepKind::follow_up, "follow-up"},         {StepKind::apt_source, "apt-source"},
+    {StepKind::apt_install, "apt-install"},
 };
 inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }
 
 // How a recipe's parameters are read (the contracts in TEAM.md): which alternative of
 // FixParams (amdml/fix_params.hpp) it takes.
-enum class ParamSchema { groups, ttm, hsa, env };
+enum class ParamSchema { groups, ttm, hsa, env, rocm };
 
 // The file formats an env_file step writes.
 enum class EnvFormat { profile_sh, environment_d, systemd_dropin };
@@ -65,9 +68,19 @@ struct FollowUpStep {
   std::string service_text;  // the same for a system account (uid < 1000): services, not logins
 };
 
+// The files of AMD's install guide; the repository URLs and the key come from the
+// parameters (the knowledge's rocm-releases.toml, chosen by the rule).
+struct AptSourceStep {
+  std::string keyring;   // "/etc/apt/keyrings/rocm.gpg" (binary OpenPGP keyring)
+  std::string rocm_list; // "/etc/apt/sources.list.d/rocm.list"
+  std::string graphics_list;  // "/etc/apt/sources.list.d/amdgpu.list"
+  std::string pin;       // "/etc/apt/preferences.d/rocm-pin-600"
+};
+struct AptInstallStep {};
+
 // One step; the alternatives follow StepKind's order.
 using RecipeStep = std::variant<GroupMembersStep, ModprobeOptionStep, EnvFileStep, DaemonReloadStep,
-                                RestartIfRunningStep, InitramfsStep, FollowUpStep>;
+                                RestartIfRunningStep, InitramfsStep, FollowUpStep, AptSourceStep, AptInstallStep>;
 inline StepKind kind_of(const RecipeStep& s) { return static_cast<StepKind>(s.index()); }
 
 struct Recipe {

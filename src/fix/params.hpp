@@ -26,5 +26,8 @@ Result<GroupsParams> parse_groups_params(const FixParams& p, const Facts& facts)
 Result<TtmParams> parse_ttm_params(const FixParams& p, const Facts& facts);
 Result<EnvSettings> parse_hsa_params(const FixParams& p);
 Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams& p);
+// rocm-install: URLs https:// or file:// without spaces, Debian package names, and
+// (when a user is named) the groups checks of parse_groups_params.
+Result<RocmInstallParams> parse_rocm_params(const FixParams& p, const Facts& facts);
 
 }  // namespace amdml::fix

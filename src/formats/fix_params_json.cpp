@@ -24,9 +24,22 @@ json fix_params_json(const FixParams& params) {
         } else if constexpr (std::is_same_v<P, HsaParams>) {
           if (p.value) j["value"] = *p.value;
           if (!p.per_node.empty()) j["per_node"] = p.per_node;
-        } else {
+        } else if constexpr (std::is_same_v<P, EnvParams>) {
           j["env"] = p.env;
           if (!p.unset.empty()) j["unset"] = p.unset;
+        } else {
+          j["release"] = p.release;
+          j["rocm_repo"] = p.rocm_repo;
+          j["graphics_repo"] = p.graphics_repo;
+          j["codename"] = p.codename;
+          j["key_url"] = p.key_url;
+          j["origin"] = p.origin;
+          j["install"] = p.install;
+          if (!p.remove.empty()) j["remove"] = p.remove;
+          if (!p.user.empty()) {
+            j["login"] = p.user;
+            j["login_groups"] = p.groups;
+          }
         }
       },
       params);
@@ -73,10 +86,12 @@ Result<Pages> pages_at(const json& j, const char* key) {
 
 Result<FixParams> parse_fix_params(const json& j) {
   if (!j.is_object()) return bad("not an object");
-  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env (FixParams' order).
+  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env, 4 rocm (FixParams' order).
   static const std::map<std::string, std::size_t> kKind = {
       {"user", 0},  {"groups", 0},   {"module", 1}, {"pages_limit", 1}, {"page_pool_size", 1},
-      {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3}};
+      {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3},
+      {"release", 4}, {"rocm_repo", 4}, {"graphics_repo", 4}, {"codename", 4}, {"key_url", 4},
+      {"origin", 4}, {"install", 4}, {"remove", 4}, {"login", 4}, {"login_groups", 4}};
   std::set<std::size_t> kinds;
   for (const auto& [k, v] : j.items()) {
     auto it = kKind.find(k);
@@ -117,6 +132,20 @@ Result<FixParams> parse_fix_params(const json& j) {
         AMDML_TRY(p.per_node, string_map_at(j, "per_node"));
         if (p.per_node.empty()) return bad("\"per_node\" names no node");
       }
+      return FixParams(std::move(p));
+    }
+    case 4: {
+      RocmInstallParams p;
+      for (auto [key, field] : {std::pair{"release", &p.release}, {"rocm_repo", &p.rocm_repo},
+                                {"graphics_repo", &p.graphics_repo}, {"codename", &p.codename},
+                                {"key_url", &p.key_url}, {"origin", &p.origin}, {"login", &p.user}})
+        if (j.contains(key)) {
+          AMDML_TRY(*field, string_at(j, key));
+        }
+      for (auto [key, field] : {std::pair{"install", &p.install}, {"remove", &p.remove}, {"login_groups", &p.groups}})
+        if (j.contains(key)) {
+          AMDML_TRY(*field, strings_at(j, key));
+        }
       return FixParams(std::move(p));
     }
     default: {
