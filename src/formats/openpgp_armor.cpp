@@ -29,7 +29,8 @@ Result<std::string> dearmor_public_key(const std::string& text) {
   if (e == std::string::npos) return make_error("OpenPGP armor without its END line");
   std::string body;
   bool headers = true;
-  for (auto raw : text::split_lines(text.substr(b + begin.size(), e - b - begin.size()))) {
+  const std::string armored = text.substr(b + begin.size(), e - b - begin.size());  // the views below point into it
+  for (auto raw : text::split_lines(armored)) {
     std::string line(text::trim(raw));
     if (headers) {
       // Armor headers ("Version: ...") end at the first blank line.

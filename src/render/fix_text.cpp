@@ -249,8 +249,14 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
     bool relogin = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::relogin) != rp.follow_ups.end();
     for (std::size_t i = 0; i < rp.follow_ups.size(); ++i)
       (rp.follow_ups[i] == FollowUp::reboot ? reboot_text : login_text).insert(rp.follow_up_text[i]);
+    // Packages the recipe installs with commands that --root only recorded: the finding
+    // goes when they run.
+    bool recorded = rp.recipe && rp.recipe->params == ParamSchema::rocm && !out.commands.empty() &&
+                    std::none_of(out.commands.begin(), out.commands.end(), [](const CommandRecord& c) { return c.ran; });
     for (const auto& f : rp.findings) {
       if (!after_ids.count(f.id)) gone += "  gone: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
+      else if (recorded)
+        waiting += "  after the recorded commands run: " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
       else if (reboot || relogin)
         waiting += "  after a " + std::string(reboot ? "reboot" : "new login") + ": " + std::string(to_string(f.id)) + " (" + f.title + ")\n";
       else if (!after_fixable.count({f.id, rp.ref.recipe}))

@@ -397,7 +397,11 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
     ::chmod((root / "etc/gshadow").c_str(), 0640);
     const auto original = snapshot(root);
     Diagnosed d(root.string());
-    std::vector<Finding> findings = d.findings;
+    std::vector<Finding> findings;
+    // The journal under a full disk, with the file-writing recipes (rocm-install's apt
+    // commands add command records of their own to the reserve: tests/apt covers it).
+    for (const auto& f : d.findings)
+      if (!f.fix || f.fix->recipe != "rocm-install") findings.push_back(f);
     findings.push_back(ttm_finding());
     findings.push_back(literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}}));
     platform::SafeTree tree(root.string());
