@@ -60,7 +60,14 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   for (const auto& a : apt.codenames)
     if (a.distro == distro) codename = a.codename;
   if (codename.empty()) {
-    c.why_none = "AMD publishes no apt packages of ROCm for " + distro + "." + instead;
+    // RHEL, SLES, Oracle Linux: AMD ships RPMs; amdml plans apt installs only.
+    for (auto it = ctx.kb.rocm.rbegin(); it != ctx.kb.rocm.rend(); ++it)
+      if (std::find(it->distros.begin(), it->distros.end(), distro) != it->distros.end()) {
+        c.why_none = "AMD ships ROCm " + short_version(it->version) + " for " + distro + " as RPM packages; amdml's "
+                     "rocm-install plans apt installs only: add AMD's dnf/zypper repository as rocm.docs.amd.com lays it out.";
+        return c;
+      }
+    c.why_none = "AMD publishes no ROCm packages for " + distro + "." + instead;
     return c;
   }
   std::vector<GfxTarget> targets;
