@@ -1,5 +1,7 @@
 #include "formats/openpgp_armor.hpp"
 
+#include <algorithm>
+
 #include "base/text.hpp"
 
 namespace amdml {
@@ -29,7 +31,9 @@ Result<std::string> dearmor_public_key(const std::string& text) {
   if (e == std::string::npos) return make_error("OpenPGP armor without its END line");
   std::string body;
   bool headers = true;
-  const std::string armored = text.substr(b + begin.size(), e - b - begin.size());  // the views below point into it
+  // From the line after BEGIN (the views below point into this string).
+  const std::size_t body_at = std::min(text.find('\n', b) + 1, e);
+  const std::string armored = text.substr(body_at, e - body_at);
   for (auto raw : text::split_lines(armored)) {
     std::string line(text::trim(raw));
     if (headers) {
