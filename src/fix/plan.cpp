@@ -565,6 +565,22 @@ Plan plan_fixes(const PlanInputs& in) {
     rp.notes.push_back("finishes transaction " + txn + ", which was interrupted before it finished");
     plan.recipes.push_back(std::move(rp));
   }
+  // --only RECIPE when no finding asks for it, but a finding it is meant for has no fix
+  // (rocm.missing on a GPU no ROCm release runs): the plan says why, not "nothing to do".
+  if (in.only && plan.recipes.empty())
+    if (const Recipe* r = find_recipe(in.recipes, *in.only))
+      for (const auto& f : in.findings) {
+        if (f.fix || std::find(r->resolves.begin(), r->resolves.end(), to_string(f.id)) == r->resolves.end()) continue;
+        RecipePlan rp;
+        rp.recipe = r;
+        rp.ref.recipe = r->id;
+        rp.findings.push_back(f);
+        std::string why;
+        for (const auto& n : f.notes) why += (why.empty() ? "" : " ") + n;
+        rp.refused = make_error(std::string(to_string(f.id)) + " has no plan here: " + (why.empty() ? f.title : why));
+        plan.recipes.push_back(std::move(rp));
+        return plan;
+      }
   std::vector<RecipePlan> done;
   for (auto& rp : plan.recipes) {
     if (rp.recipe) {

@@ -173,7 +173,10 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
   for (const auto& rp : plan.recipes) {
     out += "\n[" + rp.ref.recipe + "]" + (rp.recipe ? " " + rp.recipe->title : "") + "\n";
     for (const auto& f : rp.findings) out += "  resolves " + std::string(to_string(f.id)) + ": " + f.title + "\n";
-    out += "  params " + json_text(fix_params_json(rp.ref.params), -1) + "\n";
+    // A recipe asked for with --only that no finding gave parameters (it says why) has none.
+    if (std::any_of(rp.findings.begin(), rp.findings.end(), [](const Finding& f) { return f.fix.has_value(); }) ||
+        !rp.resumes.empty())
+      out += "  params " + json_text(fix_params_json(rp.ref.params), -1) + "\n";
     if (rp.refused) {
       out += "  REFUSED: " + rp.refused->message + "\n";
       for (const auto& f : rp.findings)

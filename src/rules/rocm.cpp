@@ -41,6 +41,7 @@ struct RocmChoice {
   const RocmRelease* release = nullptr;
   std::optional<RocmInstallParams> params;
   std::string why_none;             // no release: why, and what works instead
+  bool no_release_runs = false;     // ... because no release has kernels for a GPU here
   std::vector<std::string> notes;   // the choices made and why
 };
 
@@ -100,6 +101,7 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
     if (chosen) break;
   }
   if (!chosen) {
+    c.no_release_runs = true;
     c.why_none = "No ROCm release AMD ships for " + distro + " has kernels for " + ml::gfx_names(targets) +
                  ", natively or through a known HSA_OVERRIDE_GFX_VERSION." + instead;
     return c;
@@ -179,8 +181,16 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
 // Gives fd the rocm-install fix (or says plainly why no release fits).
 void attach_install(const RuleContext& ctx, Finding& fd) {
   auto c = choose_rocm(ctx);
+  // The recipe, or the plain reason there is none, replaces the hand-picked advice
+  // (another package source, a guess at a release); a PyTorch wheel stays an alternative.
+  auto keep_only_pip = [&] {
+    fd.commands.erase(std::remove_if(fd.commands.begin(), fd.commands.end(),
+                                     [](const std::string& cmd) { return cmd.find("pip install") == std::string::npos; }),
+                      fd.commands.end());
+  };
   if (!c.params) {
     fd.notes.push_back(c.why_none);
+    if (c.no_release_runs) keep_only_pip();
     return;
   }
   const auto& p = *c.params;
@@ -188,10 +198,7 @@ void attach_install(const RuleContext& ctx, Finding& fd) {
   fd.notes.push_back("ROCm " + p.release + " is the newest release AMD ships for this distribution (" + p.codename +
                      ") with kernels for every GPU here: " + p.rocm_repo + ".");
   for (auto& n : c.notes) fd.notes.push_back(std::move(n));
-  // The recipe replaces the hand-picked advice (another package source, a guess at a release).
-  fd.commands.erase(std::remove_if(fd.commands.begin(), fd.commands.end(),
-                                   [](const std::string& cmd) { return cmd.find("pip install") == std::string::npos; }),
-                    fd.commands.end());
+  keep_only_pip();
 }
 
 }  // namespace
