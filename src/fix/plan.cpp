@@ -568,7 +568,7 @@ Plan plan_fixes(const PlanInputs& in) {
   // --only RECIPE when no finding asks for it, but a finding it is meant for has no fix
   // (rocm.missing on a GPU no ROCm release runs): the plan says why, not "nothing to do".
   if (in.only && plan.recipes.empty())
-    if (const Recipe* r = find_recipe(in.recipes, *in.only))
+    if (const Recipe* r = find_recipe(in.recipes, *in.only); r && r->params == ParamSchema::rocm)
       for (const auto& f : in.findings) {
         if (f.fix || std::find(r->resolves.begin(), r->resolves.end(), to_string(f.id)) == r->resolves.end()) continue;
         RecipePlan rp;
