@@ -437,3 +437,46 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
   EXPECT_GT(ok, 0) << "no budget was enough";
   std::printf("[ full disk ] %d budgets applied, %d failed cleanly\n", ok, failed);
 }
+
+// rocm-install with commands that run: the key comes through the host (curl), dearmored;
+// apt's commands run after the files; --undo restores the files and runs each command's
+// inverse, newest first (remove what was installed, then reinstall what was removed).
+TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
+  TestTree t("rocm-install-780m-ubuntu-rocm57");
+  const auto original = snapshot(t.dir);
+  Diagnosed d(t.str());
+  // "\x99\x01\x0d" "abc" armored: what curl hands back for the key URL.
+  RunningHost host(*d.host, "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENYWJj\n=AbCd\n-----END PGP PUBLIC KEY BLOCK-----\n");
+  platform::SafeTree tree(t.str());
+  PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
+  Plan p = plan_fixes(in);
+  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_EQ(host.runs.size(), 1u);
+  EXPECT_EQ(host.runs[0][0], "curl");
+  const FileChange* key = nullptr;
+  for (const auto& fc : p.recipes[0].files)
+    if (fc.path == "/etc/apt/keyrings/rocm.gpg") key = &fc;
+  ASSERT_TRUE(key);
+  EXPECT_EQ(key->after, std::string("\x99\x01\x0d" "abc"));
+  host.runs.clear();
+
+  ApplyOptions o = rooted_options();
+  o.run_commands = true;
+  auto r = apply_plan(p, host, tree, tree, o);
+  ASSERT_TRUE(r && r->ok);
+  ASSERT_EQ(host.runs.size(), 4u);  // remove Ubuntu's, update two lists, install
+  auto has = [](const std::vector<std::string>& argv, const std::string& w) {
+    return std::find(argv.begin(), argv.end(), w) != argv.end();
+  };
+  EXPECT_TRUE(has(host.runs[0], "remove") && has(host.runs[0], "libhsa-runtime64-1"));
+  EXPECT_TRUE(has(host.runs[3], "install") && has(host.runs[3], "rocm"));
+  auto j = journal_of(t, r->txn);
+  EXPECT_EQ(json_bytes(j["commands"][3]["undo"][5]).value_or("?"), "remove");
+
+  auto u = undo_transaction(std::nullopt, host, tree, tree, o);
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_EQ(snapshot(t.dir), original);
+  ASSERT_EQ(host.runs.size(), 6u);  // the updates have no inverse
+  EXPECT_TRUE(has(host.runs[4], "remove") && has(host.runs[4], "--autoremove") && has(host.runs[4], "rocm"));
+  EXPECT_TRUE(has(host.runs[5], "install") && has(host.runs[5], "libhsa-runtime64-1"));
+}
