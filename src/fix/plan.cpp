@@ -350,12 +350,29 @@ void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallPara
   if (!p.remove.empty()) {
     std::vector<std::string> tail = {"remove"};
     tail.insert(tail.end(), p.remove.begin(), p.remove.end());
+    // apt also removes what depends on them (libhsa-runtime-dev on libhsa-runtime64-1):
+    // a simulation (read-only; a rooted host has none) names every package, so the plan
+    // says so and --undo installs them all again.
+    std::vector<std::string> removed = p.remove;
+    std::vector<std::string> sim = {"apt-get", "-s", "-q"};
+    sim.insert(sim.end(), tail.begin(), tail.end());
+    if (auto r = c.in.host.run(sim, std::chrono::minutes(2)); r && r->exit_code == 0 && !r->timed_out)
+      for (auto line : text::split_lines(r->out))
+        if (line.rfind("Remv ", 0) == 0) {
+          std::string name(line.substr(5, line.find(' ', 5) == std::string_view::npos ? std::string_view::npos : line.find(' ', 5) - 5));
+          if (auto colon = name.find(':'); colon != std::string::npos) name.resize(colon);  // "libx:amd64"
+          if (std::find(removed.begin(), removed.end(), name) == removed.end()) removed.push_back(name);
+        }
+    if (removed.size() > p.remove.size())
+      c.rp.notes.push_back("apt also removes " +
+                           text::join(std::vector<std::string>(removed.begin() + static_cast<long>(p.remove.size()), removed.end()), " ") +
+                           ", which depend on them");
     std::vector<std::string> back = {"install", "--no-install-recommends"};
-    back.insert(back.end(), p.remove.begin(), p.remove.end());
+    back.insert(back.end(), removed.begin(), removed.end());
     Command cmd{apt(tail), "remove the other ROCm's packages", std::chrono::minutes(30)};
     cmd.undo = apt(back);
     c.rp.commands.push_back(std::move(cmd));
-    c.rp.notes.push_back("--undo installs " + text::join(p.remove, " ") + " again");
+    c.rp.notes.push_back("--undo installs " + text::join(removed, " ") + " again");
   }
   if (source)
     for (const auto& list : {source->rocm_list, source->graphics_list}) {

@@ -57,6 +57,9 @@ class RunningHost final : public test::ForwardingHost {
     }
     runs.push_back(argv);
     r.out = out_;
+    // apt-get -s remove: what apt would remove, dependents included.
+    if (argv.size() > 1 && argv[0] == "apt-get" && argv[1] == "-s")
+      r.out = "Remv libhsa-runtime64-1 [5.7.1-2build1]\nRemv libhsa-runtime-dev:amd64 [5.7.1-2build1]\n";
     return r;
   }
   mutable std::vector<std::vector<std::string>> runs;
@@ -438,6 +441,10 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
   std::printf("[ full disk ] %d budgets applied, %d failed cleanly\n", ok, failed);
 }
 
+void expect_note(const RecipePlan& rp, const std::string& note) {
+  EXPECT_NE(std::find(rp.notes.begin(), rp.notes.end(), note), rp.notes.end()) << note;
+}
+
 // rocm-install with commands that run: the key comes through the host (curl), dearmored;
 // apt's commands run after the files; --undo restores the files and runs each command's
 // inverse, newest first (remove what was installed, then reinstall what was removed).
@@ -451,8 +458,10 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
-  ASSERT_EQ(host.runs.size(), 1u);
+  ASSERT_EQ(host.runs.size(), 2u);
   EXPECT_EQ(host.runs[0][0], "curl");
+  EXPECT_EQ(host.runs[1][1], "-s");  // the removal simulated: it names the dependents too
+  expect_note(p.recipes[0], "apt also removes libhsa-runtime-dev, which depend on them");
   const FileChange* key = nullptr;
   for (const auto& fc : p.recipes[0].files)
     if (fc.path == "/etc/apt/keyrings/rocm.gpg") key = &fc;
@@ -478,5 +487,5 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   EXPECT_EQ(snapshot(t.dir), original);
   ASSERT_EQ(host.runs.size(), 6u);  // the updates have no inverse
   EXPECT_TRUE(has(host.runs[4], "remove") && has(host.runs[4], "--autoremove") && has(host.runs[4], "rocm"));
-  EXPECT_TRUE(has(host.runs[5], "install") && has(host.runs[5], "libhsa-runtime64-1"));
+  EXPECT_TRUE(has(host.runs[5], "install") && has(host.runs[5], "libhsa-runtime64-1") && has(host.runs[5], "libhsa-runtime-dev"));
 }
