@@ -32,9 +32,45 @@ static std::optional<std::string> dpkg_version(const std::string& status, const 
   return std::nullopt;
 }
 
+// Whether a package name is part of a ROCm: AMD's (rocm-*, hip*, hsa-*, comgr, amdgpu-dkms)
+// or the distribution's (libhsa-runtime64-1, libamdhip64-5, rocminfo, librocblas0, ...).
+static bool rocm_package(const std::string& n) {
+  for (const char* p : {"rocm", "hip", "hsa-", "libhsa", "libhsakmt", "libamdhip", "libamd-comgr", "comgr", "librocm",
+                        "librocblas", "rocblas", "libhipblas", "miopen", "libmiopen", "rccl", "amdgpu-dkms", "amdgpu-install",
+                        "rocminfo"})
+    if (n.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+// Every installed package of a ROCm in /var/lib/dpkg/status.
+static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& status) {
+  std::map<std::string, std::string> out;
+  for (std::size_t pos = 0; pos < status.size();) {
+    std::size_t end = status.find("\n\n", pos);
+    std::string stanza = status.substr(pos, end == std::string::npos ? std::string::npos : end - pos + 1);
+    pos = end == std::string::npos ? status.size() : end + 2;
+    auto field = [&](const std::string& key) -> std::string {
+      const std::string pre = key + ": ";
+      std::size_t at = 0;
+      if (stanza.compare(0, pre.size(), pre) != 0) {
+        at = stanza.find("\n" + pre);
+        if (at == std::string::npos) return {};
+        ++at;
+      }
+      at += pre.size();
+      return stanza.substr(at, stanza.find('\n', at) - at);
+    };
+    std::string name = field("Package");
+    if (name.empty() || !rocm_package(name) || field("Status") != "install ok installed") continue;
+    out[name] = field("Version");
+  }
+  return out;
+}
+
 void rocm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
   auto& r = f.rocm;
+  if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) r.packages = dpkg_rocm_packages(*st);
   if (auto opt = h.list_dir("/opt")) {
     for (const auto& e : *opt)
       if (e.name.rfind("rocm-", 0) == 0 && e.name.size() > 5 && std::isdigit(static_cast<unsigned char>(e.name[5])))

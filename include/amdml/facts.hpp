@@ -219,6 +219,9 @@ struct RocmFacts {
   std::optional<Version> version;               // parsed X.Y.Z
   std::optional<std::string> hsa_library;       // path of libhsa-runtime64.so.1 found on disk
   std::vector<std::string> installed;           // every /opt/rocm-X.Y.Z seen
+  // Installed dpkg packages of a ROCm (AMD's or the distribution's), name -> version,
+  // from /var/lib/dpkg/status; empty without dpkg.
+  std::map<std::string, std::string> packages;
 };
 
 // The docker CLI and daemon socket on a host (collected outside containers only).

@@ -52,6 +52,22 @@ struct KernelCmdlineParams {
   bool operator==(const KernelCmdlineParams&) const = default;
 };
 
-using FixParams = std::variant<GroupsParams, TtmLimitParams, HsaParams, EnvParams, KernelCmdlineParams>;
+// rocm: install one ROCm release from AMD's apt repository (recipe rocm-install).
+struct RocmInstallParams {
+  std::string release;        // "7.2" (the knowledge's release), for people
+  std::string rocm_repo;      // "https://repo.radeon.com/rocm/apt/7.2"
+  std::string graphics_repo;  // "https://repo.radeon.com/amdgpu/7.2/ubuntu"
+  std::string codename;       // "noble"
+  std::string key_url;        // AMD's signing key (https://, or file:// for tests)
+  std::string origin;         // the repository's Origin, which the pin file names
+  std::vector<std::string> install;  // packages to install ("rocm-hip-runtime", "amdgpu-dkms")
+  std::vector<std::string> remove;   // packages to remove first (another release, the distribution's)
+  std::string user;                  // added to groups ("" = nobody)
+  std::vector<std::string> groups;
+  bool operator==(const RocmInstallParams&) const = default;
+};
+
+using FixParams =
+    std::variant<GroupsParams, TtmLimitParams, HsaParams, EnvParams, KernelCmdlineParams, RocmInstallParams>;
 
 }  // namespace amdml

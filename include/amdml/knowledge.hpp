@@ -153,6 +153,33 @@ struct OllamaPolicy {
   std::map<GfxTarget, Version> igpu_allow;  // iGPUs kept by default, from that release on
 };
 
+// AMD's apt repository (recipes/knowledge/rocm-releases.toml): where each release's
+// packages are, by distribution, and the distributions' own older ROCm packages.
+struct RocmAptRelease {
+  Version rocm;          // the [[rocm]] entry it installs
+  std::string path;      // the repository directory ("7.2.1")
+  std::string graphics;  // the kernel driver's directory ("30.30.1")
+};
+struct AptCodename {
+  std::string distro;    // "ubuntu 24.04"
+  std::string codename;  // "noble"
+};
+struct DistroRocm {
+  std::string distro;
+  Version rocm;
+  std::vector<std::string> packages;
+};
+struct RocmApt {
+  std::string rocm_repo;      // "https://repo.radeon.com/rocm/apt/{path}"
+  std::string graphics_repo;  // "https://repo.radeon.com/amdgpu/{graphics}/ubuntu"
+  std::string key_url;
+  std::string origin;         // the Release file's Origin (the pin file names it)
+  std::vector<std::string> runtime, development, dkms;  // package sets of the use cases
+  std::vector<RocmAptRelease> releases;                 // sorted by rocm
+  std::vector<AptCodename> codenames;
+  std::vector<DistroRocm> distro_packages;
+};
+
 struct Knowledge {
   bool operator==(const Knowledge&) const = default;  // the built-in tables' test compares field by field
   std::vector<GfxInfo> gfx;
@@ -164,6 +191,7 @@ struct Knowledge {
   std::vector<PytorchWheel> pytorch;         // sorted by version
   std::vector<OllamaBuild> ollama;           // sorted by `from`
   OllamaPolicy ollama_policy;
+  RocmApt apt;                                // rocm-releases.toml
 
   const GfxInfo* find_gfx(const GfxTarget& t) const;
   // Exact (device, revision) first, then the device's default entry (no revision). The

@@ -31,6 +31,9 @@ struct Command {
   std::vector<std::string> argv;
   std::string why;
   std::chrono::milliseconds timeout{60000};
+  // What --undo runs for it (apt-get install -> apt-get remove); nullopt: --undo runs
+  // argv again (daemon-reload, initramfs), an empty list: nothing.
+  std::optional<std::vector<std::string>> undo{};
   // argv joined by spaces, for people.
   std::string text() const {
     std::string out;

@@ -23,6 +23,8 @@ enum class StepKind {
   follow_up,          // tell the person: reboot, new login, ...
   login_env_clear,    // turn off a person's login-file lines that set the recipe's variables otherwise
   kernel_cmdline,     // set/remove kernel parameters where the boot loader keeps them
+  apt_source,         // AMD's apt layout for one ROCm release: keyring, source lists, pin file
+  apt_install,        // apt-get: remove what conflicts, refresh the new sources, install the use case
 };
 // The spelling in a recipe file: "group-members", "modprobe-option", ...
 inline constexpr EnumName<StepKind> kStepKindNames[] = {
@@ -31,12 +33,14 @@ inline constexpr EnumName<StepKind> kStepKindNames[] = {
     {StepKind::restart_if_running, "restart-if-running"}, {StepKind::initramfs, "initramfs"},
     {StepKind::follow_up, "follow-up"},         {StepKind::login_env_clear, "login-env-clear"},
     {StepKind::kernel_cmdline, "kernel-cmdline"},
+    {StepKind::follow_up, "follow-up"},         {StepKind::apt_source, "apt-source"},
+    {StepKind::apt_install, "apt-install"},
 };
 inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }
 
 // How a recipe's parameters are read (the contracts in TEAM.md): which alternative of
 // FixParams (amdml/fix_params.hpp) it takes.
-enum class ParamSchema { groups, ttm, hsa, env, cmdline };
+enum class ParamSchema { groups, ttm, hsa, env, cmdline, rocm };
 
 // The file formats an env_file step writes.
 enum class EnvFormat { profile_sh, environment_d, systemd_dropin };
@@ -83,10 +87,20 @@ struct LoginEnvClearStep {
   std::vector<std::string> files;
 };
 
+// The files of AMD's install guide; the repository URLs and the key come from the
+// parameters (the knowledge's rocm-releases.toml, chosen by the rule).
+struct AptSourceStep {
+  std::string keyring;   // "/etc/apt/keyrings/rocm.gpg" (binary OpenPGP keyring)
+  std::string rocm_list; // "/etc/apt/sources.list.d/rocm.list"
+  std::string graphics_list;  // "/etc/apt/sources.list.d/amdgpu.list"
+  std::string pin;       // "/etc/apt/preferences.d/rocm-pin-600"
+};
+struct AptInstallStep {};
+
 // One step; the alternatives follow StepKind's order.
 using RecipeStep = std::variant<GroupMembersStep, ModprobeOptionStep, EnvFileStep, DaemonReloadStep,
                                 RestartIfRunningStep, InitramfsStep, FollowUpStep, LoginEnvClearStep,
-                                KernelCmdlineStep>;
+                                KernelCmdlineStep, AptSourceStep, AptInstallStep>;
 inline StepKind kind_of(const RecipeStep& s) { return static_cast<StepKind>(s.index()); }
 
 struct Recipe {

@@ -252,6 +252,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   std::vector<std::size_t> written;  // indices into changes that may have touched the disk
   std::vector<std::string> copies;   // the before/after files in the journal
   bool listed = false;               // journal.json may name them (its save was tried)
+  std::vector<std::optional<std::vector<std::string>>> undos;  // each command's inverse (Command::undo)
   int step = 0;
   auto fail = [&](Error e) {
     out.ok = false;
@@ -262,13 +263,23 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
     if (!listed)
       for (const auto& name : copies) (void)j.store.remove(j.id, name);
     out.rollback_errors = restore_changes(targets, j, written);
-    // Re-sync what the commands that already ran had picked up.
-    for (const auto& c : out.commands)
-      if (c.ran && command_ok(c)) {
+    // Re-sync what the commands that already ran had picked up; a command with an
+    // inverse (apt-get install) has it run instead, newest first.
+    for (std::size_t i = out.commands.size(); i-- > 0;) {
+      const auto& c = out.commands[i];
+      if (!c.ran || !command_ok(c) || !undos[i] || undos[i]->empty()) continue;
+      auto back = command_json(run_one(host, *undos[i], std::chrono::minutes(60), o));
+      back["rollback"] = true;
+      j.doc["commands"].push_back(back);
+    }
+    for (std::size_t i = 0; i < out.commands.size(); ++i) {
+      const auto& c = out.commands[i];
+      if (c.ran && command_ok(c) && !undos[i]) {
         auto again = command_json(run_one(host, c.argv, std::chrono::minutes(10), o));
         again["rollback"] = true;
         j.doc["commands"].push_back(again);
       }
+    }
     out.rolled_back = true;
     out.written.clear();
     // Never "rolled back" when a file still holds what this run wrote.
@@ -380,7 +391,10 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
       platform::test_kill_point(step);
       auto rec = run_one(host, cmd.argv, cmd.timeout, o);
       out.commands.push_back(rec);
-      j.doc["commands"].push_back(command_json(rec));
+      undos.push_back(cmd.undo);
+      auto recj = command_json(rec);
+      if (cmd.undo) recj["undo"] = words_json(*cmd.undo);
+      j.doc["commands"].push_back(recj);
       if (auto st = j.save(); !st) return fail(journal_error(st.error()));
       if (!command_ok(rec)) {
         std::string why = cmd.text() + ": " + rec.note;
@@ -560,15 +574,26 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     (void)j.save();
     return make_error("undo " + j.id + ": " + list);
   }
-  // The commands that made the change effective make its removal effective too.
-  if (!to_restore.empty())
-    for (const auto& c : j.doc["commands"]) {
-      if (c.value("rollback", false)) continue;
+  // The commands that made the change effective make its removal effective too: run
+  // again, or, where a command has an inverse (apt-get install -> remove), the inverse,
+  // newest first.
+  if (!to_restore.empty()) {
+    const json& cmds = j.doc["commands"];
+    for (std::size_t i = cmds.size(); i-- > 0;) {
+      const json& c = cmds[i];
+      if (c.value("rollback", false) || !c.contains("undo")) continue;
+      auto argv = words_of(c["undo"]);
+      if (argv.empty()) continue;
+      out.commands.push_back(run_one(host, argv, std::chrono::minutes(60), o));
+    }
+    for (const auto& c : cmds) {
+      if (c.value("rollback", false) || c.contains("undo")) continue;
       auto argv = words_of(c["argv"]);
       if (argv.empty()) continue;
       auto rec = run_one(host, argv, std::chrono::minutes(10), o);
       out.commands.push_back(rec);
     }
+  }
   for (const auto& c : out.commands) j.doc["undo_commands"].push_back(command_json(c));
   j.doc["state"] = kUndone;
   j.doc["undone"] = platform::utc_now_iso();

@@ -223,8 +223,45 @@ Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams&
   return out;
 }
 
+Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts& facts) {
+  const auto p = params_of<RocmInstallParams>(params);
+  auto clean = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c > 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  };
+  auto url = [&](const std::string& u) {
+    return clean(u) && (u.rfind("https://", 0) == 0 || u.rfind("file:///", 0) == 0 || u.rfind("http://", 0) == 0);
+  };
+  if (p.release.empty() || !clean(p.release)) return make_error("rocm-install: params need \"release\"");
+  if (!url(p.rocm_repo) || !url(p.graphics_repo))
+    return make_error("rocm-install: \"rocm_repo\" and \"graphics_repo\" must be https:// or file:/// URLs");
+  if (!url(p.key_url) || p.key_url.rfind("http://", 0) == 0)
+    return make_error("rocm-install: \"key_url\" must be an https:// or file:/// URL");
+  if (p.codename.empty() || !std::all_of(p.codename.begin(), p.codename.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+    return make_error("rocm-install: \"codename\" must be a distribution codename like noble");
+  if (!clean(p.origin)) return make_error("rocm-install: \"origin\" must be the repository's Origin");
+  auto package = [](const std::string& n) {
+    return n.size() >= 2 && ((n[0] >= 'a' && n[0] <= 'z') || is_digit(n[0])) &&
+           std::all_of(n.begin(), n.end(), [](char c) {
+             return (c >= 'a' && c <= 'z') || is_digit(c) || c == '+' || c == '-' || c == '.';
+           });
+  };
+  if (p.install.empty()) return make_error("rocm-install: params need \"install\" (the packages)");
+  for (const auto* list : {&p.install, &p.remove})
+    for (const auto& n : *list)
+      if (!package(n)) return make_error("rocm-install: " + quoted(n) + " is not a package name");
+  if (!p.user.empty()) {
+    auto g = parse_groups_params(GroupsParams{p.user, p.groups}, facts);
+    if (!g) return g.error();
+  }
+  return p;
+}
+
 Status check_params(const Recipe& r, const FixParams& params, const Facts& facts) {
   switch (r.params) {
+    case ParamSchema::rocm: {
+      auto p = parse_rocm_params(params, facts);
+      return p ? Status() : Status(p.error());
+    }
     case ParamSchema::groups: {
       auto g = parse_groups_params(params, facts);
       return g ? Status() : Status(g.error());

@@ -31,5 +31,8 @@ Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams&
 Result<KernelCmdlineParams> parse_cmdline_params(const FixParams& p, const Facts& facts);
 // A kernel parameter's name as the kernel compares it ('-' and '_' alike).
 std::string cmdline_param_name(std::string_view name);
+// rocm-install: URLs https:// or file:// without spaces, Debian package names, and
+// (when a user is named) the groups checks of parse_groups_params.
+Result<RocmInstallParams> parse_rocm_params(const FixParams& p, const Facts& facts);
 
 }  // namespace amdml::fix

@@ -14,6 +14,8 @@
 #include "fix/params.hpp"
 #include "formats/fix_params_json.hpp"
 #include "platform/safe_tree.hpp"
+#include "platform/fetch.hpp"
+#include "formats/openpgp_armor.hpp"
 
 namespace amdml::fix {
 
@@ -438,6 +440,116 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
   const bool changes = fc.changes();
   c.rp.files.push_back(std::move(fc));
   if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
+// AMD's install guide's files: the dearmored signing key, the two source lists signed
+// by it, and the pin file that makes AMD's packages win over the distribution's.
+void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams& p) {
+  const std::string header = std::string(kOwnMarker) + " (recipe rocm-install): ROCm " + p.release +
+                             ". `amdml fix --undo` removes it.\n";
+  auto whole = [&](const std::string& path, const std::string& bytes, const std::string& why) {
+    auto f = c.read(path);
+    if (!f) return;
+    FileChange fc;
+    fc.path = path;
+    if (f->exists) {
+      fc.before = f->bytes;
+      if (f->bytes != bytes && f->bytes.rfind(kOwnMarker, 0) != 0)
+        c.rp.notes.push_back(path + " exists and is replaced (another release's, or amdgpu-install's); `amdml fix --undo` "
+                             "puts it back");
+    }
+    fc.after = bytes;
+    fc.why = why;
+    c.rp.files.push_back(std::move(fc));
+  };
+  auto key = platform::fetch_url(c.in.host, p.key_url);
+  if (!key && !c.in.host.live()) {
+    c.rp.notes.push_back(step.keyring + ": the key from " + p.key_url + " is fetched when planned on the machine itself "
+                         "(--root touches no network), so it is not shown here");
+  } else if (!key) {
+    c.rp.refused = make_error("rocm-install: " + key.error().message);
+    return;
+  } else {
+    auto binary = dearmor_public_key(*key);
+    if (!binary) {
+      c.rp.refused = make_error("rocm-install: " + p.key_url + ": " + binary.error().message);
+      return;
+    }
+    whole(step.keyring, *binary, "AMD's signing key from " + p.key_url + " (dearmored, as gpg --dearmor writes it)");
+  }
+  if (c.rp.refused) return;
+  auto line = [&](const std::string& repo) {
+    return "deb [arch=amd64 signed-by=" + step.keyring + "] " + repo + " " + p.codename + " main\n";
+  };
+  whole(step.rocm_list, header + line(p.rocm_repo), "ROCm " + p.release + " from AMD's repository");
+  if (c.rp.refused) return;
+  whole(step.graphics_list, header + line(p.graphics_repo), "AMD's kernel driver and graphics libraries for ROCm " + p.release);
+  if (c.rp.refused) return;
+  whole(step.pin, header + "Package: *\nPin: release o=" + p.origin + "\nPin-Priority: 600\n",
+        "prefer AMD's packages over the distribution's of the same name");
+}
+
+// apt-get: remove what another ROCm left, read the two new lists only (no other
+// source is refreshed), install the use case. --undo runs each one's inverse.
+void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallParams& p) {
+  const std::vector<std::string> noninteractive = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-y", "-q"};
+  auto apt = [&](std::vector<std::string> tail) {
+    auto argv = noninteractive;
+    argv.insert(argv.end(), tail.begin(), tail.end());
+    return argv;
+  };
+  if (!p.remove.empty()) {
+    std::vector<std::string> tail = {"remove"};
+    tail.insert(tail.end(), p.remove.begin(), p.remove.end());
+    // apt also removes what depends on them (libhsa-runtime-dev on libhsa-runtime64-1):
+    // a simulation (read-only; a rooted host has none) names every package, so the plan
+    // says so and --undo installs them all again.
+    std::vector<std::string> removed = p.remove;
+    std::vector<std::string> sim = {"apt-get", "-s", "-q"};
+    sim.insert(sim.end(), tail.begin(), tail.end());
+    if (auto r = c.in.host.run(sim, std::chrono::minutes(2)); r && r->exit_code == 0 && !r->timed_out)
+      for (auto line : text::split_lines(r->out))
+        if (line.rfind("Remv ", 0) == 0) {
+          std::string name(line.substr(5, line.find(' ', 5) == std::string_view::npos ? std::string_view::npos : line.find(' ', 5) - 5));
+          if (auto colon = name.find(':'); colon != std::string::npos) name.resize(colon);  // "libx:amd64"
+          if (std::find(removed.begin(), removed.end(), name) == removed.end()) removed.push_back(name);
+        }
+    if (removed.size() > p.remove.size())
+      c.rp.notes.push_back("apt also removes " +
+                           text::join(std::vector<std::string>(removed.begin() + static_cast<long>(p.remove.size()), removed.end()), " ") +
+                           ", which depend on them");
+    std::vector<std::string> back = {"install", "--no-install-recommends"};
+    back.insert(back.end(), removed.begin(), removed.end());
+    Command cmd{apt(tail), "remove the other ROCm's packages", std::chrono::minutes(30)};
+    cmd.undo = apt(back);
+    c.rp.commands.push_back(std::move(cmd));
+    c.rp.notes.push_back("--undo installs " + text::join(removed, " ") + " again");
+  }
+  if (source)
+    for (const auto& list : {source->rocm_list, source->graphics_list}) {
+      Command cmd{{"apt-get", "update", "-q", "-o", "Dir::Etc::SourceList=" + list, "-o", "Dir::Etc::SourceParts=-", "-o",
+                   "APT::Get::List-Cleanup=0"},
+                  "read " + list + " (only this source)", std::chrono::minutes(10)};
+      cmd.undo = std::vector<std::string>{};
+      c.rp.commands.push_back(std::move(cmd));
+    }
+  std::vector<std::string> tail = {"install", "--no-install-recommends"};
+  tail.insert(tail.end(), p.install.begin(), p.install.end());
+  Command cmd{apt(tail), "install ROCm " + p.release, std::chrono::minutes(60)};
+  std::vector<std::string> fresh;
+  for (const auto& n : p.install)
+    if (!c.in.facts.rocm.packages.count(n)) fresh.push_back(n);
+  if (fresh.empty()) {
+    cmd.undo = std::vector<std::string>{};
+  } else {
+    std::vector<std::string> back = {"remove", "--autoremove"};
+    back.insert(back.end(), fresh.begin(), fresh.end());
+    cmd.undo = apt(back);
+    c.rp.notes.push_back("--undo removes " + text::join(fresh, " ") + " and what apt installed only for them (--autoremove)");
+  }
+  c.rp.commands.push_back(std::move(cmd));
+  if (std::any_of(p.install.begin(), p.install.end(), [](const std::string& n) { return n.find("dkms") != std::string::npos; })) {
+    c.rp.follow_ups.push_back(FollowUp::reboot);
+    c.rp.follow_up_text.push_back("Reboot: amdgpu-dkms's kernel module replaces the running amdgpu driver at boot.");
+  }
 }
 
 void build(Ctx& c) {
@@ -450,17 +562,29 @@ void build(Ctx& c) {
   std::optional<TtmParams> ttm;
   std::optional<EnvSettings> env;
   std::optional<KernelCmdlineParams> cmdline;
+  std::optional<RocmInstallParams> rocm;
+  const AptSourceStep* source = nullptr;
   switch (r.params) {
     case ParamSchema::groups: groups = *parse_groups_params(c.rp.ref.params, c.in.facts); break;
     case ParamSchema::ttm: ttm = *parse_ttm_params(c.rp.ref.params, c.in.facts); break;
     case ParamSchema::hsa: env = *parse_hsa_params(c.rp.ref.params); break;
     case ParamSchema::env: env = *parse_env_params(r.id, c.rp.ref.params); break;
     case ParamSchema::cmdline: cmdline = *parse_cmdline_params(c.rp.ref.params, c.in.facts); break;
+    case ParamSchema::rocm:
+      rocm = *parse_rocm_params(c.rp.ref.params, c.in.facts);
+      // Its group-members and follow-up steps add the user named, when there is one.
+      if (!rocm->user.empty()) groups = *parse_groups_params(GroupsParams{rocm->user, rocm->groups}, c.in.facts);
+      // Why this release, these packages, DKMS or not: the rule's reasons, said once.
+      for (const auto& fd : c.rp.findings)
+        for (const auto& n : fd.notes)
+          if (std::find(c.rp.notes.begin(), c.rp.notes.end(), n) == c.rp.notes.end()) c.rp.notes.push_back(n);
+      break;
   }
   for (const auto& step : r.steps) {
     if (c.rp.refused) return;
     switch (kind_of(step)) {
       case StepKind::group_members:
+        if (rocm && !groups) break;  // nobody to add
         if (!groups) c.rp.refused = make_error(r.file + ": group-members needs params = \"groups\"");
         else plan_group_members(c, std::get<GroupMembersStep>(step), *groups);
         break;
@@ -490,8 +614,17 @@ void build(Ctx& c) {
         if (!env) c.rp.refused = make_error(r.file + ": login-env-clear needs params = \"hsa\" or \"env\"");
         else plan_login_env_clear(c, std::get<LoginEnvClearStep>(step), *env);
         break;
+      case StepKind::apt_source:
+        if (!rocm) c.rp.refused = make_error(r.file + ": apt-source needs params = \"rocm\"");
+        else plan_apt_source(c, *(source = &std::get<AptSourceStep>(step)), *rocm);
+        break;
+      case StepKind::apt_install:
+        if (!rocm) c.rp.refused = make_error(r.file + ": apt-install needs params = \"rocm\"");
+        else plan_apt_install(c, source, *rocm);
+        break;
       case StepKind::follow_up: {
         const auto& f = std::get<FollowUpStep>(step);
+        if (rocm && !groups) break;  // its follow-ups are about the group
         std::string text = f.text;
         if (groups && !f.service_text.empty())
           for (const auto& pw : c.in.facts.identity.passwd)
@@ -626,6 +759,22 @@ Plan plan_fixes(const PlanInputs& in) {
     rp.notes.push_back("finishes transaction " + txn + ", which was interrupted before it finished");
     plan.recipes.push_back(std::move(rp));
   }
+  // --only RECIPE when no finding asks for it, but a finding it is meant for has no fix
+  // (rocm.missing on a GPU no ROCm release runs): the plan says why, not "nothing to do".
+  if (in.only && plan.recipes.empty())
+    if (const Recipe* r = find_recipe(in.recipes, *in.only); r && r->params == ParamSchema::rocm)
+      for (const auto& f : in.findings) {
+        if (f.fix || std::find(r->resolves.begin(), r->resolves.end(), to_string(f.id)) == r->resolves.end()) continue;
+        RecipePlan rp;
+        rp.recipe = r;
+        rp.ref.recipe = r->id;
+        rp.findings.push_back(f);
+        std::string why;
+        for (const auto& n : f.notes) why += (why.empty() ? "" : " ") + n;
+        rp.refused = make_error(std::string(to_string(f.id)) + " has no plan here: " + (why.empty() ? f.title : why));
+        plan.recipes.push_back(std::move(rp));
+        return plan;
+      }
   std::vector<RecipePlan> done;
   for (auto& rp : plan.recipes) {
     if (rp.recipe) {

@@ -27,9 +27,22 @@ json fix_params_json(const FixParams& params) {
         } else if constexpr (std::is_same_v<P, EnvParams>) {
           j["env"] = p.env;
           if (!p.unset.empty()) j["unset"] = p.unset;
-        } else {
+        } else if constexpr (std::is_same_v<P, KernelCmdlineParams>) {
           if (!p.set.empty()) j["set"] = p.set;
           if (!p.remove.empty()) j["remove"] = p.remove;
+        } else {
+          j["release"] = p.release;
+          j["rocm_repo"] = p.rocm_repo;
+          j["graphics_repo"] = p.graphics_repo;
+          j["codename"] = p.codename;
+          j["key_url"] = p.key_url;
+          j["origin"] = p.origin;
+          j["install"] = p.install;
+          if (!p.remove.empty()) j["remove"] = p.remove;
+          if (!p.user.empty()) {
+            j["login"] = p.user;
+            j["login_groups"] = p.groups;
+          }
         }
       },
       params);
@@ -76,17 +89,24 @@ Result<Pages> pages_at(const json& j, const char* key) {
 
 Result<FixParams> parse_fix_params(const json& j) {
   if (!j.is_object()) return bad("not an object");
-  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env, 4 cmdline (FixParams' order).
+  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env, 4 cmdline, 5 rocm
+  // (FixParams' order). "remove" is both cmdline's and rocm's: the other keys decide.
   static const std::map<std::string, std::size_t> kKind = {
       {"user", 0},  {"groups", 0},   {"module", 1}, {"pages_limit", 1}, {"page_pool_size", 1},
       {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3},
-      {"set", 4},   {"remove", 4}};
+      {"set", 4},   {"remove", 4},
+      {"release", 5}, {"rocm_repo", 5}, {"graphics_repo", 5}, {"codename", 5}, {"key_url", 5},
+      {"origin", 5}, {"install", 5}, {"login", 5}, {"login_groups", 5}};
   std::set<std::size_t> kinds;
+  bool remove = false;
   for (const auto& [k, v] : j.items()) {
     auto it = kKind.find(k);
     if (it == kKind.end()) return bad("unknown key \"" + k + "\"");
-    kinds.insert(it->second);
+    if (k == "remove") remove = true;
+    else kinds.insert(it->second);
   }
+  if (remove && kinds.empty()) kinds.insert(4);
+  if (remove && kinds != std::set<std::size_t>{4} && kinds != std::set<std::size_t>{5}) return bad("keys of different recipes mixed");
   if (kinds.size() != 1) return bad(kinds.empty() ? "no parameters" : "keys of different recipes mixed");
   switch (*kinds.begin()) {
     case 0: {
@@ -131,6 +151,20 @@ Result<FixParams> parse_fix_params(const json& j) {
       if (j.contains("remove")) {
         AMDML_TRY(p.remove, strings_at(j, "remove"));
       }
+      return FixParams(std::move(p));
+    }
+    case 5: {
+      RocmInstallParams p;
+      for (auto [key, field] : {std::pair{"release", &p.release}, {"rocm_repo", &p.rocm_repo},
+                                {"graphics_repo", &p.graphics_repo}, {"codename", &p.codename},
+                                {"key_url", &p.key_url}, {"origin", &p.origin}, {"login", &p.user}})
+        if (j.contains(key)) {
+          AMDML_TRY(*field, string_at(j, key));
+        }
+      for (auto [key, field] : {std::pair{"install", &p.install}, {"remove", &p.remove}, {"login_groups", &p.groups}})
+        if (j.contains(key)) {
+          AMDML_TRY(*field, strings_at(j, key));
+        }
       return FixParams(std::move(p));
     }
     default: {

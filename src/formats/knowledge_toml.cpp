@@ -384,6 +384,69 @@ Status load_kernels(const std::string& file, const toml::table& root, Knowledge&
   return {};
 }
 
+// rocm-releases.toml: [apt], [[apt_codename]], [[apt_release]], [[distro_rocm]].
+Status load_apt(const std::string& file, const toml::table& root, Knowledge& kb) {
+  if (auto* t = root["apt"].as_table()) {
+    if (auto s = known_keys(file, *t, {"rocm_repo", "graphics_repo", "key_url", "origin", "runtime", "development", "dkms"},
+                            "[apt]");
+        !s)
+      return s;
+    RocmApt& a = kb.apt;
+    a.rocm_repo = (*t)["rocm_repo"].value_or(std::string());
+    a.graphics_repo = (*t)["graphics_repo"].value_or(std::string());
+    a.key_url = (*t)["key_url"].value_or(std::string());
+    a.origin = (*t)["origin"].value_or(std::string());
+    a.runtime = string_list(*t, "runtime");
+    a.development = string_list(*t, "development");
+    a.dkms = string_list(*t, "dkms");
+    if (a.rocm_repo.find("{path}") == std::string::npos || a.graphics_repo.find("{graphics}") == std::string::npos)
+      return make_error(where(file, *t) + ": [apt] needs 'rocm_repo' with {path} and 'graphics_repo' with {graphics}");
+    if (a.key_url.empty() || a.origin.empty() || a.runtime.empty() || a.development.empty())
+      return make_error(where(file, *t) + ": [apt] needs 'key_url', 'origin', 'runtime' and 'development'");
+  }
+  auto tables = [&](const char* name, auto&& each) -> Status {
+    auto* arr = root[name].as_array();
+    if (!arr) return {};
+    for (const auto& node : *arr) {
+      auto* t = node.as_table();
+      if (!t) return make_error(file + ": [[" + name + "]] entries must be tables");
+      if (auto s = each(*t); !s) return s;
+    }
+    return {};
+  };
+  Status codenames = tables("apt_codename", [&](const toml::table& t) -> Status {
+    if (auto k = known_keys(file, t, {"distro", "codename"}, "[[apt_codename]]"); !k) return k;
+    AptCodename c{t["distro"].value_or(std::string()), t["codename"].value_or(std::string())};
+    if (c.distro.empty() || c.codename.empty()) return make_error(where(file, t) + ": needs 'distro' and 'codename'");
+    kb.apt.codenames.push_back(std::move(c));
+    return {};
+  });
+  if (!codenames) return codenames;
+  Status releases = tables("apt_release", [&](const toml::table& t) -> Status {
+    if (auto k = known_keys(file, t, {"rocm", "path", "graphics"}, "[[apt_release]]"); !k) return k;
+    auto v = version_field(file, t, "rocm");
+    if (!v) return v.error();
+    RocmAptRelease r{*v, t["path"].value_or(std::string()), t["graphics"].value_or(std::string())};
+    auto clean = [](const std::string& s) {
+      return !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-_") == std::string::npos;
+    };
+    if (!clean(r.path) || !clean(r.graphics))
+      return make_error(where(file, t) + ": 'path' and 'graphics' must be directory names (letters, digits, . - _)");
+    kb.apt.releases.push_back(std::move(r));
+    return {};
+  });
+  if (!releases) return releases;
+  return tables("distro_rocm", [&](const toml::table& t) -> Status {
+    if (auto k = known_keys(file, t, {"distro", "rocm", "packages"}, "[[distro_rocm]]"); !k) return k;
+    auto v = version_field(file, t, "rocm");
+    if (!v) return v.error();
+    DistroRocm d{t["distro"].value_or(std::string()), *v, string_list(t, "packages")};
+    if (d.distro.empty() || d.packages.empty()) return make_error(where(file, t) + ": needs 'distro' and 'packages'");
+    kb.apt.distro_packages.push_back(std::move(d));
+    return {};
+  });
+}
+
 }  // namespace
 
 Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
@@ -397,11 +460,11 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
       return make_error("recipes/" + f.path + ":" + std::to_string(err.source().begin.line) + ": " +
                         std::string(err.description()));
     }
-    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama})
+    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama, load_apt})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
     if (auto s = known_keys("recipes/" + f.path, root,
                             {"gfx", "chip", "pci", "rocm", "pytorch", "ollama", "ollama_policy", "runtime", "memory",
-                             "kernel_req"},
+                             "kernel_req", "apt", "apt_codename", "apt_release", "distro_rocm"},
                             "a knowledge file");
         !s)
       return s.error();
@@ -409,6 +472,8 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
   std::sort(kb.rocm.begin(), kb.rocm.end(), [](const RocmRelease& a, const RocmRelease& b) { return a.version < b.version; });
   std::sort(kb.pytorch.begin(), kb.pytorch.end(),
             [](const PytorchWheel& a, const PytorchWheel& b) { return a.rocm < b.rocm; });
+  std::sort(kb.apt.releases.begin(), kb.apt.releases.end(),
+            [](const RocmAptRelease& a, const RocmAptRelease& b) { return a.rocm < b.rocm; });
   std::sort(kb.ollama.begin(), kb.ollama.end(), [](const OllamaBuild& a, const OllamaBuild& b) { return a.from < b.from; });
   // Each release's wheel, from the one [[pytorch]] table.
   for (const auto& w : kb.pytorch)

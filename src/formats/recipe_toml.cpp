@@ -22,6 +22,7 @@ std::optional<ParamSchema> parse_schema(const std::string& s) {
   if (s == "hsa") return ParamSchema::hsa;
   if (s == "env") return ParamSchema::env;
   if (s == "cmdline") return ParamSchema::cmdline;
+  if (s == "rocm") return ParamSchema::rocm;
   return std::nullopt;
 }
 
@@ -40,7 +41,9 @@ std::vector<std::string_view> step_keys(StepKind k) {
     case StepKind::env_file: return {"kind", "path", "format", "unit"};
     case StepKind::restart_if_running: return {"kind", "unit"};
     case StepKind::follow_up: return {"kind", "need", "text", "service_text"};
+    case StepKind::apt_source: return {"kind", "keyring", "rocm_list", "graphics_list", "pin"};
     case StepKind::daemon_reload:
+    case StepKind::apt_install:
     case StepKind::initramfs: return {"kind"};
     case StepKind::login_env_clear: return {"kind", "files"};
     case StepKind::kernel_cmdline: return {"kind", "kernelstub", "grub", "kernel_install"};
@@ -142,6 +145,15 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
       if (s.text.empty()) return make_error(where + ": follow-up needs 'text'");
       return RecipeStep(std::move(s));
     }
+    case StepKind::apt_source: {
+      AptSourceStep s{str("keyring"), str("rocm_list"), str("graphics_list"), str("pin")};
+      AMDML_TRY_STATUS(need_path(s.keyring, "keyring"));
+      AMDML_TRY_STATUS(need_path(s.rocm_list, "rocm_list"));
+      AMDML_TRY_STATUS(need_path(s.graphics_list, "graphics_list"));
+      AMDML_TRY_STATUS(need_path(s.pin, "pin"));
+      return RecipeStep(std::move(s));
+    }
+    case StepKind::apt_install: return RecipeStep(AptInstallStep{});
     case StepKind::daemon_reload: return RecipeStep(DaemonReloadStep{});
     case StepKind::initramfs: return RecipeStep(InitramfsStep{});
     case StepKind::login_env_clear: {
@@ -182,7 +194,7 @@ Result<std::vector<Recipe>> load_unchecked(const std::vector<RecipeFile>& files)
     r.title = root["title"].value_or(std::string());
     if (r.id.empty() || r.title.empty()) return make_error(file + ": needs 'id' and 'title'");
     auto schema = parse_schema(root["params"].value_or(std::string()));
-    if (!schema) return make_error(file + ": 'params' must be groups, ttm, hsa, env or cmdline");
+    if (!schema) return make_error(file + ": 'params' must be groups, ttm, hsa, env, cmdline or rocm");
     r.params = *schema;
     if (auto* arr = root["resolves"].as_array())
       for (const auto& e : *arr)

@@ -91,6 +91,7 @@ const char* status_name(VerifyStatus s) {
     case VerifyStatus::now: return "new";
     case VerifyStatus::left: return "left";
     case VerifyStatus::still: return "still";
+    case VerifyStatus::after_commands: return "after-commands";
   }
   return "still";
 }

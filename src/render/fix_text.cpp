@@ -173,7 +173,10 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
   for (const auto& rp : plan.recipes) {
     out += "\n[" + rp.ref.recipe + "]" + (rp.recipe ? " " + rp.recipe->title : "") + "\n";
     for (const auto& f : rp.findings) out += "  resolves " + std::string(to_string(f.id)) + ": " + f.title + "\n";
-    out += "  params " + json_text(fix_params_json(rp.ref.params), -1) + "\n";
+    // A recipe asked for with --only that no finding gave parameters (it says why) has none.
+    if (std::any_of(rp.findings.begin(), rp.findings.end(), [](const Finding& f) { return f.fix.has_value(); }) ||
+        !rp.resumes.empty())
+      out += "  params " + json_text(fix_params_json(rp.ref.params), -1) + "\n";
     if (rp.refused) {
       out += "  REFUSED: " + rp.refused->message + "\n";
       for (const auto& f : rp.findings)
@@ -248,8 +251,13 @@ std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& ou
     bool reboot = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::reboot) != rp.follow_ups.end();
     bool relogin = std::find(rp.follow_ups.begin(), rp.follow_ups.end(), FollowUp::relogin) != rp.follow_ups.end();
     const VerifyStatus waiting = reboot ? VerifyStatus::after_reboot : VerifyStatus::after_relogin;
+    // Packages the recipe installs with commands that --root only recorded: the finding
+    // goes when they run.
+    const bool recorded = rp.recipe && rp.recipe->params == ParamSchema::rocm && !out.commands.empty() &&
+                          std::none_of(out.commands.begin(), out.commands.end(), [](const CommandRecord& c) { return c.ran; });
     for (const auto& f : rp.findings) {
       if (!after_ids.count(f.id)) add(VerifyStatus::gone, f.id, f.title);
+      else if (recorded) add(VerifyStatus::after_commands, f.id, f.title);
       else if (reboot || relogin) add(waiting, f.id, f.title);
       else if (!after_fixable.count({f.id, rp.ref.recipe}))
         // The recipe did its part; what remains is not a change amdml makes.
@@ -290,6 +298,7 @@ std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::
       case VerifyStatus::gone: gone += "  gone: " + what + "\n"; break;
       case VerifyStatus::after_reboot: waiting += "  after a reboot: " + what + "\n"; break;
       case VerifyStatus::after_relogin: waiting += "  after a new login: " + what + "\n"; break;
+      case VerifyStatus::after_commands: waiting += "  after the recorded commands run: " + what + "\n"; break;
       case VerifyStatus::next_run: waiting += "  next run: " + what + ": run `amdml fix` again\n"; break;
       case VerifyStatus::now: waiting += "  now: " + what + "\n"; break;
       case VerifyStatus::left: left += "  left for you: " + what + "\n"; break;

@@ -18,7 +18,7 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
 std::string format_apply(const ApplyOutcome& out, const Plan& plan);
 // Before/after findings of the re-probe: gone, waiting for a reboot or login, still there.
 // What became of each finding after an apply, for the text and the JSON outcome.
-enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still };
+enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still, after_commands };
 struct VerifyLine {
   VerifyStatus status;
   FindingId id;

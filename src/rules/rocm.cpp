@@ -9,6 +9,200 @@
 
 namespace amdml::rules {
 
+namespace {
+
+std::string fill(std::string s, const std::string& key, const std::string& value) {
+  for (std::size_t p = s.find(key); p != std::string::npos; p = s.find(key, p + value.size())) s.replace(p, key.size(), value);
+  return s;
+}
+
+std::string words(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& w : v) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// AMD's package versions carry the release as MMmmpp: "5.1.0.50100-36", "1.0.0.60400-1~24.04";
+// the distributions' do not ("5.7.1-2build1").
+bool amd_version(const std::string& v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != '.') continue;
+    std::size_t n = 0;
+    while (i + 1 + n < v.size() && v[i + 1 + n] >= '0' && v[i + 1 + n] <= '9') ++n;
+    if (n == 5 && i + 1 + n < v.size() && v[i + 1 + n] == '-') return true;
+  }
+  return false;
+}
+
+// The release rocm-install installs here, or why none fits: the newest release AMD
+// ships apt packages of for this distribution whose ML stack has kernels for every GPU
+// (natively first, then through the GPU's known override).
+struct RocmChoice {
+  const RocmRelease* release = nullptr;
+  std::optional<RocmInstallParams> params;
+  std::string why_none;             // no release: why, and what works instead
+  bool no_release_runs = false;     // ... because no release has kernels for a GPU here
+  std::vector<std::string> notes;   // the choices made and why
+};
+
+RocmChoice choose_rocm(const RuleContext& ctx) {
+  const Facts& f = ctx.facts;
+  const RocmApt& apt = ctx.kb.apt;
+  RocmChoice c;
+  const std::string instead =
+      " What works instead: the Vulkan backends (llama.cpp's Vulkan build, ollama's Vulkan runner), the distribution's "
+      "own ROCm packages where they run the GPU, or a container image built for it.";
+  if (!f.os.id || !f.os.version_id || apt.releases.empty()) {
+    c.why_none = "The distribution is unknown (/etc/os-release), so amdml cannot choose AMD's packages for it.";
+    return c;
+  }
+  const std::string distro = *f.os.id + " " + *f.os.version_id;
+  std::string codename;
+  for (const auto& a : apt.codenames)
+    if (a.distro == distro) codename = a.codename;
+  if (codename.empty()) {
+    // RHEL, SLES, Oracle Linux: AMD ships RPMs; amdml plans apt installs only.
+    for (auto it = ctx.kb.rocm.rbegin(); it != ctx.kb.rocm.rend(); ++it)
+      if (std::find(it->distros.begin(), it->distros.end(), distro) != it->distros.end()) {
+        c.why_none = "AMD ships ROCm " + short_version(it->version) + " for " + distro + " as RPM packages; amdml's "
+                     "rocm-install plans apt installs only: add AMD's dnf/zypper repository as rocm.docs.amd.com lays it out.";
+        return c;
+      }
+    c.why_none = "AMD publishes no ROCm packages for " + distro + "." + instead;
+    return c;
+  }
+  std::vector<GfxTarget> targets;
+  for (const auto& g : f.gpus)
+    if (g.gfx) targets.push_back(*g.gfx);
+  if (targets.empty()) {
+    c.why_none = "No GPU's gfx target is known, so no release can be chosen for it.";
+    return c;
+  }
+  auto runs = [&](const RocmRelease& r, bool via_override) {
+    return std::all_of(targets.begin(), targets.end(), [&](const GfxTarget& t) {
+      if (r.has_kernels(t)) return true;
+      const GfxInfo* gi = ctx.kb.find_gfx(t);
+      return via_override && gi && gi->override_to && r.has_kernels(*gi->override_to);
+    });
+  };
+  const RocmAptRelease* chosen = nullptr;
+  bool via_override = false;
+  for (bool ov : {false, true}) {
+    for (auto it = apt.releases.rbegin(); it != apt.releases.rend() && !chosen; ++it) {
+      const RocmRelease* r = ctx.kb.find_rocm(it->rocm);
+      if (!r || r->version != it->rocm) continue;
+      if (std::find(r->distros.begin(), r->distros.end(), distro) == r->distros.end()) continue;
+      if (runs(*r, ov)) {
+        chosen = &*it;
+        c.release = r;
+        via_override = ov;
+      }
+    }
+    if (chosen) break;
+  }
+  if (!chosen) {
+    c.no_release_runs = true;
+    c.why_none = "No ROCm release AMD ships for " + distro + " has kernels for " + ml::gfx_names(targets) +
+                 ", natively or through a known HSA_OVERRIDE_GFX_VERSION." + instead;
+    return c;
+  }
+  RocmInstallParams p;
+  p.release = short_version(c.release->version);
+  p.rocm_repo = fill(apt.rocm_repo, "{path}", chosen->path);
+  p.graphics_repo = fill(apt.graphics_repo, "{graphics}", chosen->graphics);
+  p.codename = codename;
+  p.key_url = apt.key_url;
+  p.origin = apt.origin;
+  if (via_override)
+    c.notes.push_back("ROCm " + p.release + " runs " + ml::gfx_names(targets) +
+                      " through HSA_OVERRIDE_GFX_VERSION (the hsa-override recipe sets it): no release has its own kernels.");
+  // The use case: programs that bring their own libraries need only the HIP runtime.
+  bool bundles = f.ml.ollama.installed;
+  for (const auto& py : f.ml.python)
+    if (py.torch_path) bundles = true;
+  if (bundles) {
+    p.install = apt.runtime;
+    c.notes.push_back("Installs " + words(apt.runtime) + " (the HIP runtime): PyTorch or ollama is installed here and "
+                      "brings its own ROCm libraries.");
+  } else {
+    p.install = apt.development;
+    c.notes.push_back("Installs " + words(apt.development) + " (the whole stack: compilers, libraries, rocminfo): no PyTorch "
+                      "or ollama that brings its own libraries was found, so this is for building and running ROCm programs.");
+  }
+  // AMD's kernel driver only where the running kernel's own amdgpu lacks the GPU.
+  std::optional<Version> needs;
+  for (const auto& t : targets)
+    if (const GfxInfo* gi = ctx.kb.find_gfx(t); gi && gi->kernel_min && (!needs || *needs < *gi->kernel_min)) needs = gi->kernel_min;
+  if (f.os.kernel && needs && *f.os.kernel < *needs && !apt.dkms.empty()) {
+    if (c.release->kernel_max && *c.release->kernel_max < Version{f.os.kernel->major, f.os.kernel->minor, 0}) {
+      c.notes.push_back("Kernel " + short_version(*f.os.kernel) + " lacks " + ml::gfx_names(targets) + " and is newer than the " +
+                        "kernels amdgpu-dkms of ROCm " + p.release + " builds on: install a kernel from " +
+                        short_version(*needs) + " on instead.");
+    } else {
+      for (const auto& d : apt.dkms) p.install.push_back(d);
+      c.notes.push_back("Installs amdgpu-dkms: kernel " + short_version(*f.os.kernel) + " is older than " + short_version(*needs) +
+                        ", the first whose amdgpu runs " + ml::gfx_names(targets) + ". It needs a reboot.");
+    }
+  } else if (f.os.kernel) {
+    c.notes.push_back("No amdgpu-dkms: kernel " + short_version(*f.os.kernel) + "'s own amdgpu driver runs " +
+                      ml::gfx_names(targets) + ".");
+  }
+  // What another ROCm left: the distribution's packages, another release's versioned ones.
+  for (const auto& d : apt.distro_packages)
+    if (d.distro == distro)
+      for (const auto& name : d.packages)
+        if (f.rocm.packages.count(name) && !amd_version(f.rocm.packages.at(name)) &&
+            std::find(p.remove.begin(), p.remove.end(), name) == p.remove.end())
+          p.remove.push_back(name);
+  for (const auto& [name, ver] : f.rocm.packages) {
+    // rocm-core6.2.2, hip-runtime-amd6.2.2: a versioned install of a release side by side.
+    auto digit = name.find_first_of("0123456789");
+    if (digit == std::string::npos || name.find('.', digit) == std::string::npos) continue;
+    if (Version::parse(name.substr(digit)) && std::find(p.remove.begin(), p.remove.end(), name) == p.remove.end())
+      p.remove.push_back(name);
+  }
+  if (!p.remove.empty())
+    c.notes.push_back("Removes " + words(p.remove) + " first: two ROCms side by side load each other's libraries.");
+  // The groups that own the device nodes, as AMD's guide adds them.
+  const auto& id = f.identity;
+  if (!id.root && !id.user.empty() && id.user != "root") {
+    for (const char* g : {"render", "video"}) {
+      const GroupEntry* ge = nullptr;
+      for (const auto& e : id.groups)
+        if (e.name == g) ge = &e;
+      if (ge && std::find(ge->members.begin(), ge->members.end(), id.user) == ge->members.end()) p.groups.push_back(g);
+    }
+    if (!p.groups.empty()) p.user = id.user;
+  }
+  c.params = std::move(p);
+  return c;
+}
+
+// Gives fd the rocm-install fix (or says plainly why no release fits).
+void attach_install(const RuleContext& ctx, Finding& fd) {
+  auto c = choose_rocm(ctx);
+  // The recipe, or the plain reason there is none, replaces the hand-picked advice
+  // (another package source, a guess at a release); a PyTorch wheel stays an alternative.
+  auto keep_only_pip = [&] {
+    fd.commands.erase(std::remove_if(fd.commands.begin(), fd.commands.end(),
+                                     [](const std::string& cmd) { return cmd.find("pip install") == std::string::npos; }),
+                      fd.commands.end());
+  };
+  if (!c.params) {
+    fd.notes.push_back(c.why_none);
+    if (c.no_release_runs) keep_only_pip();
+    return;
+  }
+  const auto& p = *c.params;
+  fd.fix = FixRef{"rocm-install", p};
+  fd.notes.push_back("ROCm " + p.release + " is the newest release AMD ships for this distribution (" + p.codename +
+                     ") with kernels for every GPU here: " + p.rocm_repo + ".");
+  for (auto& n : c.notes) fd.notes.push_back(std::move(n));
+  keep_only_pip();
+}
+
+}  // namespace
+
 void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (f.gpus.empty() || f.rocm.source != RocmSource::none) return;
@@ -25,6 +219,7 @@ void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   else
     fd.commands.push_back("install ROCm with AMD's amdgpu-install --usecase=rocm (see rocm.docs.amd.com)");
   fd.gpus = amd_gpu_indices(f);
+  attach_install(ctx, fd);
   out.push_back(std::move(fd));
 }
 
@@ -48,11 +243,50 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                                             : ctx.kb.pytorch_for(targets).wheel;
     if (w) fd.commands.push_back("pip install torch --index-url " + w->index + "   # PyTorch bundles its own ROCm runtime");
     fd.notes.push_back("Distribution ROCm packages (Debian 12: 5.2, Ubuntu 22.04: 5.0) lag; AMD's packages come from repo.radeon.com.");
+    attach_install(ctx, fd);
     out.push_back(std::move(fd));
     return;
   }
   const RocmRelease* rel = ctx.kb.find_rocm(v);
   if (!rel) return;  // newer major than amdml knows: nothing to say
+
+  // One ROCm, the right one: two releases side by side, AMD's and the distribution's
+  // packages mixed, or a release without kernels for a GPU that a newer one has.
+  {
+    std::vector<std::string> why;
+    if (f.rocm.installed.size() > 1) {
+      std::string dirs;
+      for (const auto& d : f.rocm.installed) dirs += (dirs.empty() ? "" : ", ") + d;
+      why.push_back("two releases are installed side by side (" + dirs + ")");
+    }
+    if (f.rocm.source != RocmSource::distro && f.os.id && f.os.version_id)
+      for (const auto& d : ctx.kb.apt.distro_packages)
+        if (d.distro == *f.os.id + " " + *f.os.version_id)
+          for (const auto& name : d.packages)
+            if (f.rocm.packages.count(name) && !amd_version(f.rocm.packages.at(name))) {
+              why.push_back("AMD's packages and the distribution's (" + name + " " + f.rocm.packages.at(name) + ") are mixed");
+              break;
+            }
+    std::vector<GfxTarget> lacking;
+    for (const auto& g : f.gpus)
+      if (g.gfx && !rel->has_kernels(*g.gfx)) lacking.push_back(*g.gfx);
+    auto c = choose_rocm(ctx);
+    if (!lacking.empty() && c.release && c.release->version > rel->version &&
+        std::all_of(lacking.begin(), lacking.end(), [&](const GfxTarget& t) { return c.release->has_kernels(t); }))
+      why.push_back("ROCm " + short_version(rel->version) + " has no kernels for " + ml::gfx_names(lacking) + "; ROCm " +
+                    short_version(c.release->version) + " has");
+    if (!why.empty()) {
+      std::string text;
+      for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
+      auto fd = make_finding(FindingId::rocm_version, "Move to one ROCm release: " + why.front(),
+                             "The installed ROCm (" + v.str() + ") is not one release this GPU runs natively: " + text + ".");
+      fd.severity = Severity::warning;
+      fd.evidence.push_back(rev);
+      fd.gpus = amd_gpu_indices(f);
+      attach_install(ctx, fd);
+      out.push_back(std::move(fd));
+    }
+  }
 
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     const Gpu& g = f.gpus[i];

@@ -87,6 +87,7 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
     bool accounted = r.out.find("gone: " + id + " ") != std::string::npos ||
                      r.out.find("after a reboot: " + id + " ") != std::string::npos ||
                      r.out.find("after a new login: " + id + " ") != std::string::npos ||
+                     r.out.find("after the recorded commands run: " + id + " ") != std::string::npos ||
                      r.out.find("left for you: " + id + " ") != std::string::npos;
     EXPECT_TRUE(accounted) << id << " (" << recipe << ") not accounted for after the apply:\n" << r.out;
   }

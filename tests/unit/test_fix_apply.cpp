@@ -336,10 +336,10 @@ TEST(FixApply, AllRecipesTogetherThenOneUndo) {
                                 literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})};
   e.rediagnose(extra);
   Plan p = e.plan();
-  EXPECT_EQ(p.recipes.size(), 5u);  // groups twice (alice, ollama)
+  EXPECT_EQ(p.recipes.size(), 6u);  // groups twice (alice, ollama), rocm-install (6.2 lacks gfx1103)
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok);
-  EXPECT_EQ(out.recipes_applied.size(), 5u);
+  EXPECT_EQ(out.recipes_applied.size(), 6u);
   apply_again_undo(e, original, "", extra);
 }
 

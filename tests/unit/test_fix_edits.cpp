@@ -182,7 +182,8 @@ TEST(FixRecipes, TheEmbeddedTableHasThePinnedIds) {
   ASSERT_TRUE(r) << r.error().message;
   std::vector<std::string> ids;
   for (const auto& x : *r) ids.push_back(x.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"groups", "hsa-override", "kernel-cmdline", "ollama-override", "ttm-pages-limit"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"groups", "hsa-override", "kernel-cmdline", "ollama-override", "rocm-install",
+                                           "ttm-pages-limit"}));
   auto list = format_recipe_list(*r);
   for (const auto& id : ids) EXPECT_NE(list.find(id), std::string::npos);
 }

@@ -57,6 +57,9 @@ class RunningHost final : public test::ForwardingHost {
     }
     runs.push_back(argv);
     r.out = out_;
+    // apt-get -s remove: what apt would remove, dependents included.
+    if (argv.size() > 1 && argv[0] == "apt-get" && argv[1] == "-s")
+      r.out = "Remv libhsa-runtime64-1 [5.7.1-2build1]\nRemv libhsa-runtime-dev:amd64 [5.7.1-2build1]\n";
     return r;
   }
   mutable std::vector<std::vector<std::string>> runs;
@@ -397,7 +400,11 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
     ::chmod((root / "etc/gshadow").c_str(), 0640);
     const auto original = snapshot(root);
     Diagnosed d(root.string());
-    std::vector<Finding> findings = d.findings;
+    std::vector<Finding> findings;
+    // The journal under a full disk, with the file-writing recipes (rocm-install's apt
+    // commands add command records of their own to the reserve: tests/apt covers it).
+    for (const auto& f : d.findings)
+      if (!f.fix || f.fix->recipe != "rocm-install") findings.push_back(f);
     findings.push_back(ttm_finding());
     findings.push_back(literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}}));
     platform::SafeTree tree(root.string());
@@ -432,4 +439,53 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
   EXPECT_GT(failed, 0) << "the disk never filled up";
   EXPECT_GT(ok, 0) << "no budget was enough";
   std::printf("[ full disk ] %d budgets applied, %d failed cleanly\n", ok, failed);
+}
+
+void expect_note(const RecipePlan& rp, const std::string& note) {
+  EXPECT_NE(std::find(rp.notes.begin(), rp.notes.end(), note), rp.notes.end()) << note;
+}
+
+// rocm-install with commands that run: the key comes through the host (curl), dearmored;
+// apt's commands run after the files; --undo restores the files and runs each command's
+// inverse, newest first (remove what was installed, then reinstall what was removed).
+TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
+  TestTree t("rocm-install-780m-ubuntu-rocm57");
+  const auto original = snapshot(t.dir);
+  Diagnosed d(t.str());
+  // "\x99\x01\x0d" "abc" armored: what curl hands back for the key URL.
+  RunningHost host(*d.host, "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENYWJj\n=AbCd\n-----END PGP PUBLIC KEY BLOCK-----\n");
+  platform::SafeTree tree(t.str());
+  PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
+  Plan p = plan_fixes(in);
+  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_EQ(host.runs.size(), 2u);
+  EXPECT_EQ(host.runs[0][0], "curl");
+  EXPECT_EQ(host.runs[1][1], "-s");  // the removal simulated: it names the dependents too
+  expect_note(p.recipes[0], "apt also removes libhsa-runtime-dev, which depend on them");
+  const FileChange* key = nullptr;
+  for (const auto& fc : p.recipes[0].files)
+    if (fc.path == "/etc/apt/keyrings/rocm.gpg") key = &fc;
+  ASSERT_TRUE(key);
+  EXPECT_EQ(key->after, std::string("\x99\x01\x0d" "abc"));
+  host.runs.clear();
+
+  ApplyOptions o = rooted_options();
+  o.run_commands = true;
+  auto r = apply_plan(p, host, tree, tree, o);
+  ASSERT_TRUE(r && r->ok);
+  ASSERT_EQ(host.runs.size(), 4u);  // remove Ubuntu's, update two lists, install
+  auto has = [](const std::vector<std::string>& argv, const std::string& w) {
+    return std::find(argv.begin(), argv.end(), w) != argv.end();
+  };
+  EXPECT_TRUE(has(host.runs[0], "remove") && has(host.runs[0], "libhsa-runtime64-1"));
+  EXPECT_TRUE(has(host.runs[3], "install") && has(host.runs[3], "rocm"));
+  auto j = journal_of(t, r->txn);
+  EXPECT_EQ(json_bytes(j["commands"][3]["undo"][5]).value_or("?"), "remove");
+
+  auto u = undo_transaction(std::nullopt, host, tree, tree, o);
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_EQ(snapshot(t.dir), original);
+  ASSERT_EQ(host.runs.size(), 6u);  // the updates have no inverse
+  EXPECT_TRUE(has(host.runs[4], "remove") && has(host.runs[4], "--autoremove") && has(host.runs[4], "rocm"));
+  EXPECT_TRUE(has(host.runs[5], "install") && has(host.runs[5], "libhsa-runtime64-1") && has(host.runs[5], "libhsa-runtime-dev"));
 }

@@ -83,3 +83,23 @@ TEST(FixParamsMatch, EnvNamesAndValuesAgreeWithTheRegex) {
     EXPECT_EQ(v.ok(), std::regex_match(s, value)) << '"' << s << '"';
   }
 }
+
+TEST(FixParamsRocm, NonsenseIsRefusedBeforeItBecomesASourceLine) {
+  Facts facts;
+  RocmInstallParams good{"7.2", "https://repo.radeon.com/rocm/apt/7.2.1", "https://repo.radeon.com/amdgpu/30.30.1/ubuntu",
+                         "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"}, {}, "", {}};
+  EXPECT_TRUE(parse_rocm_params(good, facts));
+  auto refused = [&](auto change) {
+    RocmInstallParams p = good;
+    change(p);
+    return !parse_rocm_params(p, facts);
+  };
+  EXPECT_TRUE(refused([](auto& p) { p.rocm_repo = "https://repo.radeon.com/rocm/apt/7.2.1 noble main\ndeb http://evil"; }));
+  EXPECT_TRUE(refused([](auto& p) { p.rocm_repo = "ftp://repo.radeon.com/rocm"; }));
+  EXPECT_TRUE(refused([](auto& p) { p.key_url = "http://repo.radeon.com/rocm/rocm.gpg.key"; }));  // a key over plain http
+  EXPECT_TRUE(refused([](auto& p) { p.codename = "noble main"; }));
+  EXPECT_TRUE(refused([](auto& p) { p.install = {}; }));
+  EXPECT_TRUE(refused([](auto& p) { p.install = {"rocm; rm -rf /"}; }));
+  EXPECT_TRUE(refused([](auto& p) { p.remove = {"-y"}; }));
+  EXPECT_TRUE(refused([](auto& p) { p.user = "nobody-in-passwd"; p.groups = {"render"}; }));
+}

@@ -58,3 +58,17 @@ TEST(FixParamsJson, ReadingIsStrict) {
   ASSERT_TRUE(ttm);
   EXPECT_EQ(std::get<TtmLimitParams>(*ttm).pages_limit, Pages{65536});
 }
+
+TEST(FixParamsJson, RocmInstallParamsRoundTripAndStayApartFromGroups) {
+  RocmInstallParams p{"7.2", "https://repo.radeon.com/rocm/apt/7.2.1", "https://repo.radeon.com/amdgpu/30.30.1/ubuntu",
+                      "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"},
+                      {"libhsa-runtime64-1"}, "alice", {"render", "video"}};
+  auto j = fix_params_json(p);
+  EXPECT_EQ(j["login"], "alice");  // not "user": that key is the groups recipe's
+  EXPECT_FALSE(j.contains("user"));
+  auto back = parse_fix_params(j);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, FixParams(p));
+  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"release", "7.2"}, {"user", "alice"}}));
+  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"install", "rocm"}}));
+}

@@ -1,5 +1,6 @@
 // Validates the shipped knowledge base (recipes/knowledge/*.toml) for internal
 // consistency, and the loader's and helpers' semantics on small literal inputs.
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -279,6 +280,33 @@ TEST(MemoryKnowledge, RecommendationLeavesAReserveAndNeverExceedsRam) {
     ASSERT_TRUE(r);
     EXPECT_LE(r->bytes().value, static_cast<std::uint64_t>(0.9 * static_cast<double>(g * kGiB)));
   }
+}
+
+// rocm-releases.toml: every apt release installs one [[rocm]] entry exactly, and every
+// apt distribution a release lists has its suite.
+TEST(KnowledgeData, AptReleasesMatchRocmEntriesAndEveryAptDistroHasASuite) {
+  const Knowledge& kb = shipped_knowledge();
+  ASSERT_FALSE(kb.apt.releases.empty());
+  EXPECT_NE(kb.apt.rocm_repo.find("{path}"), std::string::npos);
+  for (const auto& a : kb.apt.releases) {
+    const RocmRelease* r = kb.find_rocm(a.rocm);
+    ASSERT_TRUE(r && r->version == a.rocm) << short_version(a.rocm) << " has no [[rocm]] entry";
+    // The directory is a point release of the entry's major.minor.
+    EXPECT_EQ(a.path.rfind(std::to_string(a.rocm.major) + "." + std::to_string(a.rocm.minor), 0), 0u) << a.path;
+    for (const auto& d : r->distros)
+      if (d.rfind("ubuntu 2", 0) == 0 || d.rfind("debian 1", 0) == 0) {
+        bool known = std::any_of(kb.apt.codenames.begin(), kb.apt.codenames.end(),
+                                 [&](const AptCodename& c) { return c.distro == d; });
+        EXPECT_TRUE(known) << d << " (ROCm " << short_version(r->version) << ") has no [[apt_codename]]";
+      }
+  }
+  for (const auto& d : kb.apt.distro_packages) EXPECT_FALSE(d.packages.empty()) << d.distro;
+  auto load = [](const std::string& text) { return load_knowledge({{"knowledge/x.toml", text}}); };
+  EXPECT_FALSE(load("[apt]\nrocm_repo = \"https://x\"\n").ok());  // no {path}, nothing else
+  EXPECT_FALSE(load("[[apt_release]]\nrocm = \"7.2\"\npath = \"7.2.1/../..\"\ngraphics = \"x\"\n").ok());
+  auto unknown = load("[[apt_codename]]\ndistro = \"ubuntu 24.04\"\ncodename = \"noble\"\nsuite = \"noble\"\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown key 'suite' in [[apt_codename]]"), std::string::npos) << unknown.error().message;
 }
 
 TEST(KnowledgeLoader, RejectsBadData) {

@@ -583,5 +583,132 @@ TEST(EnvWsl, SaysWhatWorks) {
   EXPECT_TRUE(run(g).empty());
 }
 
+
+// --- rocm-install: the release, packages and clean-up rocm.missing / rocm.version ask for
+
+std::vector<Finding> rocm_findings(const Facts& f) {
+  RuleContext ctx{f, shipped_knowledge()};
+  std::vector<Finding> out;
+  rules::rocm_missing(ctx, out);
+  rules::rocm_version_rules(ctx, out);
+  return out;
+}
+
+RocmInstallParams install_params(const Finding& fd) {
+  EXPECT_TRUE(fd.fix && fd.fix->recipe == "rocm-install") << fd.title;
+  if (!fd.fix) return {};
+  return std::get<RocmInstallParams>(fd.fix->params);
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+std::string all_notes(const Finding& fd) {
+  std::string out;
+  for (const auto& n : fd.notes) out += n + "\n";
+  return out;
+}
+
+TEST(RocmInstall, ANewNobleBoxGetsTheNewestReleaseWithItsKernelsAndTheWholeStack) {
+  Facts f = box("6.8.0-45-generic", nullptr);
+  add_gpu(f, "gfx1100", 0x744C, false);
+  auto hits = with_id(rocm_findings(f), "rocm.missing");
+  ASSERT_EQ(hits.size(), 1u);
+  auto p = install_params(hits[0]);
+  EXPECT_EQ(p.release, "7.2");
+  EXPECT_EQ(p.rocm_repo, "https://repo.radeon.com/rocm/apt/7.2.1");
+  EXPECT_EQ(p.graphics_repo, "https://repo.radeon.com/amdgpu/30.30.1/ubuntu");
+  EXPECT_EQ(p.codename, "noble");
+  EXPECT_EQ(p.install, std::vector<std::string>{"rocm"});
+  EXPECT_TRUE(p.remove.empty());
+  EXPECT_NE(all_notes(hits[0]).find("No amdgpu-dkms"), std::string::npos) << all_notes(hits[0]);
+}
+
+TEST(RocmInstall, PytorchOrOllamaHereMeansTheHipRuntimeOnly) {
+  Facts f = box("6.8.0-45-generic", nullptr);
+  add_gpu(f, "gfx1100", 0x744C, false);
+  PythonEnv py;
+  py.torch_path = "/home/alice/venv/lib/python3.12/site-packages/torch";
+  f.ml.python.push_back(py);
+  auto p = install_params(with_id(rocm_findings(f), "rocm.missing").at(0));
+  EXPECT_EQ(p.install, std::vector<std::string>{"rocm-hip-runtime"});
+}
+
+TEST(RocmInstall, AKernelOlderThanTheGpuGetsAmdgpuDkmsAndTheRebootIsSaid) {
+  Facts f = box("6.8.0-45-generic", nullptr);
+  add_gpu(f, "gfx1201", 0x7550, false);
+  auto hit = with_id(rocm_findings(f), "rocm.missing").at(0);
+  auto p = install_params(hit);
+  EXPECT_TRUE(has(p.install, "amdgpu-dkms"));
+  EXPECT_NE(all_notes(hit).find("needs a reboot"), std::string::npos) << all_notes(hit);
+  // The same GPU on a kernel that has it: no DKMS.
+  Facts g = box("6.14.0-29-generic", nullptr);
+  add_gpu(g, "gfx1201", 0x7550, false);
+  EXPECT_FALSE(has(install_params(with_id(rocm_findings(g), "rocm.missing").at(0)).install, "amdgpu-dkms"));
+}
+
+TEST(RocmInstall, NoReleaseForTheGpuSaysSoPlainlyAndWhatWorksInstead) {
+  Facts f = box("6.8.0-45-generic", nullptr);
+  add_gpu(f, "gfx803", 0x67DF, false);
+  auto hit = with_id(rocm_findings(f), "rocm.missing").at(0);
+  EXPECT_FALSE(hit.fix);
+  EXPECT_NE(all_notes(hit).find("No ROCm release AMD ships for ubuntu 24.04 has kernels for gfx803"), std::string::npos);
+  EXPECT_NE(all_notes(hit).find("Vulkan"), std::string::npos);
+}
+
+TEST(RocmInstall, RpmDistributionsArePlanOnlyWithNoAptFix) {
+  Facts f = box("5.14.0-427.13.1.el9_4.x86_64", nullptr);
+  f.os.id = "rhel";
+  f.os.version_id = "9.4";
+  add_gpu(f, "gfx1100", 0x744C, false);
+  auto hit = with_id(rocm_findings(f), "rocm.missing").at(0);
+  EXPECT_FALSE(hit.fix);
+  EXPECT_NE(all_notes(hit).find("as RPM packages"), std::string::npos) << all_notes(hit);
+}
+
+TEST(RocmInstall, A22_04Rx6600GoesThroughItsOverrideOnJammy) {
+  Facts f = box("5.15.0-91-generic", "5.1.0");
+  f.os.version_id = "22.04";
+  add_gpu(f, "gfx1032", 0x73FF, false);
+  auto hit = with_id(rocm_findings(f), "rocm.version").at(0);
+  auto p = install_params(hit);
+  EXPECT_EQ(p.codename, "jammy");
+  EXPECT_EQ(p.release, "7.2");
+  EXPECT_NE(all_notes(hit).find("HSA_OVERRIDE_GFX_VERSION"), std::string::npos);
+}
+
+TEST(RocmInstall, TwoReleasesSideBySideOrMixedWithTheDistributionsGetOneRelease) {
+  Facts f = box("6.8.0-45-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744C, false);
+  EXPECT_TRUE(with_id(rocm_findings(f), "rocm.version").empty());  // one release, kernels for the GPU: fine
+  f.rocm.installed = {"/opt/rocm-6.2.4", "/opt/rocm-6.4.1"};
+  f.rocm.packages = {{"rocm-core6.2.4", "6.2.4.60204-139~24.04"}, {"rocm-core", "6.4.1.60401-83~24.04"},
+                     {"rocminfo", "1.0.0.60401-83~24.04"}, {"libhsa-runtime64-1", "5.7.1-2build1"}};
+  auto hits = with_id(rocm_findings(f), "rocm.version");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0].detail.find("side by side"), std::string::npos) << hits[0].detail;
+  EXPECT_NE(hits[0].detail.find("libhsa-runtime64-1"), std::string::npos) << hits[0].detail;
+  auto p = install_params(hits[0]);
+  EXPECT_TRUE(has(p.remove, "rocm-core6.2.4"));
+  EXPECT_TRUE(has(p.remove, "libhsa-runtime64-1"));
+  EXPECT_FALSE(has(p.remove, "rocminfo"));  // AMD's own (its version carries 60401)
+  EXPECT_FALSE(has(p.remove, "rocm-core"));
+}
+
+TEST(RocmInstall, UbuntusOwnRocmWithoutKernelsForThe780mMovesToAmdsRelease) {
+  Facts f = box("6.8.0-45-generic", nullptr);
+  f.rocm.source = RocmSource::distro;
+  f.rocm.path = "/usr";
+  f.rocm.version = Version::parse("5.7.1");
+  f.rocm.packages = {{"libhsa-runtime64-1", "5.7.1-2build1"}, {"rocminfo", "5.7.1-3build1"}};
+  add_gpu(f, "gfx1103", 0x15BF, true);
+  auto hits = with_id(rocm_findings(f), "rocm.version");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_NE(hits[0].title.find("no kernels for gfx1103"), std::string::npos) << hits[0].title;
+  auto p = install_params(hits[0]);
+  EXPECT_EQ(p.release, "7.2");
+  EXPECT_TRUE(has(p.remove, "libhsa-runtime64-1"));
+  EXPECT_TRUE(has(p.remove, "rocminfo"));
+}
+
 }  // namespace
 }  // namespace amdml

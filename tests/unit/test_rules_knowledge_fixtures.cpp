@@ -29,7 +29,7 @@ TEST(KnowledgeFixtures, Rx6600XtOnRocm5NeedsTheRdna2Override) {
 
 TEST(KnowledgeFixtures, Apu780mWithDefaultTtm) {
   test::Diagnosed d(test::fixture("apu780m-ubuntu2404-default-ttm"));
-  EXPECT_EQ(d.ids(), (std::vector<std::string>{"kernel.old", "memory.gtt-limit"}));
+  EXPECT_EQ(d.ids(), (std::vector<std::string>{"kernel.old", "memory.gtt-limit", "rocm.version"}));
   const auto* g = d.find("memory.gtt-limit");
   EXPECT_EQ(amdml::fix_params_json(g->fix->params)["module"], "ttm");
   // 30.6 GiB of RAM: 26 GiB for the GPU, the rest for the OS.
@@ -76,7 +76,7 @@ TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
 
 TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {
   test::Diagnosed d(test::fixture("rx9070xt-rocm63"));
-  EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.unsupported"});
+  EXPECT_EQ(d.ids(), (std::vector<std::string>{"gfx.unsupported", "rocm.version"}));
   EXPECT_NE(d.find("gfx.unsupported")->detail.find("6.4.1"), std::string::npos);
 }
 

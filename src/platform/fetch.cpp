@@ -1,0 +1,25 @@
+#include "platform/fetch.hpp"
+
+#include <cerrno>
+
+#include "platform/fs.hpp"
+
+namespace amdml::platform {
+
+Result<std::string> fetch_url(const Host& host, const std::string& url, std::size_t limit) {
+  const std::string file = "file://";
+  if (url.rfind(file, 0) == 0) {
+    std::string path = url.substr(file.size());
+    if (path.empty() || path[0] != '/') return make_error(url + ": a file:// URL needs an absolute path", EINVAL);
+    return read_real_file(path, url, limit);
+  }
+  if (url.rfind("https://", 0) != 0) return make_error(url + ": only https:// and file:// are fetched", EINVAL);
+  auto r = host.run({"curl", "-fsSL", "--max-time", "60", "--max-filesize", std::to_string(limit), url}, std::chrono::seconds(90));
+  if (!r) return make_error("fetching " + url + ": " + r.error().message, r.error().code);
+  if (r->timed_out || r->signal || r->exit_code != 0)
+    return make_error("fetching " + url + ": curl failed (exit " + std::to_string(r->exit_code) + ")" +
+                      (r->err.empty() ? "" : ": " + r->err.substr(0, r->err.find('\n'))), EIO);
+  return r->out;
+}
+
+}  // namespace amdml::platform
