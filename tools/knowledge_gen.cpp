@@ -178,6 +178,24 @@ void write(std::ostream& o, const Knowledge& k) {
   o << "  k.ollama_policy.vulkan_opt_in_from = " << ver(p.vulkan_opt_in_from) << ";\n";
   for (const auto& [t, v] : p.igpu_allow) o << "  k.ollama_policy.igpu_allow[" << gfx(t) << "] = " << ver(v) << ";\n";
 
+  // rocm-releases.toml: AMD's apt repository.
+  const RocmApt& a = k.apt;
+  o << "  k.apt.rocm_repo = " << lit(a.rocm_repo) << ";\n";
+  o << "  k.apt.graphics_repo = " << lit(a.graphics_repo) << ";\n";
+  o << "  k.apt.key_url = " << lit(a.key_url) << ";\n";
+  o << "  k.apt.origin = " << lit(a.origin) << ";\n";
+  o << "  k.apt.runtime = " << list(a.runtime, lit) << ";\n";
+  o << "  k.apt.development = " << list(a.development, lit) << ";\n";
+  o << "  k.apt.dkms = " << list(a.dkms, lit) << ";\n";
+  for (const auto& r : a.releases)
+    o << "  k.apt.releases.push_back(RocmAptRelease{" << ver(r.rocm) << ", " << lit(r.path) << ", " << lit(r.graphics)
+      << "});\n";
+  for (const auto& c : a.codenames)
+    o << "  k.apt.codenames.push_back(AptCodename{" << lit(c.distro) << ", " << lit(c.codename) << "});\n";
+  for (const auto& d : a.distro_packages)
+    o << "  k.apt.distro_packages.push_back(DistroRocm{" << lit(d.distro) << ", " << ver(d.rocm) << ", "
+      << "std::vector<std::string>" << list(d.packages, lit) << "});\n";
+
   o << "  return k;\n}\n\n";
   o << "std::optional<Version> builtin_newest_rocm() {\n  return "
     << (k.newest_rocm() ? "std::optional{" + ver(k.newest_rocm()->version) + "}" : std::string("std::nullopt")) << ";\n}\n\n";

@@ -156,20 +156,24 @@ struct OllamaPolicy {
 // AMD's apt repository (recipes/knowledge/rocm-releases.toml): where each release's
 // packages are, by distribution, and the distributions' own older ROCm packages.
 struct RocmAptRelease {
+  bool operator==(const RocmAptRelease&) const = default;  // the built-in tables' test compares field by field
   Version rocm;          // the [[rocm]] entry it installs
   std::string path;      // the repository directory ("7.2.1")
   std::string graphics;  // the kernel driver's directory ("30.30.1")
 };
 struct AptCodename {
+  bool operator==(const AptCodename&) const = default;  // the built-in tables' test compares field by field
   std::string distro;    // "ubuntu 24.04"
   std::string codename;  // "noble"
 };
 struct DistroRocm {
+  bool operator==(const DistroRocm&) const = default;  // the built-in tables' test compares field by field
   std::string distro;
   Version rocm;
   std::vector<std::string> packages;
 };
 struct RocmApt {
+  bool operator==(const RocmApt&) const = default;  // the built-in tables' test compares field by field
   std::string rocm_repo;      // "https://repo.radeon.com/rocm/apt/{path}"
   std::string graphics_repo;  // "https://repo.radeon.com/amdgpu/{graphics}/ubuntu"
   std::string key_url;

@@ -440,6 +440,8 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
   const bool changes = fc.changes();
   c.rp.files.push_back(std::move(fc));
   if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
+}
+
 // AMD's install guide's files: the dearmored signing key, the two source lists signed
 // by it, and the pin file that makes AMD's packages win over the distribution's.
 void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams& p) {
