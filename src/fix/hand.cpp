@@ -69,8 +69,10 @@ std::string write_command(const FileChange& fc) {
 }
 
 // Plan-derived hand commands for the recipes whose plan depends on the machine's files
-// (modprobe.d, the boot loader, the initramfs).
-bool planned_by_hand(const Recipe& r) { return r.params == ParamSchema::ttm || r.params == ParamSchema::cmdline; }
+// (modprobe.d, the boot loader, the initramfs, a person's login files).
+bool planned_by_hand(const Recipe& r) {
+  return r.params == ParamSchema::ttm || r.params == ParamSchema::cmdline || r.params == ParamSchema::hsa;
+}
 
 }  // namespace
 
@@ -112,6 +114,19 @@ void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Findin
           (void)host.read_file(m->path, 1 << 20);
         } else if (const auto* k = std::get_if<KernelCmdlineStep>(&step)) {
           for (const auto* path : {&k->kernelstub, &k->grub, &k->kernel_install}) (void)host.read_file(*path, 1 << 20);
+        } else if (const auto* e = std::get_if<EnvFileStep>(&step)) {
+          (void)host.read_file(e->path, 1 << 20);
+        } else if (const auto* l = std::get_if<LoginEnvClearStep>(&step)) {
+          for (const auto& f : l->files) {
+            const auto star = f.find("/*");
+            if (star == std::string::npos) {
+              (void)host.read_file(f, 1 << 20);
+              continue;
+            }
+            const std::string dir = f.substr(0, star);
+            if (auto names = host.list_dir(dir))
+              for (const auto& n : *names) (void)host.read_file(dir + "/" + n.name, 1 << 20);
+          }
         }
       }
   platform::SafeTree tree(host.root());

@@ -154,7 +154,12 @@ std::string findings_block(const Report& r, const TextStyle& s) {
     for (const auto& e : f.evidence) out += "      seen:  " + e.source + (e.value.empty() ? "" : " = " + e.value) + "\n";
     if (f.fix) {
       std::string p;
-      const auto params = fix_params_json(f.fix->params);
+      auto params = fix_params_json(f.fix->params);
+      // rocm-install: the release and the packages; the repository, key and pin details
+      // are in `amdml fix`'s plan (and in JSON), not in one comment.
+      if (std::holds_alternative<RocmInstallParams>(f.fix->params))
+        for (const char* k : {"rocm_repo", "graphics_repo", "codename", "key_url", "origin", "login", "login_groups"})
+          params.erase(k);
       for (const auto& [k, v] : params.items()) {
         std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);
         p += " " + k + "=" + val;

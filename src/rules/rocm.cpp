@@ -163,15 +163,34 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   }
   if (!p.remove.empty())
     c.notes.push_back("Removes " + words(p.remove) + " first: two ROCms side by side load each other's libraries.");
-  // The groups that own the device nodes, as AMD's guide adds them.
+  // The groups that own the device nodes, as AMD's guide adds them -- the same groups
+  // access.kfd asks for: only where the user lacks one per /etc/group and per NSS (a local
+  // copy of a directory group would shadow it). Without device nodes to look at (the
+  // driver not loaded yet), render and video, as the guide says.
   const auto& id = f.identity;
   if (!id.root && !id.user.empty() && id.user != "root") {
-    for (const char* g : {"render", "video"}) {
-      const GroupEntry* ge = nullptr;
+    auto local = [&](const std::string& g) -> const GroupEntry* {
       for (const auto& e : id.groups)
-        if (e.name == g) ge = &e;
-      if (ge && std::find(ge->members.begin(), ge->members.end(), id.user) == ge->members.end()) p.groups.push_back(g);
+        if (e.name == g) return &e;
+      return nullptr;
+    };
+    auto add = [&](const std::string& g) {
+      const GroupEntry* ge = local(g);
+      const bool by_nss = id.nss_groups && std::any_of(id.nss_groups->begin(), id.nss_groups->end(),
+                                                       [&](const GroupEntry& e) { return e.name == g; });
+      if (ge && !by_nss && std::find(ge->members.begin(), ge->members.end(), id.user) == ge->members.end() &&
+          std::find(p.groups.begin(), p.groups.end(), g) == p.groups.end())
+        p.groups.push_back(g);
+    };
+    bool any_node = false;
+    for (const auto& d : id.devices) {
+      if (!d.exists || !d.gid) continue;
+      any_node = true;
+      if (!d.group || d.world_accessible || d.owner_is_user || d.in_etc_group.value_or(false) || d.in_nss.value_or(false)) continue;
+      add(*d.group);
     }
+    if (!any_node)
+      for (const char* g : {"render", "video"}) add(g);
     if (!p.groups.empty()) p.user = id.user;
   }
   c.params = std::move(p);
@@ -198,7 +217,13 @@ void attach_install(const RuleContext& ctx, Finding& fd) {
   fd.notes.push_back("ROCm " + p.release + " is the newest release AMD ships for this distribution (" + p.codename +
                      ") with kernels for every GPU here: " + p.rocm_repo + ".");
   for (auto& n : c.notes) fd.notes.push_back(std::move(n));
-  keep_only_pip();
+  // The hand commands are the recipe's (derived from its plan); a PyTorch wheel is
+  // another remedy, not the same change by hand, so it is said as a note.
+  for (const auto& cmd : fd.commands)
+    if (cmd.find("pip install") != std::string::npos)
+      fd.notes.push_back("For PyTorch alone there is another way: " + cmd);
+  fd.commands.clear();
+  fd.roles.clear();
 }
 
 }  // namespace
@@ -283,7 +308,21 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       fd.severity = Severity::warning;
       fd.evidence.push_back(rev);
       fd.gpus = amd_gpu_indices(f);
+      // Only side by side with this very release, and no package of the other one that
+      // apt could remove: the recipe would find itself in place, so say what to do by hand.
+      const bool only_side_by_side = why.size() == 1 && f.rocm.installed.size() > 1;
       attach_install(ctx, fd);
+      if (only_side_by_side && fd.fix && c.release && c.release->version.major == rel->version.major &&
+          c.release->version.minor == rel->version.minor) {
+        const auto* rp = std::get_if<RocmInstallParams>(&fd.fix->params);
+        if (rp && rp->remove.empty()) {
+          fd.fix.reset();
+          fd.notes.clear();
+          fd.notes.push_back("ROCm " + short_version(rel->version) +
+                             " is the right release here; no installed package owns the other directories, so remove them "
+                             "with the tool that put them there (or by hand).");
+        }
+      }
       out.push_back(std::move(fd));
     }
   }
