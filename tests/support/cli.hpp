@@ -30,6 +30,9 @@ struct CliRun {
   std::string err;
 };
 
+// "--root TREE --color never": the global flags of a test that runs amdml on a tree.
+inline std::string root_args(const TestTree& t) { return "--root " + t.str() + " --color never"; }
+
 // Runs `cmd`, a shell command line.
 inline CliRun shell_run(const std::string& cmd) {
   static int n = 0;

@@ -19,7 +19,6 @@ namespace {
 
 const char* kMachine = "user-in-render-via-nss";
 
-std::string root_args(const TestTree& t) { return "--root " + t.str() + " --color never"; }
 
 json doctor(const TestTree& t) { return json::parse(run_amdml(root_args(t) + " doctor --no-runtime --format json").out); }
 

@@ -9,12 +9,6 @@
 
 using namespace amdml::test;
 
-namespace {
-
-std::string root_args(const TestTree& t) { return "--root " + t.str() + " --color never"; }
-
-}  // namespace
-
 TEST(FixCli, PlanShowsDiffsAndWritesNothing) {
   TestTree t("fix-apu");
   auto before = snapshot(t.dir);

@@ -17,7 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string root_args(const TestTree& t) { return "--root " + t.str() + " --color never"; }
 
 json doc(const CliRun& r) {
   auto j = json::parse(r.out, nullptr, false);
@@ -55,8 +54,11 @@ TEST(FixJson, PlanNamesEachChangeByKindAndHash) {
   EXPECT_NE(d["apply_command"].get<std::string>().find("sudo amdml fix --apply --root " + t.str()), std::string::npos);
   // A recipe that creates its own file: no bytes before.
   for (const auto& rp : d["recipes"])
-    for (const auto& c : rp["changes"])
-      if (c["kind"] == "create") EXPECT_TRUE(c["before_sha256"].is_null()) << c.dump();
+    for (const auto& c : rp["changes"]) {
+      if (c["kind"] == "create") {
+        EXPECT_TRUE(c["before_sha256"].is_null()) << c.dump();
+      }
+    }
 }
 
 TEST(FixJson, ApplyThenNothingToDoThenUndo) {

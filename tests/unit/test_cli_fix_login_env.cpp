@@ -21,7 +21,6 @@ namespace {
 
 const char* kMachine = "mixed-rdna3-rdna2-etc-environment";
 
-std::string root_args(const TestTree& t) { return "--root " + t.str() + " --color never"; }
 
 // A new login: the process environment without the HSA override family, then what
 // /etc/environment, /etc/environment.d/*.conf and /etc/profile.d/*.sh plainly set, in

@@ -79,7 +79,6 @@ std::string only_journal_dir(const TestTree& t) {
   return ids.empty() ? "" : ids[0];
 }
 
-std::string root_args(const TestTree& t) { return "--root " + t.str(); }
 
 // The tree's own groups finding, applied and undone in-process.
 struct GroupsRun {
