@@ -253,7 +253,8 @@ std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& ou
     const VerifyStatus waiting = reboot ? VerifyStatus::after_reboot : VerifyStatus::after_relogin;
     // Packages the recipe installs with commands that --root only recorded: the finding
     // goes when they run.
-    const bool recorded = rp.recipe && rp.recipe->params == ParamSchema::rocm && !out.commands.empty() &&
+    // (Told by its parameters' type: the plan's recipe pointer may outlive its table.)
+    const bool recorded = std::holds_alternative<RocmInstallParams>(rp.ref.params) && !out.commands.empty() &&
                           std::none_of(out.commands.begin(), out.commands.end(), [](const CommandRecord& c) { return c.ran; });
     for (const auto& f : rp.findings) {
       if (!after_ids.count(f.id)) add(VerifyStatus::gone, f.id, f.title);
