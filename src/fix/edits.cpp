@@ -488,4 +488,10 @@ Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const Kernel
   return e;
 }
 
+std::optional<std::pair<std::string, std::string>> dir_pattern(const std::string& entry) {
+  const auto star = entry.find("/*");
+  if (star == std::string::npos) return std::nullopt;
+  return std::pair{entry.substr(0, star), entry.substr(star + 2)};
+}
+
 }  // namespace amdml::fix

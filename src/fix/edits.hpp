@@ -49,6 +49,9 @@ struct EnvSettings {
 };
 std::string render_env_file(EnvFormat format, const std::string& recipe_id, const EnvSettings& env);
 
+// A login-env-clear step's file entry "DIR/*.SUFFIX": {DIR, SUFFIX}; nullopt for a plain path.
+std::optional<std::pair<std::string, std::string>> dir_pattern(const std::string& entry);
+
 // text with each of lines (1-based) turned into a comment ("#" before it, `why` after
 // it); every other byte as it was.
 std::string comment_out_lines(const std::string& text, const std::vector<int>& lines, const std::string& why);

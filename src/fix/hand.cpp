@@ -118,14 +118,12 @@ void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Findin
           (void)host.read_file(e->path, 1 << 20);
         } else if (const auto* l = std::get_if<LoginEnvClearStep>(&step)) {
           for (const auto& f : l->files) {
-            const auto star = f.find("/*");
-            if (star == std::string::npos) {
+            auto pattern = dir_pattern(f);
+            if (!pattern) {
               (void)host.read_file(f, 1 << 20);
-              continue;
+            } else if (auto names = host.list_dir(pattern->first)) {
+              for (const auto& n : *names) (void)host.read_file(pattern->first + "/" + n.name, 1 << 20);
             }
-            const std::string dir = f.substr(0, star);
-            if (auto names = host.list_dir(dir))
-              for (const auto& n : *names) (void)host.read_file(dir + "/" + n.name, 1 << 20);
           }
         }
       }

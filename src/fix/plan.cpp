@@ -236,12 +236,12 @@ void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
 std::vector<std::string> login_files(Ctx& c, const LoginEnvClearStep& step) {
   std::vector<std::string> out;
   for (const auto& f : step.files) {
-    auto star = f.find("/*");
-    if (star == std::string::npos) {
+    auto pattern = dir_pattern(f);
+    if (!pattern) {
       out.push_back(f);
       continue;
     }
-    const std::string dir = f.substr(0, star), suffix = f.substr(star + 2);
+    const auto& [dir, suffix] = *pattern;
     auto names = c.in.tree.list(dir);
     if (!names) continue;  // no such directory: nothing there sets anything
     std::vector<std::string> sorted(names->begin(), names->end());

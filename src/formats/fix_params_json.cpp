@@ -1,8 +1,8 @@
 // Fix parameters <-> JSON; see fix_params_json.hpp.
 #include "formats/fix_params_json.hpp"
 
+#include <bit>
 #include <cstdint>
-#include <set>
 #include <type_traits>
 
 namespace amdml {
@@ -89,26 +89,24 @@ Result<Pages> pages_at(const json& j, const char* key) {
 
 Result<FixParams> parse_fix_params(const json& j) {
   if (!j.is_object()) return bad("not an object");
-  // Which kind each key belongs to: 0 groups, 1 ttm, 2 hsa, 3 env, 4 cmdline, 5 rocm
-  // (FixParams' order). "remove" is both cmdline's and rocm's: the other keys decide.
-  static const std::map<std::string, std::size_t> kKind = {
-      {"user", 0},  {"groups", 0},   {"module", 1}, {"pages_limit", 1}, {"page_pool_size", 1},
-      {"value", 2}, {"per_node", 2}, {"env", 3},    {"unset", 3},
-      {"set", 4},   {"remove", 4},
-      {"release", 5}, {"rocm_repo", 5}, {"graphics_repo", 5}, {"codename", 5}, {"key_url", 5},
-      {"origin", 5}, {"install", 5}, {"login", 5}, {"login_groups", 5}};
-  std::set<std::size_t> kinds;
-  bool remove = false;
+  // The kinds each key can belong to, as bits in FixParams' order: 0 groups, 1 ttm,
+  // 2 hsa, 3 env, 4 cmdline, 5 rocm. A key may serve several ("remove": cmdline and
+  // rocm); the kinds every key allows decide, the first of them when several remain.
+  static const std::map<std::string, unsigned> kKinds = {
+      {"user", 1u << 0},  {"groups", 1u << 0},   {"module", 1u << 1}, {"pages_limit", 1u << 1},
+      {"page_pool_size", 1u << 1}, {"value", 1u << 2}, {"per_node", 1u << 2}, {"env", 1u << 3},
+      {"unset", 1u << 3}, {"set", 1u << 4},   {"remove", (1u << 4) | (1u << 5)},
+      {"release", 1u << 5}, {"rocm_repo", 1u << 5}, {"graphics_repo", 1u << 5}, {"codename", 1u << 5},
+      {"key_url", 1u << 5}, {"origin", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5}};
+  if (j.empty()) return bad("no parameters");
+  unsigned allowed = ~0u;
   for (const auto& [k, v] : j.items()) {
-    auto it = kKind.find(k);
-    if (it == kKind.end()) return bad("unknown key \"" + k + "\"");
-    if (k == "remove") remove = true;
-    else kinds.insert(it->second);
+    auto it = kKinds.find(k);
+    if (it == kKinds.end()) return bad("unknown key \"" + k + "\"");
+    allowed &= it->second;
   }
-  if (remove && kinds.empty()) kinds.insert(4);
-  if (remove && kinds != std::set<std::size_t>{4} && kinds != std::set<std::size_t>{5}) return bad("keys of different recipes mixed");
-  if (kinds.size() != 1) return bad(kinds.empty() ? "no parameters" : "keys of different recipes mixed");
-  switch (*kinds.begin()) {
+  if (allowed == 0) return bad("keys of different recipes mixed");
+  switch (std::countr_zero(allowed)) {
     case 0: {
       GroupsParams p;
       if (j.contains("user")) {
