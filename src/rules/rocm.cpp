@@ -34,16 +34,7 @@ bool amd_version(const std::string& v) {
   return false;
 }
 
-// The release rocm-install installs here, or why none fits: the newest release AMD
-// ships apt packages of for this distribution whose ML stack has kernels for every GPU
-// (natively first, then through the GPU's known override).
-struct RocmChoice {
-  const RocmRelease* release = nullptr;
-  std::optional<RocmInstallParams> params;
-  std::string why_none;             // no release: why, and what works instead
-  bool no_release_runs = false;     // ... because no release has kernels for a GPU here
-  std::vector<std::string> notes;   // the choices made and why
-};
+}  // namespace
 
 RocmChoice choose_rocm(const RuleContext& ctx) {
   const Facts& f = ctx.facts;
@@ -196,6 +187,8 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   c.params = std::move(p);
   return c;
 }
+
+namespace {
 
 // Gives fd the rocm-install fix (or says plainly why no release fits).
 void attach_install(const RuleContext& ctx, Finding& fd) {

@@ -67,6 +67,19 @@ struct Stack {
 };
 Stack ml_stack(const RuleContext& ctx);
 
+// The release rocm-install installs here, or why none fits: the newest release AMD
+// ships apt packages of for this distribution whose ML stack has kernels for every GPU
+// (natively first, then through the GPU's known override). rocm.* and gfx.override-needed
+// ask for the same plan through this one choice.
+struct RocmChoice {
+  const RocmRelease* release = nullptr;
+  std::optional<RocmInstallParams> params;
+  std::string why_none;             // no release: why, and what works instead
+  bool no_release_runs = false;     // ... because no release has kernels for a GPU here
+  std::vector<std::string> notes;   // the choices made and why
+};
+RocmChoice choose_rocm(const RuleContext& ctx);
+
 // The HSA_OVERRIDE_GFX_VERSION setting that applies to a GPU: the per-node variable
 // for its KFD node if set, else the global one.
 struct OverrideSetting {
