@@ -93,6 +93,18 @@ void add_override_commands(Finding& fd, const HsaParams& params) {
   }
 }
 
+// The release rocm-install moves an installed ROCm to when it has native kernels for
+// every GPU in `want` (the one choice rocm.version makes too), else nothing.
+std::optional<RocmInstallParams> upgrade_runs_natively(const RuleContext& ctx, const Stack& st,
+                                                       const std::vector<const GpuNeed*>& want) {
+  if (!st.installed || !st.release) return std::nullopt;
+  auto c = choose_rocm(ctx);
+  if (!c.params || !c.release || !(st.release->version < c.release->version)) return std::nullopt;
+  for (const auto* n : want)
+    if (!c.release->has_kernels(*ctx.facts.gpus[static_cast<std::size_t>(n->index)].gfx)) return std::nullopt;
+  return c.params;
+}
+
 void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
                      std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
@@ -172,6 +184,23 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     add_override_commands(fd, params);
     fd.notes.push_back("New login sessions already get this setting (" + pending_where +
                        "): log out and in again, or export it in this shell; restart services that need it.");
+  } else if (auto up = upgrade_runs_natively(ctx, st, want)) {
+    // The plan moves ROCm to a release with these GPUs' own kernels (rocm.version asks
+    // for the same rocm-install): an override set beside it would be unneeded the moment
+    // it lands, so the one fix is the move, and the override is the way to stay.
+    fd.title = st.label + " has no kernels for " + names + "; ROCm " + up->release + " has";
+    fd.detail = st.label + " ships no " + (want.size() > 1 ? std::string("kernels for these targets") : g0.gfx->name() + " kernels") +
+                "; ROCm " + up->release + " runs " + (want.size() > 1 ? "them" : "it") + " natively.";
+    auto caveats = std::move(fd.notes);
+    fd.notes.clear();
+    attach_rocm_install(ctx, fd);
+    std::string how;
+    if (params.value) how = "HSA_OVERRIDE_GFX_VERSION=" + *params.value;
+    else
+      for (const auto& [node, v] : params.per_node) how += (how.empty() ? "" : " ") + ("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
+    fd.notes.push_back("To stay on " + st.label + " instead, set " + how + ": it makes " + st.label + " run the " +
+                       first.value->name() + " code of the same ISA family.");
+    for (auto& n : caveats) fd.notes.push_back(std::move(n));
   } else if (global_ok || per_node_supported(ctx, st)) {
     fd.fix = FixRef{"hsa-override", params};
     add_override_commands(fd, params);

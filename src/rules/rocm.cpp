@@ -188,10 +188,8 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   return c;
 }
 
-namespace {
 
-// Gives fd the rocm-install fix (or says plainly why no release fits).
-void attach_install(const RuleContext& ctx, Finding& fd) {
+void attach_rocm_install(const RuleContext& ctx, Finding& fd) {
   auto c = choose_rocm(ctx);
   // The recipe, or the plain reason there is none, replaces the hand-picked advice
   // (another package source, a guess at a release); a PyTorch wheel stays an alternative.
@@ -219,7 +217,6 @@ void attach_install(const RuleContext& ctx, Finding& fd) {
   fd.roles.clear();
 }
 
-}  // namespace
 
 void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
@@ -237,7 +234,7 @@ void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   else
     fd.commands.push_back("install ROCm with AMD's amdgpu-install --usecase=rocm (see rocm.docs.amd.com)");
   fd.gpus = amd_gpu_indices(f);
-  attach_install(ctx, fd);
+  attach_rocm_install(ctx, fd);
   out.push_back(std::move(fd));
 }
 
@@ -261,7 +258,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                                             : ctx.kb.pytorch_for(targets).wheel;
     if (w) fd.commands.push_back("pip install torch --index-url " + w->index + "   # PyTorch bundles its own ROCm runtime");
     fd.notes.push_back("Distribution ROCm packages (Debian 12: 5.2, Ubuntu 22.04: 5.0) lag; AMD's packages come from repo.radeon.com.");
-    attach_install(ctx, fd);
+    attach_rocm_install(ctx, fd);
     out.push_back(std::move(fd));
     return;
   }
@@ -285,9 +282,16 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
               why.push_back("AMD's packages and the distribution's (" + name + " " + f.rocm.packages.at(name) + ") are mixed");
               break;
             }
+    // A GPU gfx.override-needed already moves to the release with its kernels is told there.
+    auto moved_there = [&](std::size_t i) {
+      return std::any_of(out.begin(), out.end(), [&](const Finding& x) {
+        return x.id == FindingId::gfx_override_needed && x.fix && x.fix->recipe == "rocm-install" &&
+               std::find(x.gpus.begin(), x.gpus.end(), static_cast<int>(i)) != x.gpus.end();
+      });
+    };
     std::vector<GfxTarget> lacking;
-    for (const auto& g : f.gpus)
-      if (g.gfx && !rel->has_kernels(*g.gfx)) lacking.push_back(*g.gfx);
+    for (std::size_t i = 0; i < f.gpus.size(); ++i)
+      if (f.gpus[i].gfx && !rel->has_kernels(*f.gpus[i].gfx) && !moved_there(i)) lacking.push_back(*f.gpus[i].gfx);
     auto c = choose_rocm(ctx);
     if (!lacking.empty() && c.release && c.release->version > rel->version &&
         std::all_of(lacking.begin(), lacking.end(), [&](const GfxTarget& t) { return c.release->has_kernels(t); }))
@@ -304,7 +308,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       // Only side by side with this very release, and no package of the other one that
       // apt could remove: the recipe would find itself in place, so say what to do by hand.
       const bool only_side_by_side = why.size() == 1 && f.rocm.installed.size() > 1;
-      attach_install(ctx, fd);
+      attach_rocm_install(ctx, fd);
       if (only_side_by_side && fd.fix && c.release && c.release->version.major == rel->version.major &&
           c.release->version.minor == rel->version.minor) {
         const auto* rp = std::get_if<RocmInstallParams>(&fd.fix->params);

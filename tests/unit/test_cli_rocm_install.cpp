@@ -37,7 +37,7 @@ TEST(CliRocmInstall, Rx7900xtxOnNobleGetsRocm72AndEveryFile) {
 TEST(CliRocmInstall, Ubuntus57On780mIsRemovedForRocm72) {
   auto out = plan_of("rocm-install-780m-ubuntu-rocm57");
   expect_has(out, {"rocm/apt/7.2.1 noble main", "apt-get -y -q remove rocminfo libhsa-runtime64-1", "--undo installs rocminfo",
-                   "ROCm 5.7 has no kernels for gfx1103; ROCm 7.2 has"});
+                   "resolves gfx.override-needed: ROCm 5.7.1 has no kernels for AMD Radeon 780M (gfx1103); ROCm 7.2 has"});
 }
 
 TEST(CliRocmInstall, Rx6600OnJammyReplacesAmds51ListAndUsesItsOverride) {

@@ -202,6 +202,7 @@ TEST(GfxOverrideNeeded, OldRocmHidesGpusInsteadOfPerNode) {
 
 TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
   Facts f = box("6.8.0-45-generic", "6.2.4");
+  f.os.version_id.reset();  // no release of AMD's to move to: the override is the fix
   add_gpu(f, "gfx1102", 0x7480, false);
   add_gpu(f, "gfx1103", 0x15bf, true);
   auto hits = with_id(run(f), "gfx.override-needed");
@@ -209,6 +210,36 @@ TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
   // gfx1102 has kernels in 6.2 and 11.0.0 is its own override: one global value fits both.
   EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
   EXPECT_EQ(hits[0]->gpus, (std::vector<int>{1}));
+}
+
+// One voice: where the plan moves ROCm to a release with the GPU's own kernels, the
+// override finding asks for that same move (rocm.version's plan, one choose_rocm), not
+// for an override that would be unneeded once the move lands; rocm.version then does not
+// say it a second time. The override stays the way to keep the installed release.
+TEST(GfxOverrideNeeded, AReleaseWithNativeKernelsIsTheFixNotAnOverride) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  ASSERT_TRUE(hits[0]->fix.has_value());
+  EXPECT_EQ(hits[0]->fix->recipe, "rocm-install");
+  const auto* p = std::get_if<RocmInstallParams>(&hits[0]->fix->params);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->release, "7.2");
+  EXPECT_TRUE(hits[0]->commands.empty());
+  EXPECT_NE(hits[0]->title.find("ROCm 7.2 has"), std::string::npos) << hits[0]->title;
+  bool stay = false;
+  for (const auto& n : hits[0]->notes) stay |= n.find("HSA_OVERRIDE_GFX_VERSION=11.0.0") != std::string::npos;
+  EXPECT_TRUE(stay);
+  for (const auto& r : with_id(out, "rocm.version"))
+    EXPECT_EQ(r->title.find("no kernels for gfx1103"), std::string::npos) << r->title;
+  // No release AMD ships for the distribution: the override is the fix again.
+  f.os.version_id.reset();
+  hits = with_id(run(f), "gfx.override-needed");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix.has_value());
+  EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
 }
 
 // --- gfx.unsupported -----------------------------------------------------------------
