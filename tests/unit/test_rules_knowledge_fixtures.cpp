@@ -107,5 +107,20 @@ TEST(KnowledgeFixtures, OllamaNoteOnlyWhenItsRecipeIsPlanned) {
   EXPECT_TRUE(mentions_ollama(*g));
 }
 
+// A finding that names a recipe is one that recipe says it resolves (recipes/fixes/*.toml
+// `resolves`, which `fix --list` shows and `--only` refusals read): on every fixture.
+TEST(KnowledgeFixtures, EveryRecipeAFindingNamesListsItAsResolved) {
+  for (const auto& dir : test::fixture_machines()) {
+    test::Diagnosed d(dir.string());
+    for (const auto& f : d.findings) {
+      if (!f.fix) continue;
+      auto r = std::find_if(d.recipes.begin(), d.recipes.end(), [&](const Recipe& x) { return x.id == f.fix->recipe; });
+      ASSERT_NE(r, d.recipes.end()) << dir.filename() << ": " << to_string(f.id) << " names " << f.fix->recipe;
+      EXPECT_NE(std::find(r->resolves.begin(), r->resolves.end(), std::string(to_string(f.id))), r->resolves.end())
+          << dir.filename() << ": " << to_string(f.id) << " names recipe " << f.fix->recipe << ", whose resolves lacks it";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace amdml
