@@ -576,12 +576,16 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   }
   // Directories the apply renamed (rocm-install's set-aside) go back where they were:
   // only when the new name still holds them and nothing took the old one meanwhile.
-  std::vector<std::vector<std::string>> renames_back;
+  // (A rename a rollback already undid is done.)
+  std::vector<std::vector<std::string>> renames_back, rolled_back;
+  for (const auto& c : j.doc["commands"])
+    if (c.value("rename", false) && c.value("rollback", false) && c.value("exit_code", -1) == 0)
+      rolled_back.push_back(words_of(c["argv"]));
   for (const auto& c : j.doc["commands"]) {
     if (!c.value("rename", false) || c.value("rollback", false) || !c.value("ran", false) || !c.contains("undo")) continue;
     if (c.value("exit_code", -1) != 0) continue;
     auto back = words_of(c["undo"]);
-    if (back.size() < 2) continue;
+    if (back.size() < 2 || std::find(rolled_back.begin(), rolled_back.end(), back) != rolled_back.end()) continue;
     if (!host.exists(back[back.size() - 2]) || host.exists(back.back())) {
       drift.push_back(back.back() + " (renamed to " + back[back.size() - 2] + ")");
       continue;

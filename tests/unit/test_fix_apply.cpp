@@ -423,9 +423,11 @@ TEST(FixUndo, NamedTransactionsAndUnknownOnes) {
 
 // rocm-install moves a release directory no package owns aside. Something that takes the
 // new name between the plan and the apply is never renamed over: the step fails and the
-// run is rolled back -- the apt files it had written removed, /opt as it was.
+// run is rolled back -- the apt files it had written removed, the directory it had
+// already moved aside moved back, /opt as it was.
 TEST(FixRocmSetAside, ANameTakenSinceThePlanFailsAndRollsBackTheRun) {
   TestTree t("bad-symlinks");
+  t.write("opt/rocm-6.3.3/.info/version", "6.3.3-74\n");
   Diagnosed d(t.str());
   std::vector<Finding> findings;
   for (const auto& f : d.findings)
@@ -441,7 +443,9 @@ TEST(FixRocmSetAside, ANameTakenSinceThePlanFailsAndRollsBackTheRun) {
   EXPECT_EQ(cmds[0].argv, (std::vector<std::string>{"mv", "-T", "--", "/opt/rocm-6.2.4", "/opt/amdml-set-aside-rocm-6.2.4"}));
   EXPECT_EQ(cmds[0].undo, (std::vector<std::string>{"mv", "-T", "--", "/opt/amdml-set-aside-rocm-6.2.4", "/opt/rocm-6.2.4"}));
 
-  t.write("opt/amdml-set-aside-rocm-6.2.4/README", "someone's\n");
+  ASSERT_GE(cmds.size(), 2u);
+  EXPECT_EQ(cmds[1].argv.back(), "/opt/amdml-set-aside-rocm-6.3.3");
+  t.write("opt/amdml-set-aside-rocm-6.3.3/README", "someone's\n");
   const auto before = snapshot(t.dir);
   ApplyOptions o;
   o.run_commands = false;
@@ -452,6 +456,13 @@ TEST(FixRocmSetAside, ANameTakenSinceThePlanFailsAndRollsBackTheRun) {
   EXPECT_FALSE(r->ok);
   EXPECT_TRUE(r->rolled_back);
   ASSERT_TRUE(r->failure);
-  EXPECT_NE(r->failure->message.find("/opt/amdml-set-aside-rocm-6.2.4 exists"), std::string::npos) << r->failure->message;
+  EXPECT_NE(r->failure->message.find("/opt/amdml-set-aside-rocm-6.3.3 exists"), std::string::npos) << r->failure->message;
   EXPECT_EQ(snapshot(t.dir), before);
+  // The first rename had happened: the rollback renamed it back.
+  auto journal = nlohmann::json::parse(read_file(t / ("var/lib/amdml/journal/" + r->txn + "/journal.json")));
+  bool moved_back = false;
+  for (const auto& c : journal["commands"])
+    moved_back |= c.value("rollback", false) && c.value("rename", false) && c.value("exit_code", -1) == 0 &&
+                  c["argv"].back() == "/opt/rocm-6.2.4";
+  EXPECT_TRUE(moved_back) << journal["commands"].dump(1);
 }
