@@ -70,8 +70,13 @@ static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& 
 void rocm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
   auto& r = f.rocm;
-  if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) r.packages = dpkg_rocm_packages(*st);
+  if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
+    r.packages = dpkg_rocm_packages(*st);
+    r.dpkg_status = true;
+  }
   if (auto opt = h.list_dir("/opt")) {
+    // Releases only: "rocm-" and a digit. A directory amdml moved aside (rocm-install,
+    // "amdml-set-aside-rocm-6.2.4") or rocm-current is none.
     for (const auto& e : *opt)
       if (e.name.rfind("rocm-", 0) == 0 && e.name.size() > 5 && std::isdigit(static_cast<unsigned char>(e.name[5])))
         r.installed.push_back("/opt/" + e.name);

@@ -222,6 +222,9 @@ struct RocmFacts {
   // Installed dpkg packages of a ROCm (AMD's or the distribution's), name -> version,
   // from /var/lib/dpkg/status; empty without dpkg.
   std::map<std::string, std::string> packages;
+  // /var/lib/dpkg/status was read: packages is every ROCm package installed, so a
+  // release directory none of them belongs to came from no package.
+  bool dpkg_status = false;
 };
 
 // The docker CLI and daemon socket on a host (collected outside containers only).

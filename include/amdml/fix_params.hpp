@@ -64,6 +64,9 @@ struct RocmInstallParams {
   std::vector<std::string> remove;   // packages to remove first (another release, the distribution's)
   std::string user;                  // added to groups ("" = nobody)
   std::vector<std::string> groups;
+  // Release directories no installed package owns ("/opt/rocm-6.2.4": AMD's runfile
+  // installer, a tarball, a copied tree), which apt cannot remove: moved aside first.
+  std::vector<std::string> set_aside;
   bool operator==(const RocmInstallParams&) const = default;
 };
 

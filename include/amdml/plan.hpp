@@ -34,6 +34,10 @@ struct Command {
   // What --undo runs for it (apt-get install -> apt-get remove); nullopt: --undo runs
   // argv again (daemon-reload, initramfs), an empty list: nothing.
   std::optional<std::vector<std::string>> undo{};
+  // argv is {"mv", "-T", "--", FROM, TO}, done by amdml itself through the tree it
+  // writes (so inside --root too), journaled, renamed back by --undo. A change of its
+  // own (a directory moved aside): the recipe has something to do for it.
+  bool rename = false;
   // argv joined by spaces, for people.
   std::string text() const {
     std::string out;
@@ -48,15 +52,16 @@ struct RecipePlan {
   std::vector<Finding> findings;                // what it resolves (copies: a plan outlives re-diagnoses)
   std::vector<Finding> deferred;                // asking this recipe with other parameters (a note says so)
   std::vector<FileChange> files;
-  std::vector<Command> commands;                // run only when a file changes
+  std::vector<Command> commands;                // run only when a file (or a command itself) changes
   std::vector<FollowUp> follow_ups;
   std::vector<std::string> follow_up_text;
   std::vector<std::string> notes;               // what the plan noticed (a person's file kept, ...)
   std::vector<std::string> resumes;             // interrupted transactions this recipe finishes
   std::optional<Error> refused;                 // nonsense parameters or a file amdml will not touch
-  // Some file would change.
+  // Some file would change, or a directory would be renamed.
   bool pending() const {
-    return !refused && std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); });
+    return !refused && (std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); }) ||
+                        std::any_of(commands.begin(), commands.end(), [](const Command& c) { return c.rename; }));
   }
 };
 

@@ -119,6 +119,29 @@ CommandRecord run_one(const Host& host, const std::vector<std::string>& argv, st
   return rec;
 }
 
+// A rename the plan asks for (Command::rename: {"mv", "-T", "--", FROM, TO}), done through
+// the tree amdml writes, so inside --root too; recorded like a command that ran.
+CommandRecord rename_one(platform::SafeTree& targets, const std::vector<std::string>& argv) {
+  CommandRecord rec;
+  rec.argv = argv;
+  rec.ran = true;
+  rec.result = CommandResult{};
+  if (argv.size() < 2) {
+    rec.result->exit_code = 2;
+    rec.note = "no paths to rename";
+    return rec;
+  }
+  if (auto st = targets.rename(argv[argv.size() - 2], argv.back()); !st) {
+    rec.result->exit_code = 1;
+    rec.result->err = st.error().message;
+    rec.note = st.error().message;
+    return rec;
+  }
+  rec.result->exit_code = 0;
+  rec.note = "renamed";
+  return rec;
+}
+
 bool command_ok(const CommandRecord& c) {
   if (!c.ran) return true;
   return c.result && !c.result->timed_out && c.result->signal == 0 && c.result->exit_code == 0;
@@ -253,6 +276,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   std::vector<std::string> copies;   // the before/after files in the journal
   bool listed = false;               // journal.json may name them (its save was tried)
   std::vector<std::optional<std::vector<std::string>>> undos;  // each command's inverse (Command::undo)
+  std::vector<bool> renames;                                   // ... and whether it is a rename in the tree
   int step = 0;
   auto fail = [&](Error e) {
     out.ok = false;
@@ -268,8 +292,9 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
     for (std::size_t i = out.commands.size(); i-- > 0;) {
       const auto& c = out.commands[i];
       if (!c.ran || !command_ok(c) || !undos[i] || undos[i]->empty()) continue;
-      auto back = command_json(run_one(host, *undos[i], std::chrono::minutes(60), o));
+      auto back = command_json(renames[i] ? rename_one(targets, *undos[i]) : run_one(host, *undos[i], std::chrono::minutes(60), o));
       back["rollback"] = true;
+      if (renames[i]) back["rename"] = true;
       j.doc["commands"].push_back(back);
     }
     for (std::size_t i = 0; i < out.commands.size(); ++i) {
@@ -389,11 +414,13 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
     for (const auto& cmd : rp.commands) {
       ++step;
       platform::test_kill_point(step);
-      auto rec = run_one(host, cmd.argv, cmd.timeout, o);
+      auto rec = cmd.rename ? rename_one(targets, cmd.argv) : run_one(host, cmd.argv, cmd.timeout, o);
       out.commands.push_back(rec);
       undos.push_back(cmd.undo);
+      renames.push_back(cmd.rename);
       auto recj = command_json(rec);
       if (cmd.undo) recj["undo"] = words_json(*cmd.undo);
+      if (cmd.rename) recj["rename"] = true;
       j.doc["commands"].push_back(recj);
       if (auto st = j.save(); !st) return fail(journal_error(st.error()));
       if (!command_ok(rec)) {
@@ -547,6 +574,24 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     }
     to_restore.insert(to_restore.begin(), k);
   }
+  // Directories the apply renamed (rocm-install's set-aside) go back where they were:
+  // only when the new name still holds them and nothing took the old one meanwhile.
+  // (A rename a rollback already undid is done.)
+  std::vector<std::vector<std::string>> renames_back, rolled_back;
+  for (const auto& c : j.doc["commands"])
+    if (c.value("rename", false) && c.value("rollback", false) && c.value("exit_code", -1) == 0)
+      rolled_back.push_back(words_of(c["argv"]));
+  for (const auto& c : j.doc["commands"]) {
+    if (!c.value("rename", false) || c.value("rollback", false) || !c.value("ran", false) || !c.contains("undo")) continue;
+    if (c.value("exit_code", -1) != 0) continue;
+    auto back = words_of(c["undo"]);
+    if (back.size() < 2 || std::find(rolled_back.begin(), rolled_back.end(), back) != rolled_back.end()) continue;
+    if (!host.exists(back[back.size() - 2]) || host.exists(back.back())) {
+      drift.push_back(back.back() + " (renamed to " + back[back.size() - 2] + ")");
+      continue;
+    }
+    renames_back.push_back(std::move(back));
+  }
   if (!drift.empty()) {
     std::string list;
     for (const auto& d : drift) list += (list.empty() ? "" : ", ") + d;
@@ -560,6 +605,11 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
   }
   std::map<std::size_t, std::string> kept;
   auto errors = restore_changes(targets, j, to_restore, &kept);
+  for (auto it = renames_back.rbegin(); it != renames_back.rend(); ++it) {
+    auto rec = rename_one(targets, *it);
+    if (!command_ok(rec)) errors.push_back(rec.note);
+    out.commands.push_back(std::move(rec));
+  }
   for (auto i : to_restore) {
     const json& ch = changes[i];
     std::string what = ch["existed"].get<bool>() ? "previous bytes restored" : "removed: did not exist before";
@@ -581,7 +631,7 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
     const json& cmds = j.doc["commands"];
     for (std::size_t i = cmds.size(); i-- > 0;) {
       const json& c = cmds[i];
-      if (c.value("rollback", false) || !c.contains("undo")) continue;
+      if (c.value("rollback", false) || !c.contains("undo") || c.value("rename", false)) continue;
       auto argv = words_of(c["undo"]);
       if (argv.empty()) continue;
       out.commands.push_back(run_one(host, argv, std::chrono::minutes(60), o));

@@ -182,6 +182,12 @@ Status check_journal(const json& doc) {
       for (const auto& a : c["argv"])
         if (!json_bytes(a)) return bad(at + ".argv holds something that is not a word");
       if (c.contains("rollback") && !c["rollback"].is_boolean()) return bad(at + ".rollback is not true or false");
+      if (c.contains("rename") && !c["rename"].is_boolean()) return bad(at + ".rename is not true or false");
+      if (c.contains("undo")) {
+        if (!c["undo"].is_array()) return bad(at + ".undo is not a list");
+        for (const auto& a : c["undo"])
+          if (!json_bytes(a)) return bad(at + ".undo holds something that is not a word");
+      }
     }
   }
   if (doc.contains("requests")) {

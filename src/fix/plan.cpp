@@ -489,9 +489,35 @@ void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams&
         "prefer AMD's packages over the distribution's of the same name");
 }
 
+// Release directories no package owns are renamed within /opt to a name the ROCm probe
+// never counts as a release (not "rocm-<digit>"): nothing is deleted, the apply journals
+// the rename and --undo renames them back. It is a change of its own: the recipe is
+// pending for it even when the apt files are already in place.
+void plan_set_aside(Ctx& c, const RocmInstallParams& p) {
+  for (const auto& dir : p.set_aside) {
+    if (!c.in.host.exists(dir)) continue;  // gone already: moved by an earlier run, or by the person
+    const std::string base = dirname(dir) + "/amdml-set-aside-" + basename(dir);
+    std::string to = base;
+    for (int n = 2; c.in.host.exists(to) && n < 100; ++n) to = base + "." + std::to_string(n);
+    if (c.in.host.exists(to)) {
+      c.rp.refused = make_error(dir + ": no free name to move it aside to (" + base + " ... exist); move it by hand");
+      return;
+    }
+    Command cmd{{"mv", "-T", "--", dir, to}, "move " + dir + " aside: no package owns it, so apt cannot remove it",
+                std::chrono::minutes(5)};
+    cmd.undo = std::vector<std::string>{"mv", "-T", "--", to, dir};
+    cmd.rename = true;
+    c.rp.commands.push_back(std::move(cmd));
+    c.rp.notes.push_back(dir + " is moved to " + to + ", where nothing counts it as a ROCm release: nothing is deleted, "
+                         "and --undo moves it back. Delete it once ROCm " + p.release + " works.");
+  }
+}
+
 // apt-get: remove what another ROCm left, read the two new lists only (no other
 // source is refreshed), install the use case. --undo runs each one's inverse.
 void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallParams& p) {
+  plan_set_aside(c, p);
+  if (c.rp.refused) return;
   const std::vector<std::string> noninteractive = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-y", "-q"};
   auto apt = [&](std::vector<std::string> tail) {
     auto argv = noninteractive;

@@ -39,6 +39,7 @@ json fix_params_json(const FixParams& params) {
           j["origin"] = p.origin;
           j["install"] = p.install;
           if (!p.remove.empty()) j["remove"] = p.remove;
+          if (!p.set_aside.empty()) j["set_aside"] = p.set_aside;
           if (!p.user.empty()) {
             j["login"] = p.user;
             j["login_groups"] = p.groups;
@@ -97,7 +98,8 @@ Result<FixParams> parse_fix_params(const json& j) {
       {"page_pool_size", 1u << 1}, {"value", 1u << 2}, {"per_node", 1u << 2}, {"env", 1u << 3},
       {"unset", 1u << 3}, {"set", 1u << 4},   {"remove", (1u << 4) | (1u << 5)},
       {"release", 1u << 5}, {"rocm_repo", 1u << 5}, {"graphics_repo", 1u << 5}, {"codename", 1u << 5},
-      {"key_url", 1u << 5}, {"origin", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5}};
+      {"key_url", 1u << 5}, {"origin", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5},
+      {"set_aside", 1u << 5}};
   if (j.empty()) return bad("no parameters");
   unsigned allowed = ~0u;
   for (const auto& [k, v] : j.items()) {
@@ -159,7 +161,8 @@ Result<FixParams> parse_fix_params(const json& j) {
         if (j.contains(key)) {
           AMDML_TRY(*field, string_at(j, key));
         }
-      for (auto [key, field] : {std::pair{"install", &p.install}, {"remove", &p.remove}, {"login_groups", &p.groups}})
+      for (auto [key, field] : {std::pair{"install", &p.install}, {"remove", &p.remove}, {"login_groups", &p.groups},
+                                {"set_aside", &p.set_aside}})
         if (j.contains(key)) {
           AMDML_TRY(*field, strings_at(j, key));
         }

@@ -379,6 +379,21 @@ Status SafeTree::remove(const std::string& path) {
   return {};
 }
 
+Status SafeTree::rename(const std::string& from, const std::string& to) {
+  AMDML_TRY(auto src, open_parent(from, false, 0, nullptr));
+  AMDML_TRY(auto dst, open_parent(to, false, 0, nullptr));
+  struct stat st {};
+  if (::fstatat(src.first.get(), src.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return os_error(from, errno);
+  if (::fstatat(dst.first.get(), dst.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return make_error(to + " exists; not renaming " + from + " over it", EEXIST);
+  if (errno != ENOENT) return os_error(to, errno);
+  if (ops_.renameat(src.first.get(), src.second.c_str(), dst.first.get(), dst.second.c_str()) != 0)
+    return os_error(from, errno);
+  for (const auto* d : {&src.first, &dst.first})
+    if (ops_.fsync(d->get()) != 0) return make_error(to + ": fsync of the directory: " + errno_text(errno), errno);
+  return {};
+}
+
 Status SafeTree::remove_dir_if_empty(const std::string& path) {
   auto parent = open_parent(path, false, 0, nullptr);
   if (!parent) return parent.error().code == ENOENT ? Status() : Status(parent.error());

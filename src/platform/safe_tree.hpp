@@ -115,6 +115,9 @@ class SafeTree {
                std::vector<std::string>* created_dirs = nullptr);
   // Removes a regular file (not a symlink, not a directory); missing is fine.
   Status remove(const std::string& path);
+  // Renames from to to (a file or a directory, within the tree), never over an existing
+  // entry; no symlink is followed on either parent path.
+  Status rename(const std::string& from, const std::string& to);
   // Removes an empty directory; a non-empty or missing one is left alone (ok).
   Status remove_dir_if_empty(const std::string& path);
   // A file of `bytes` allocated on disk (posix_fallocate; zeros where that is not

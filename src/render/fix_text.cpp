@@ -254,8 +254,9 @@ std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& ou
     // Packages the recipe installs with commands that --root only recorded: the finding
     // goes when they run.
     // (Told by its parameters' type: the plan's recipe pointer may outlive its table.)
-    const bool recorded = std::holds_alternative<RocmInstallParams>(rp.ref.params) && !out.commands.empty() &&
-                          std::none_of(out.commands.begin(), out.commands.end(), [](const CommandRecord& c) { return c.ran; });
+    // (A rename it makes runs in the tree even then; its apt-get commands do not.)
+    const bool recorded = std::holds_alternative<RocmInstallParams>(rp.ref.params) &&
+                          std::any_of(out.commands.begin(), out.commands.end(), [](const CommandRecord& c) { return !c.ran; });
     for (const auto& f : rp.findings) {
       if (!after_ids.count(f.id)) add(VerifyStatus::gone, f.id, f.title);
       else if (recorded) add(VerifyStatus::after_commands, f.id, f.title);

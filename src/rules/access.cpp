@@ -17,6 +17,15 @@ static std::string mode_text(std::optional<std::uint32_t> m) {
   return buf;
 }
 
+std::optional<GroupToJoin> group_to_join(const IdentityFacts& id, const DeviceAccess& d) {
+  if (!d.exists || !d.gid || d.world_accessible || d.owner_is_user) return std::nullopt;
+  if (d.in_etc_group.value_or(false) || d.in_nss.value_or(false)) return std::nullopt;
+  GroupToJoin j;
+  j.group = d.group.value_or(std::to_string(*d.gid));
+  j.local = std::any_of(id.groups.begin(), id.groups.end(), [&](const GroupEntry& g) { return g.gid == *d.gid; });
+  return j;
+}
+
 void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const auto& id = f.identity;
@@ -38,13 +47,11 @@ void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       relogin_groups.insert(group);
       if (!etc) relogin_nss.insert(group);
       relogin_ev.push_back(ev);
-    } else if (!etc && !nss) {
-      missing_groups.insert(group);
+    } else if (auto join = group_to_join(id, d)) {
+      missing_groups.insert(join->group);
       missing_ev.push_back(ev);
       // A group /etc/group does not have at all comes from a directory service.
-      bool local = false;
-      for (const auto& g : id.groups) local |= g.gid == *d.gid;
-      if (!local) directory_groups.insert(group);
+      if (!join->local) directory_groups.insert(join->group);
     }
   }
   std::string user = id.user.empty() ? "$USER" : id.user;

@@ -430,13 +430,34 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       if (node) fd.commands.push_back("unset " + var);
       add_override_commands(fd, params);
     } else if (!per.empty() && per_node_supported(ctx, st)) {
-      HsaParams params{std::nullopt, per};
       // Where the global value comes from: a login file sets it for every new session
       // (the recipe turns that line off), or nothing amdml reads does any more.
       auto setters = node ? std::vector<const LoginEnv*>{} : login_setters(f, var);
       for (const auto* e : setters) fd.evidence.push_back({e->where, e->name + "=" + e->value});
-      std::string per_where = node ? "" : login_sets_all(f, params);
-      if (!node && setters.empty() && !per_where.empty()) {
+      std::string per_where = node ? "" : login_sets_all(f, HsaParams{std::nullopt, per});
+      // The session has every per-GPU value new logins get: it started after them, so
+      // the global value came from elsewhere, and another login does not take it away.
+      const bool session_has = std::all_of(per.begin(), per.end(), [&](const auto& kv) {
+        auto it = f.env.find(prefix + "_" + kv.first);
+        return it != f.env.end() && it->second == kv.second;
+      });
+      // A global value from a file amdml cannot edit (~/.profile, the parent program)
+      // stays after any login. libhsakmt reads a GPU node's HSA_OVERRIDE_GFX_VERSION_<node>
+      // first and the global variable only when that one is unset (topology.c,
+      // topology_sysfs_get_node_props, ROCm/rocm-systems projects/rocr-runtime/libhsakmt;
+      // older releases read the global one alone, hence per_node_supported above). So
+      // every other GPU it reaches is pinned to its own target: then it reaches none.
+      std::string pins;
+      if (!node && setters.empty() && (per_where.empty() || session_has))
+        for (int gi : reach) {
+          const Gpu& g = f.gpus[static_cast<std::size_t>(gi)];
+          const std::string key = std::to_string(*g.kfd_node);
+          if (!g.gfx || per.count(key)) continue;
+          per[key] = g.gfx->version_string();
+          pins += (pins.empty() ? "" : ", ") + gpu_name(g) + " to " + prefix + "_" + key + "=" + per[key];
+        }
+      HsaParams params{std::nullopt, per};
+      if (!node && setters.empty() && !per_where.empty() && !session_has) {
         // `amdml fix` (or a person) already did it: new logins get per-GPU values and no
         // login file sets the global one. What is left is a new login, not a change.
         fd.notes.push_back("New login sessions no longer get " + var + " and get per-GPU values (" + per_where +
@@ -450,7 +471,11 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
           fd.detail += " It is set for every login by " + where + ".";
         } else if (!node) {
           fd.notes.push_back("No login file amdml reads (/etc/environment, /etc/environment.d, /etc/profile.d) sets " +
-                             var + ": it comes from ~/.profile, ~/.bashrc or the program that started this shell.");
+                             var + ": it comes from ~/.profile, ~/.bashrc or the program that started this shell; "
+                             "remove it there.");
+          if (!pins.empty())
+            fd.notes.push_back("The fix also pins " + pins + " (its own target): a GPU's per-node value wins over the "
+                               "global one, so " + var + " reaches no GPU even before it is removed.");
         }
       }
       fd.commands.push_back("unset " + var);

@@ -4,6 +4,7 @@
 // rocm.version: the installed ROCm against the GPU (dropped from the official list),
 // the kernel (AMD's per-kernel status for a GPU, the release's kernel range), and age.
 #include <algorithm>
+#include <cctype>
 
 #include "rules/rules_internal.hpp"
 
@@ -30,6 +31,23 @@ bool amd_version(const std::string& v) {
     std::size_t n = 0;
     while (i + 1 + n < v.size() && v[i + 1 + n] >= '0' && v[i + 1 + n] <= '9') ++n;
     if (n == 5 && i + 1 + n < v.size() && v[i + 1 + n] == '-') return true;
+  }
+  return false;
+}
+
+// Whether an installed package belongs to ROCm release v: AMD's versions carry the
+// release as MMmmpp ("rocm-core 6.2.4.60204-139~24.04"), a side-by-side install names it
+// ("rocm-core6.2.4").
+bool release_owned(const std::map<std::string, std::string>& packages, const Version& v) {
+  const std::string build = "." + std::to_string(v.major * 10000 + v.minor * 100 + v.patch);
+  const std::string named = v.str();
+  for (const auto& [name, ver] : packages) {
+    if (name.size() > named.size() && name.compare(name.size() - named.size(), named.size(), named) == 0 &&
+        !std::isdigit(static_cast<unsigned char>(name[name.size() - named.size() - 1])) &&
+        name[name.size() - named.size() - 1] != '.')
+      return true;
+    for (auto at = ver.find(build); at != std::string::npos; at = ver.find(build, at + 1))
+      if (at + build.size() == ver.size() || ver[at + build.size()] == '-') return true;
   }
   return false;
 }
@@ -154,6 +172,23 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   }
   if (!p.remove.empty())
     c.notes.push_back("Removes " + words(p.remove) + " first: two ROCms side by side load each other's libraries.");
+  // Release directories no package owns (AMD's runfile installer, a tarball, a copied
+  // tree): apt cannot remove them, so the recipe moves them aside. Only dpkg's status can
+  // show that nothing owns one; without it amdml cannot tell, and says so.
+  std::vector<std::string> unknown;
+  for (const auto& dir : f.rocm.installed) {
+    auto v = Version::parse(dir.substr(dir.rfind("rocm-") + 5));
+    if (!v) continue;
+    if (!f.rocm.dpkg_status) unknown.push_back(dir);
+    else if (!release_owned(f.rocm.packages, *v)) p.set_aside.push_back(dir);
+  }
+  if (!p.set_aside.empty())
+    c.notes.push_back("Moves " + words(p.set_aside) + " aside first: no installed package belongs to " +
+                      (p.set_aside.size() == 1 ? "that release" : "those releases") +
+                      " (AMD's runfile installer, a tarball or a copy put it there), so apt cannot remove it.");
+  else if (!unknown.empty())
+    c.notes.push_back("/var/lib/dpkg/status was not found, so amdml cannot tell whether a package owns " + words(unknown) +
+                      ": if none does, apt leaves it beside ROCm " + p.release + "; then move it out of /opt by hand.");
   // The groups that own the device nodes, as AMD's guide adds them -- the same groups
   // access.kfd asks for: only where the user lacks one per /etc/group and per NSS (a local
   // copy of a directory group would shadow it). Without device nodes to look at (the
@@ -177,8 +212,7 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
     for (const auto& d : id.devices) {
       if (!d.exists || !d.gid) continue;
       any_node = true;
-      if (!d.group || d.world_accessible || d.owner_is_user || d.in_etc_group.value_or(false) || d.in_nss.value_or(false)) continue;
-      add(*d.group);
+      if (auto join = group_to_join(id, d); join && join->local) add(join->group);
     }
     if (!any_node)
       for (const char* g : {"render", "video"}) add(g);
@@ -312,12 +346,14 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       if (only_side_by_side && fd.fix && c.release && c.release->version.major == rel->version.major &&
           c.release->version.minor == rel->version.minor) {
         const auto* rp = std::get_if<RocmInstallParams>(&fd.fix->params);
-        if (rp && rp->remove.empty()) {
+        if (rp && rp->remove.empty() && rp->set_aside.empty()) {
           fd.fix.reset();
           fd.notes.clear();
-          fd.notes.push_back("ROCm " + short_version(rel->version) +
-                             " is the right release here; no installed package owns the other directories, so remove them "
-                             "with the tool that put them there (or by hand).");
+          fd.notes.push_back("ROCm " + short_version(rel->version) + " is the right release here; " +
+                             (f.rocm.dpkg_status ? "no installed package owns the other directories"
+                                                 : "amdml cannot tell which package owns the other directories "
+                                                   "(/var/lib/dpkg/status was not found)") +
+                             ", so remove them with the tool that put them there (or by hand).");
         }
       }
       out.push_back(std::move(fd));

@@ -53,6 +53,15 @@ bool in_container(const Facts& f);
 const DeviceAccess* find_device(const Facts& f, const std::string& path);
 // AMD's DKMS driver is installed: its amdgpu is versioned apart from the kernel.
 bool dkms_driver(const Facts& f);
+// The group a user must be added to before they can open device node d (access.cpp):
+// the node exists, is closed to others and is not the user's own, and the user is in its
+// group neither per /etc/group nor per NSS. access.kfd asks it, and rocm-install's choice
+// of groups (choose_rocm), so both name the same groups.
+struct GroupToJoin {
+  std::string group;   // its name, else its gid
+  bool local = false;  // /etc/group has it; else only the directory service (sssd, LDAP) does
+};
+std::optional<GroupToJoin> group_to_join(const IdentityFacts& id, const DeviceAccess& d);
 // Where the login configuration sets NAME to VALUE for every new session, if it does:
 // /etc/environment, or both /etc/profile.d and /etc/environment.d.
 std::optional<std::string> login_sets(const Facts& f, const std::string& name, const std::string& value);

@@ -108,3 +108,28 @@ TEST(FixLoginEnv, ApplyTurnsTheLineOffAndTheLoopConverges) {
   ASSERT_EQ(u.code, 0) << u.err;
   EXPECT_EQ(read_file(t / "etc/environment"), read_file(fs::path(AMDML_FIXTURES_DIR) / kMachine / "etc/environment"));
 }
+
+// The same box with the global value from no file amdml reads (~/.profile, the program
+// that started the shell): a new login brings it back. The fix pins the 7900 XTX to its
+// own target, which libhsakmt reads before the global value, so after the login nothing
+// is left and `fix` has nothing to do (main planned only the 610M's value: the finding
+// stayed for ever).
+TEST(FixLoginEnv, AGlobalValueFromNoLoginFileIsOutvotedByPins) {
+  TestTree t("mixed-rdna3-rdna2-global-override");
+  become_root_via_sudo(t);
+  auto a = run_amdml(root_args(t) + " fix --no-runtime --apply --yes");
+  ASSERT_EQ(a.code, 0) << a.out << a.err;
+  EXPECT_NE(a.out.find("after a new login: gfx.override-invalid"), std::string::npos) << a.out;
+  EXPECT_NE(read_file(t / "etc/profile.d/amdml-gpu.sh").find("export HSA_OVERRIDE_GFX_VERSION_1=11.0.0\n"), std::string::npos);
+
+  play_new_login(t);
+  auto path = t / "amdml-host.json";
+  auto doc = json::parse(read_file(path));
+  doc["env"]["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";  // ~/.profile sets it again
+  write_file(path, doc.dump(2));
+  auto after = json::parse(run_amdml(root_args(t) + " doctor --no-runtime --format json").out);
+  EXPECT_EQ(finding(after, "gfx.override-invalid"), nullptr) << after["findings"].dump(2);
+  EXPECT_EQ(finding(after, "gfx.override-unneeded"), nullptr) << after["findings"].dump(2);
+  auto again = run_amdml(root_args(t) + " fix --no-runtime");
+  EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
+}

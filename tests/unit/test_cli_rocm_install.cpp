@@ -54,3 +54,37 @@ TEST(CliRocmInstall, Rx580SaysPlainlyThatNoReleaseFits) {
                    "Vulkan"});
   EXPECT_EQ(out.find("/etc/apt/sources.list.d/rocm.list"), std::string::npos);
 }
+
+// bad-symlinks: /opt/rocm-6.2.4 came from no package (dpkg's status has none of ROCm), so
+// apt could never remove it. The plan moves it aside, a rename inside the tree that the
+// journal records; a second apply has nothing to do; --undo puts it back byte for byte,
+// and refuses when something took its old name meanwhile.
+TEST(CliRocmInstall, AReleaseNoPackageOwnsIsMovedAsideAndUndoPutsItBack) {
+  auto plan = plan_of("bad-symlinks");
+  expect_has(plan, {"run: mv -T -- /opt/rocm-6.2.4 /opt/amdml-set-aside-rocm-6.2.4   # move /opt/rocm-6.2.4 aside: no package "
+                    "owns it", "nothing is deleted, and --undo moves it back. Delete it once ROCm 7.2 works."});
+  TestTree t("bad-symlinks");
+  become_root_via_sudo(t);
+  const auto before = snapshot(t.dir);
+  auto a = run_amdml("fix --root " + t.str() + " --color never --no-runtime --apply --yes --only rocm-install");
+  ASSERT_EQ(a.code, 0) << a.out << a.err;
+  expect_has(a.out, {"ran mv -T -- /opt/rocm-6.2.4 /opt/amdml-set-aside-rocm-6.2.4: renamed"});
+  EXPECT_FALSE(fs::exists(t / "opt/rocm-6.2.4"));
+  EXPECT_EQ(read_file(t / "opt/amdml-set-aside-rocm-6.2.4/.info/version"), "6.2.4-120\n");
+  auto again = run_amdml("fix --root " + t.str() + " --color never --no-runtime --apply --yes --only rocm-install");
+  EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
+  auto u = run_amdml("fix --root " + t.str() + " --color never --undo");
+  ASSERT_EQ(u.code, 0) << u.out << u.err;
+  EXPECT_EQ(snapshot(t.dir), before);
+
+  // The old name taken meanwhile: nothing is renamed over it, nothing restored.
+  TestTree t2("bad-symlinks");
+  become_root_via_sudo(t2);
+  ASSERT_EQ(run_amdml("fix --root " + t2.str() + " --color never --no-runtime --apply --yes --only rocm-install").code, 0);
+  t2.write("opt/rocm-6.2.4/.info/version", "6.2.4-999\n");
+  auto refused = run_amdml("fix --root " + t2.str() + " --color never --undo");
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.err.find("/opt/rocm-6.2.4"), std::string::npos) << refused.err;
+  EXPECT_TRUE(fs::exists(t2 / "opt/amdml-set-aside-rocm-6.2.4/.info/version"));
+  EXPECT_TRUE(fs::exists(t2 / "etc/apt/sources.list.d/rocm.list"));
+}

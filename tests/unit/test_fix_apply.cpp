@@ -420,3 +420,49 @@ TEST(FixUndo, NamedTransactionsAndUnknownOnes) {
   EXPECT_EQ(snapshot(e.t.dir), original);
   EXPECT_TRUE(e.undo(out.txn).nothing);
 }
+
+// rocm-install moves a release directory no package owns aside. Something that takes the
+// new name between the plan and the apply is never renamed over: the step fails and the
+// run is rolled back -- the apt files it had written removed, the directory it had
+// already moved aside moved back, /opt as it was.
+TEST(FixRocmSetAside, ANameTakenSinceThePlanFailsAndRollsBackTheRun) {
+  TestTree t("bad-symlinks");
+  t.write("opt/rocm-6.3.3/.info/version", "6.3.3-74\n");
+  Diagnosed d(t.str());
+  std::vector<Finding> findings;
+  for (const auto& f : d.findings)
+    if (f.fix && f.fix->recipe == "rocm-install") findings.push_back(f);
+  ASSERT_FALSE(findings.empty());
+  platform::SafeTree tree{t.str()};
+  PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
+  Plan plan = plan_fixes(in);
+  ASSERT_EQ(plan.recipes.size(), 1u);
+  const auto& cmds = plan.recipes[0].commands;
+  ASSERT_FALSE(cmds.empty());
+  EXPECT_TRUE(cmds[0].rename);
+  EXPECT_EQ(cmds[0].argv, (std::vector<std::string>{"mv", "-T", "--", "/opt/rocm-6.2.4", "/opt/amdml-set-aside-rocm-6.2.4"}));
+  EXPECT_EQ(cmds[0].undo, (std::vector<std::string>{"mv", "-T", "--", "/opt/amdml-set-aside-rocm-6.2.4", "/opt/rocm-6.2.4"}));
+
+  ASSERT_GE(cmds.size(), 2u);
+  EXPECT_EQ(cmds[1].argv.back(), "/opt/amdml-set-aside-rocm-6.3.3");
+  t.write("opt/amdml-set-aside-rocm-6.3.3/README", "someone's\n");
+  const auto before = snapshot(t.dir);
+  ApplyOptions o;
+  o.run_commands = false;
+  o.live = false;
+  o.lock_timeout_ms = 1000;
+  auto r = apply_plan(plan, *d.host, tree, tree, o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->ok);
+  EXPECT_TRUE(r->rolled_back);
+  ASSERT_TRUE(r->failure);
+  EXPECT_NE(r->failure->message.find("/opt/amdml-set-aside-rocm-6.3.3 exists"), std::string::npos) << r->failure->message;
+  EXPECT_EQ(snapshot(t.dir), before);
+  // The first rename had happened: the rollback renamed it back.
+  auto journal = nlohmann::json::parse(read_file(t / ("var/lib/amdml/journal/" + r->txn + "/journal.json")));
+  bool moved_back = false;
+  for (const auto& c : journal["commands"])
+    moved_back |= c.value("rollback", false) && c.value("rename", false) && c.value("exit_code", -1) == 0 &&
+                  c["argv"].back() == "/opt/rocm-6.2.4";
+  EXPECT_TRUE(moved_back) << journal["commands"].dump(1);
+}

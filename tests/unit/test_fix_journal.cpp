@@ -215,6 +215,10 @@ TEST(FixJournal, ADamagedJournalIsOneLineNamingTheFileAndRestoresNothing) {
   edit("argv of numbers", [](json& d) { d["commands"] = json::array({{{"argv", {1, 2}}}}); });
   edit("state a number", [](json& d) { d["state"] = 3; });
   edit("created_dirs a string", [](json& d) { d["changes"][0]["created_dirs"] = "/etc"; });
+  edit("rename a string", [](json& d) {
+    d["commands"] = json::array({{{"argv", {"mv", "-T", "--", "/opt/rocm-6.2.4", "/opt/x"}}, {"rename", "yes"}}});
+  });
+  edit("undo of numbers", [](json& d) { d["commands"] = json::array({{{"argv", {"mv"}}, {"undo", {1, 2}}}}); });
   for (const auto& [name, text] : damaged) {
     SCOPED_TRACE(name);
     write_file(file, text);

@@ -102,4 +102,11 @@ TEST(FixParamsRocm, NonsenseIsRefusedBeforeItBecomesASourceLine) {
   EXPECT_TRUE(refused([](auto& p) { p.install = {"rocm; rm -rf /"}; }));
   EXPECT_TRUE(refused([](auto& p) { p.remove = {"-y"}; }));
   EXPECT_TRUE(refused([](auto& p) { p.user = "nobody-in-passwd"; p.groups = {"render"}; }));
+  // set_aside: release directories directly under /opt, nothing else is ever renamed.
+  EXPECT_FALSE(refused([](auto& p) { p.set_aside = {"/opt/rocm-6.2.4", "/opt/rocm-7.0.2"}; }));
+  for (const char* dir : {"/etc", "/opt/rocm", "/opt/rocm-current", "/opt/rocm-6.2.4/lib", "/opt/rocm-6.2.4/..",
+                          "/opt/../etc/rocm-6", "opt/rocm-6.2.4", "/opt/rocm-6.2.4 x", "/usr/rocm-6.2.4"}) {
+    SCOPED_TRACE(dir);
+    EXPECT_TRUE(refused([&](auto& p) { p.set_aside = {dir}; }));
+  }
 }

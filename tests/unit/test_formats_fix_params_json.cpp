@@ -72,3 +72,17 @@ TEST(FixParamsJson, RocmInstallParamsRoundTripAndStayApartFromGroups) {
   EXPECT_FALSE(parse_fix_params(nlohmann::json{{"release", "7.2"}, {"user", "alice"}}));
   EXPECT_FALSE(parse_fix_params(nlohmann::json{{"install", "rocm"}}));
 }
+
+TEST(FixParamsJson, RocmInstallSetAsideReadsBack) {
+  RocmInstallParams p{"7.2", "https://repo.radeon.com/rocm/apt/7.2.1", "https://repo.radeon.com/amdgpu/30.30.1/ubuntu",
+                      "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"}, {}, "", {},
+                      {"/opt/rocm-6.2.4"}};
+  auto j = fix_params_json(p);
+  EXPECT_EQ(j["set_aside"], nlohmann::json::array({"/opt/rocm-6.2.4"}));
+  auto back = parse_fix_params(j);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, FixParams(p));
+  // A list of directories, and a rocm-install key only.
+  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"release", "7.2"}, {"set_aside", "/opt/rocm-6.2.4"}}));
+  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"set", {{"a.b", "1"}}}, {"set_aside", {"/opt/rocm-6.2.4"}}}));
+}

@@ -426,6 +426,25 @@ TEST(ProbesSmall, NewestInstalledRocmIsChosenByVersionNotName) {
   EXPECT_EQ(f.rocm.installed.size(), 2u);
 }
 
+// rocm-install moves a release no package owns to /opt/amdml-set-aside-rocm-X.Y.Z: not a
+// release any more. Whether dpkg's status was read is a fact of its own (an empty list
+// of ROCm packages then means none, not "unknown").
+TEST(ProbesSmall, ASetAsideReleaseIsNoReleaseAndDpkgStatusIsKnown) {
+  TestTree t;
+  t.write("opt/amdml-set-aside-rocm-6.2.4/.info/version", "6.2.4-120\n");
+  t.write("opt/amdml-set-aside-rocm-6.2.4/lib/libhsa-runtime64.so.1", "");
+  Facts f = probe_root(t.root());
+  EXPECT_TRUE(f.rocm.installed.empty());
+  EXPECT_EQ(f.rocm.source, RocmSource::none);
+  EXPECT_FALSE(f.rocm.dpkg_status);
+  t.write("opt/rocm-7.2.1/.info/version", "7.2.1-0\n");
+  t.write("var/lib/dpkg/status", "Package: bash\nStatus: install ok installed\nVersion: 5.2.21-2ubuntu4\n");
+  f = probe_root(t.root());
+  EXPECT_EQ(f.rocm.installed, std::vector<std::string>{"/opt/rocm-7.2.1"});
+  EXPECT_TRUE(f.rocm.dpkg_status);
+  EXPECT_TRUE(f.rocm.packages.empty());
+}
+
 TEST(ProbesSmall, ModprobeFileMaskedByDevNullSetsNothing) {
   TestTree t;
   t.link("etc/modprobe.d/amdgpu.conf", "/dev/null");

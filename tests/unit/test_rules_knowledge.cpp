@@ -325,8 +325,60 @@ TEST(GfxOverrideInvalid, GlobalOverrideOnMixedBoxBreaksTheDgpu) {
   ASSERT_EQ(hits.size(), 1u) << ids(out);
   EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});
   EXPECT_NE(hits[0]->title.find("global"), std::string::npos);
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  // No login file sets the global value, so a login keeps it: the 7900 XTX is pinned to
+  // its own target, which libhsakmt reads before the global value.
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params),
+            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
   EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
+}
+
+// A login file that sets the global value is turned off by the recipe (login-env-clear):
+// then no pin is needed, and none is planned.
+TEST(GfxOverrideInvalid, GlobalValueFromALoginFileGetsNoPin) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  add_gpu(f, "gfx1036", 0x164e, true);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment:2"});
+  auto hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+}
+
+// After a login that brought the per-GPU values an earlier fix wrote, the global value is
+// still there: it comes from no login file, so another login cannot help. The fix pins
+// the GPU it breaks (main said "log out and in again" for ever).
+TEST(GfxOverrideInvalid, GlobalValueThatOutlivesALoginIsPinnedAway) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  add_gpu(f, "gfx1036", 0x164e, true);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  f.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION_2", "10.3.0", "/etc/environment:3"});
+  auto hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix) << hits[0]->notes.size();
+  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params),
+            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
+  bool says = false;
+  for (const auto& n : hits[0]->notes)
+    says |= n.find("pins ") != std::string::npos &&
+            n.find("HSA_OVERRIDE_GFX_VERSION_1=11.0.0 (its own target)") != std::string::npos;
+  EXPECT_TRUE(says);
+  // Once new logins get the pin too, what is left is that login.
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION_1", "11.0.0", "/etc/environment:4"});
+  f.env.erase("HSA_OVERRIDE_GFX_VERSION_2");
+  hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix);
+  // And after it, the pin wins: no finding, and a pin to a GPU's own target is no
+  // unneeded override either.
+  f.env["HSA_OVERRIDE_GFX_VERSION_1"] = "11.0.0";
+  f.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
+  auto out = run(f);
+  EXPECT_TRUE(with_id(out, "gfx.override-invalid").empty()) << ids(out);
+  EXPECT_TRUE(with_id(out, "gfx.override-unneeded").empty()) << ids(out);
 }
 
 TEST(GfxOverrideInvalid, PerNodeIndexOnTheCpuNode) {
@@ -739,6 +791,56 @@ TEST(RocmInstall, UbuntusOwnRocmWithoutKernelsForThe780mMovesToAmdsRelease) {
   EXPECT_EQ(p.release, "7.2");
   EXPECT_TRUE(has(p.remove, "libhsa-runtime64-1"));
   EXPECT_TRUE(has(p.remove, "rocminfo"));
+}
+
+// A release directory no package owns (a runfile, a tarball, a copied tree) is moved aside
+// by the plan: dpkg's status was read and names no package of that release. Owned ones,
+// by AMD's MMmmpp version or a versioned name, are not; without dpkg's status amdml says
+// it cannot tell.
+TEST(RocmInstall, ReleaseDirectoriesNoPackageOwnsAreSetAside) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1103", 0x15BF, true);
+  f.rocm.installed = {"/opt/rocm-6.2.4"};
+  f.rocm.dpkg_status = true;
+  auto hit = with_id(rocm_findings(f), "rocm.version").at(0);
+  EXPECT_EQ(install_params(hit).set_aside, std::vector<std::string>{"/opt/rocm-6.2.4"});
+  EXPECT_NE(all_notes(hit).find("Moves /opt/rocm-6.2.4 aside first: no installed package belongs to that release"),
+            std::string::npos) << all_notes(hit);
+  for (auto owner : {std::pair<std::string, std::string>{"rocm-core", "6.2.4.60204-139~24.04"},
+                     {"hsa-rocr", "1.14.0.60204-139~24.04"}, {"rocm-core6.2.4", "6.2.4.60204-139~24.04"},
+                     {"rocminfo6.2.4", "1.0.0"}}) {
+    SCOPED_TRACE(owner.first);
+    f.rocm.packages = {owner};
+    EXPECT_TRUE(install_params(with_id(rocm_findings(f), "rocm.version").at(0)).set_aside.empty());
+  }
+  // Another release's packages do not own this one (60204 is not 60201; 16.2.4 is not 6.2.4).
+  f.rocm.packages = {{"rocm-core", "6.2.1.60201-112~24.04"}, {"rocm-core16.2.4", "1"}};
+  EXPECT_EQ(install_params(with_id(rocm_findings(f), "rocm.version").at(0)).set_aside,
+            std::vector<std::string>{"/opt/rocm-6.2.4"});
+  // No dpkg status: amdml cannot tell, and says so instead of guessing.
+  f.rocm.packages.clear();
+  f.rocm.dpkg_status = false;
+  hit = with_id(rocm_findings(f), "rocm.version").at(0);
+  EXPECT_TRUE(install_params(hit).set_aside.empty());
+  EXPECT_NE(all_notes(hit).find("cannot tell whether a package owns /opt/rocm-6.2.4"), std::string::npos) << all_notes(hit);
+}
+
+// Side by side with the right release: a directory no package owns used to leave the
+// finding without a fix ("remove it by hand"); now the plan moves it aside.
+TEST(RocmInstall, AnUnownedDirectoryBesideTheRightReleaseKeepsTheFix) {
+  Facts f = box("6.8.0-45-generic", "7.2.1");
+  add_gpu(f, "gfx1100", 0x744C, false);
+  f.rocm.installed = {"/opt/rocm-6.2.4", "/opt/rocm-7.2.1"};
+  f.rocm.packages = {{"rocm-core", "7.2.1.70201-81~24.04"}};
+  f.rocm.dpkg_status = true;
+  auto hit = with_id(rocm_findings(f), "rocm.version").at(0);
+  EXPECT_EQ(install_params(hit).set_aside, std::vector<std::string>{"/opt/rocm-6.2.4"});
+  // Without dpkg's status there is nothing to move: by hand, saying why.
+  f.rocm.dpkg_status = false;
+  f.rocm.packages.clear();
+  hit = with_id(rocm_findings(f), "rocm.version").at(0);
+  EXPECT_FALSE(hit.fix);
+  EXPECT_NE(all_notes(hit).find("/var/lib/dpkg/status was not found"), std::string::npos) << all_notes(hit);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-invalid"});
   const auto* f = d.find("gfx.override-invalid");
   EXPECT_EQ(f->gpus, std::vector<int>{0});
-  EXPECT_EQ(amdml::fix_params_json(f->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::fix_params_json(f->fix->params), (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
 }
 
 TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {
