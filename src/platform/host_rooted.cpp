@@ -50,7 +50,13 @@ class RootedHost final : public Host {
     if (auto e = recorded_error("list", path)) return *e;
     AMDML_TRY(auto real, resolve(path, true));
     if (real.err) return missing(path, real.err);
-    return list_real_dir(root_ + real.path, path);
+    // A directory is listed once per probe run (the DRM probe lists a device's drm/
+    // through its PCI and its class link); lookup() takes what its entries are from the
+    // listing rather than an lstat.
+    if (auto it = lists_.find(real.path); it != lists_.end()) return it->second;
+    auto r = list_real_dir(root_ + real.path, path);
+    if (!r) return r;
+    return lists_.emplace(real.path, std::move(*r)).first->second;
   }
   Result<std::string> read_link(const std::string& path) const override {
     if (auto e = recorded_error("readlink", path)) return *e;
@@ -81,6 +87,7 @@ class RootedHost final : public Host {
     nodes_.clear();
     dirs_.clear();
     reads_.clear();
+    lists_.clear();
   }
 
   Identity identity() const override { return m_.identity.value_or(Identity{}); }
@@ -117,11 +124,11 @@ class RootedHost final : public Host {
   // O_NOFOLLOW rather than lstat'ed first; only a symlink there (ELOOP) is resolved.
   // inner: path with its directory resolved.
   Result<std::string> read_uncached(const std::string& path, const std::string& inner, std::size_t limit) const {
-    auto r = read_real_file(root_ + inner, path, limit, O_NOFOLLOW);
+    auto r = read_small_file(root_ + inner, path, limit, O_NOFOLLOW);
     if (r || r.error().code != ELOOP) return r;
     AMDML_TRY(auto real, resolve(path, true));
     if (real.err) return missing(path, real.err);
-    return read_real_file(root_ + real.path, path, limit);
+    return read_small_file(root_ + real.path, path, limit);
   }
 
   std::optional<Error> recorded_error(const char* op, const std::string& path) const {
@@ -228,18 +235,23 @@ class RootedHost final : public Host {
   struct Node {
     int err = 0;  // not there: lstat's (or readlink's) errno
     bool symlink = false;
-    std::string target;  // the link's text, when symlink
+    std::string target;       // the link's text, when symlink
   };
 
-  // What the component at inner path p is.
+  // What the component at inner path p is: its lstat, or its entry in its directory's
+  // listing (kfd nodes, PCI devices, class links).
   const Node& lookup(const std::string& p) const {
     if (auto it = nodes_.find(p); it != nodes_.end()) return it->second;
     std::string real = root_ + p;
     struct ::stat st {};
     Node n;
-    if (::lstat(real.c_str(), &st) != 0) {
-      n.err = errno;
-    } else if (S_ISLNK(st.st_mode)) {
+    const std::optional<FileType> listed = listed_type(p);
+    bool symlink = listed == FileType::symlink;
+    if (!listed) {
+      if (::lstat(real.c_str(), &st) != 0) n.err = errno;
+      else symlink = S_ISLNK(st.st_mode);
+    }
+    if (symlink) {
       auto target = read_real_link(real, p);
       if (target) {
         n.symlink = true;
@@ -249,6 +261,20 @@ class RootedHost final : public Host {
       }
     }
     return nodes_.emplace(p, std::move(n)).first->second;
+  }
+
+  // What the listing of p's directory, when it was listed, says p is (nullopt: not
+  // listed, or the listing did not know).
+  std::optional<FileType> listed_type(std::string_view p) const {
+    const auto slash = p.rfind('/');
+    auto it = lists_.find(slash == 0 ? std::string("/") : std::string(p.substr(0, slash)));
+    if (it == lists_.end()) return std::nullopt;
+    const std::string_view name = p.substr(slash + 1);
+    auto e = std::lower_bound(it->second.begin(), it->second.end(), name,
+                              [](const DirEntry& d, std::string_view n) { return d.name < n; });
+    if (e == it->second.end() || e->name != name) return std::nullopt;
+    if (e->type == FileType::other) return std::nullopt;
+    return e->type;
   }
 
   struct Read {
@@ -265,6 +291,7 @@ class RootedHost final : public Host {
   mutable std::unordered_map<std::string, Node> nodes_;
   mutable std::unordered_map<std::string, Resolved, Hash, std::equal_to<>> dirs_;
   mutable std::unordered_map<std::string, Read> reads_;
+  mutable std::unordered_map<std::string, std::vector<DirEntry>> lists_;  // by resolved path
   std::string root_;
   HostManifest m_;
 };
