@@ -2,6 +2,7 @@
 // DIR/amdml-host.json for what is not a file. Every path resolves inside DIR.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string_view>
@@ -242,22 +243,19 @@ class RootedHost final : public Host {
   // listing (kfd nodes, PCI devices, class links).
   const Node& lookup(const std::string& p) const {
     if (auto it = nodes_.find(p); it != nodes_.end()) return it->second;
-    std::string real = root_ + p;
-    struct ::stat st {};
     Node n;
     const std::optional<FileType> listed = listed_type(p);
-    bool symlink = listed == FileType::symlink;
-    if (!listed) {
-      if (::lstat(real.c_str(), &st) != 0) n.err = errno;
-      else symlink = S_ISLNK(st.st_mode);
-    }
-    if (symlink) {
-      auto target = read_real_link(real, p);
-      if (target) {
+    if (!listed || *listed == FileType::symlink) {
+      // One readlink says what an lstat would (EINVAL: there, and not a link) and gives
+      // a link's target with it.
+      const std::string real = root_ + p;
+      char buf[4096];
+      const ssize_t len = ::readlink(real.c_str(), buf, sizeof buf - 1);
+      if (len >= 0) {
         n.symlink = true;
-        n.target = std::move(*target);
-      } else {
-        n.err = target.error().code;
+        n.target.assign(buf, static_cast<std::size_t>(len));
+      } else if (errno != EINVAL) {
+        n.err = errno;
       }
     }
     return nodes_.emplace(p, std::move(n)).first->second;

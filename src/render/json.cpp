@@ -49,13 +49,13 @@ json finding_json(const Finding& f) {
   else j["fix"] = nullptr;
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"source", e.source}, {"value", e.value}});
-  j["evidence"] = ev;
+  j["evidence"] = std::move(ev);
   j["commands"] = f.commands;
   // The same commands with their roles ("run", "then", "or"): alternatives are not steps.
   json steps = json::array();
   for (std::size_t i = 0; i < f.commands.size(); ++i)
     steps.push_back({{"command", f.commands[i]}, {"role", to_string(f.command_role(i))}});
-  j["steps"] = steps;
+  j["steps"] = std::move(steps);
   j["notes"] = f.notes;
   return j;
 }
@@ -72,7 +72,7 @@ json report_json(const Report& r) {
   host["container"] = f.container.kind ? json(to_string(*f.container.kind)) : json(nullptr);
   host["machine"] = opt(f.os.machine);
   host["wsl"] = f.os.wsl;
-  j["host"] = host;
+  j["host"] = std::move(host);
   j["rocm"] = {{"version", f.rocm.version ? json(f.rocm.version->str()) : json(nullptr)},
                {"path", opt(f.rocm.path)},
                {"resolved_path", opt(f.rocm.resolved_path)},
@@ -80,10 +80,10 @@ json report_json(const Report& r) {
                {"hsa_library", opt(f.rocm.hsa_library)}};
   json gpus = json::array();
   for (const auto& g : f.gpus) gpus.push_back(gpu_json(g));
-  j["gpus"] = gpus;
+  j["gpus"] = std::move(gpus);
   json findings = json::array();
   for (const auto& fd : r.findings) findings.push_back(finding_json(fd));
-  j["findings"] = findings;
+  j["findings"] = std::move(findings);
   j["summary"] = {{"errors", r.summary.errors}, {"warnings", r.summary.warnings}, {"infos", r.summary.infos}};
   j["facts"] = facts_json(f);
   return j;
