@@ -369,17 +369,18 @@ class ManifestSax {
   RawValue* field_ = nullptr;
 };
 
-// get_opt for a device's field.
-Status raw_string(const RawValue& v, const char* key, const std::string& where, std::optional<std::string>& out) {
+// get_opt for a device's field; the error names devices.PATH.KEY.
+Status raw_string(const RawValue& v, const std::string& path, const char* key, std::optional<std::string>& out) {
   if (v.kind == RawValue::Kind::none) return {};
-  if (v.kind != RawValue::Kind::string) return make_error(std::string(kManifest) + ": " + where + key + " must be a string");
+  if (v.kind != RawValue::Kind::string)
+    return make_error(std::string(kManifest) + ": devices." + path + "." + key + " must be a string");
   out = v.text;
   return {};
 }
-Status raw_id(const RawValue& v, const char* key, const std::string& where, std::optional<std::uint32_t>& out) {
+Status raw_id(const RawValue& v, const std::string& path, const char* key, std::optional<std::uint32_t>& out) {
   if (v.kind == RawValue::Kind::none) return {};
   if (v.kind != RawValue::Kind::non_negative)
-    return make_error(std::string(kManifest) + ": " + where + key + " must be a non-negative integer");
+    return make_error(std::string(kManifest) + ": devices." + path + "." + key + " must be a non-negative integer");
   out = static_cast<std::uint32_t>(v.number);
   return {};
 }
@@ -391,9 +392,8 @@ Result<std::vector<DeviceNode>> read_devices(const std::map<std::string, RawDevi
     if (!v.object) return make_error(std::string(kManifest) + ": devices." + path + " must be an object");
     DeviceNode d;
     d.path = path;
-    const std::string where = "devices." + path + ".";  // once per device: a snapshot holds hundreds
     std::optional<std::string> type;
-    if (auto s = raw_string(v.type, "type", where, type); !s) return s.error();
+    if (auto s = raw_string(v.type, path, "type", type); !s) return s.error();
     if (type && *type == "block") d.type = FileType::block_device;
     else if (type && *type == "dir") d.type = FileType::directory;
     else d.type = FileType::char_device;
@@ -409,10 +409,10 @@ Result<std::vector<DeviceNode>> read_devices(const std::map<std::string, RawDevi
     } else if (v.mode.kind != RawValue::Kind::none) {
       return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
     }
-    if (auto s = raw_id(v.uid, "uid", where, d.uid); !s) return s.error();
-    if (auto s = raw_id(v.gid, "gid", where, d.gid); !s) return s.error();
+    if (auto s = raw_id(v.uid, path, "uid", d.uid); !s) return s.error();
+    if (auto s = raw_id(v.gid, path, "gid", d.gid); !s) return s.error();
     std::optional<std::string> open;
-    if (auto s = raw_string(v.open, "open", where, open); !s) return s.error();
+    if (auto s = raw_string(v.open, path, "open", open); !s) return s.error();
     if (open) {
       if (*open == "ok") d.open = OpenCheck::ok;
       else {

@@ -44,7 +44,7 @@ class RootedHost final : public Host {
         it != reads_.end() && it->second.limit == limit && (it->second.result || it->second.shown == path))
       return it->second.result;
     auto r = read_uncached(path, parent.path, limit);
-    reads_.insert_or_assign(parent.path, Read{limit, path, r});
+    reads_.insert_or_assign(std::move(parent.path), Read{limit, r ? std::string() : path, r});
     return r;
   }
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
@@ -277,7 +277,7 @@ class RootedHost final : public Host {
 
   struct Read {
     std::size_t limit;
-    std::string shown;  // the path asked for, which an error names
+    std::string shown;  // the path asked for, which an error names (kept with an error only)
     Result<std::string> result;
   };
 
