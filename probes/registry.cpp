@@ -53,7 +53,6 @@ Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& o
     p.fn(ctx, facts);
     if (observe) observe(p, std::chrono::steady_clock::now() - start);
   }
-  host.forget();  // what was remembered for this run: its memory serves the report
   return facts;
 }
 
