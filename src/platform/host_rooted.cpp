@@ -183,16 +183,38 @@ class RootedHost final : public Host {
       cur.resize(cur.empty() ? 0 : cur.rfind('/'));
       return Resolved{0, cur.empty() ? std::string("/") : cur};
     }
-    const std::string dir = cur;
+    const std::size_t dir_end = cur.size();
     cur += '/';
     cur += base;
     if (!follow_last) return Resolved{0, std::move(cur)};
     const Node& node = lookup(cur);
     if (!node.symlink) return Resolved{node.err, std::move(cur)};
-    auto target = resolve(!node.target.empty() && node.target[0] == '/' ? node.target : dir + "/" + node.target, true,
-                          hops + 1);
+    auto target = resolve(link_target(cur.substr(0, dir_end), node.target), true, hops + 1);
     if (!target) return walk(path, true);
     return target;
+  }
+
+  // The path a symlink in the resolved directory dir points to. A relative target's
+  // leading ".." pop dir itself, as the walk pops the resolved path (dir holds no links):
+  // sysfs links are "../../devices/...", so /sys/class/drm/card1 and
+  // /sys/bus/pci/devices/SLOT lead to the same /sys/devices/... directories, resolved
+  // and remembered once, rather than to /sys/class/drm/../../devices/... and
+  // /sys/bus/pci/devices/../../../devices/... (issue 16).
+  static std::string link_target(std::string dir, std::string_view target) {
+    if (!target.empty() && target[0] == '/') return std::string(target);
+    for (;;) {
+      if (target.rfind("./", 0) == 0) {
+        target.remove_prefix(2);
+      } else if (target.rfind("../", 0) == 0) {
+        target.remove_prefix(3);
+        dir.resize(dir.empty() ? 0 : dir.rfind('/'));
+      } else {
+        break;
+      }
+    }
+    dir += '/';
+    dir += target;
+    return dir;
   }
 
   // resolve() without the remembered directories: component by component.

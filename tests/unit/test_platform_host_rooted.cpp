@@ -318,6 +318,23 @@ TEST(RootedHost, ListingsAreRememberedUntilForget) {
   EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 4u);
 }
 
+// A relative link's leading "./" and "../" pop the link's own resolved directory, never
+// past the root (issue 16 applies them to the resolved path instead of resolving
+// "dir/../.." component by component).
+TEST(RootedHost, RelativeLinkTargetsPopTheLinksDirectory) {
+  TestTree t;
+  t.write("devices/x/vendor", "0x1002\n");
+  t.link("a/b/up", "../../../../devices/x");
+  t.link("a/b/dot", "./.././../devices/x");
+  t.link("a/b/c/mid", "../../../devices/../devices/x");
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  for (const char* p : {"/a/b/up", "/a/b/dot", "/a/b/c/mid"}) {
+    EXPECT_EQ(h->canonical(p).value_or(""), "/devices/x") << p;
+    EXPECT_EQ(h->read_file(std::string(p) + "/vendor").value_or(""), "0x1002\n") << p;
+  }
+}
+
 TEST(RootedHost, ListDirIsSortedAndTyped) {
   TestTree t;
   t.write("d/b", "");
