@@ -3,6 +3,7 @@
 // on disk and src/platform/host_rooted.cpp serves a manifest it read.
 #include "formats/host_manifest.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -246,6 +247,26 @@ struct RawDevice {
   RawValue type, mode, uid, gid, open;
 };
 
+// "devices" as read: every path with its value, in the order of the text.
+struct RawDevices {
+  std::vector<std::pair<std::string, RawDevice>> list;
+
+  // Path order, each path once with its last value (as a document keeps a repeated key).
+  std::vector<const std::pair<std::string, RawDevice>*> sorted() const {
+    std::vector<const std::pair<std::string, RawDevice>*> out;
+    out.reserve(list.size());
+    for (const auto& d : list) out.push_back(&d);
+    std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    std::size_t n = 0;
+    for (const auto* d : out) {
+      if (n > 0 && out[n - 1]->first == d->first) out[n - 1] = d;  // a later one of the same path
+      else out[n++] = d;
+    }
+    out.resize(n);
+    return out;
+  }
+};
+
 // The manifest's parse: every key into a JSON document as parse_json builds it, except
 // the "devices" object, read straight into RawDevices (a 16-GPU snapshot holds 130
 // device nodes: a document of them was most of reading the manifest). The document gets
@@ -257,7 +278,7 @@ class ManifestSax {
   explicit ManifestSax(json& doc) : dom_(doc, false) {}
 
   // The last "devices" value, when it was an object.
-  std::optional<std::map<std::string, RawDevice>> devices;
+  std::optional<RawDevices> devices;
 
   bool null() { return scalar(RawValue{}, [&] { return dom_.null(); }); }
   bool boolean(bool v) { return scalar(RawValue{RawValue::Kind::other, 0, {}}, [&] { return dom_.boolean(v); }); }
@@ -320,8 +341,7 @@ class ManifestSax {
   bool key(json::string_t& k) {
     if (in_devices()) {
       if (depth_ == devices_depth_) {
-        device_ = &(*devices)[k];
-        *device_ = RawDevice{};
+        device_ = &devices->list.emplace_back(k, RawDevice{}).second;
         field_ = nullptr;
       } else if (depth_ == devices_depth_ + 1) {
         field_ = k == "type" ? &device_->type
@@ -385,10 +405,12 @@ Status raw_id(const RawValue& v, const std::string& path, const char* key, std::
   return {};
 }
 
-Result<std::vector<DeviceNode>> read_devices(const std::map<std::string, RawDevice>& devices) {
+Result<std::vector<DeviceNode>> read_devices(const RawDevices& raw) {
   std::vector<DeviceNode> nodes;
+  const auto devices = raw.sorted();
   nodes.reserve(devices.size());
-  for (const auto& [path, v] : devices) {
+  for (const auto* entry : devices) {
+    const auto& [path, v] = *entry;
     if (!v.object) return make_error(std::string(kManifest) + ": devices." + path + " must be an object");
     DeviceNode d;
     d.path = path;
@@ -428,7 +450,7 @@ Result<std::vector<DeviceNode>> read_devices(const std::map<std::string, RawDevi
 Result<HostManifest> parse_manifest_doc(const std::string& text) {
   HostManifest m;
   json doc;
-  std::optional<std::map<std::string, RawDevice>> devices;
+  std::optional<RawDevices> devices;
   if (ManifestSax plain(doc); parse_plain_json(text, plain)) {
     devices = std::move(plain.devices);
   } else {  // nlohmann's parser decides
