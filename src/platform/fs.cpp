@@ -61,7 +61,12 @@ static Status read_to_end(int fd, const std::string& shown, std::size_t limit, s
 
 Result<std::string> read_small_file(const std::string& real, const std::string& shown, std::size_t limit,
                                     int extra_flags) {
-  Fd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra_flags));
+  return read_small_file_at(AT_FDCWD, real.c_str(), shown, limit, extra_flags);
+}
+
+Result<std::string> read_small_file_at(int dir, const char* path, const std::string& shown, std::size_t limit,
+                                       int extra_flags) {
+  Fd fd(::openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra_flags));
   if (!fd) return os_error(shown, errno);
   // A page: what a sysfs attribute returns in one read. Less than a full page, and more
   // than nothing, is the whole file: no fstat. Nothing, an error (EISDIR, EAGAIN from a

@@ -26,7 +26,16 @@ constexpr const char* kManifest = "amdml-host.json";  // formats/host_manifest.h
 
 class RootedHost final : public Host {
  public:
-  RootedHost(std::string root, HostManifest m) : root_(std::move(root)), m_(std::move(m)) {}
+  // The root's descriptor: the files and links below it are opened relative to it, so
+  // the kernel does not walk the root's own path for each (and no root+path string is
+  // built); without it (it could not be opened), by their full paths.
+  RootedHost(std::string root, HostManifest m)
+      : root_(std::move(root)), m_(std::move(m)), root_fd_(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
+  ~RootedHost() override {
+    if (root_fd_ >= 0) ::close(root_fd_);
+  }
+  RootedHost(const RootedHost&) = delete;
+  RootedHost& operator=(const RootedHost&) = delete;
 
   bool live() const override { return false; }
   const std::string& root() const override { return root_; }
@@ -125,11 +134,18 @@ class RootedHost final : public Host {
   // O_NOFOLLOW rather than lstat'ed first; only a symlink there (ELOOP) is resolved.
   // inner: path with its directory resolved.
   Result<std::string> read_uncached(const std::string& path, const std::string& inner, std::size_t limit) const {
-    auto r = read_small_file(root_ + inner, path, limit, O_NOFOLLOW);
+    auto r = read_below_root(inner, path, limit, O_NOFOLLOW);
     if (r || r.error().code != ELOOP) return r;
     AMDML_TRY(auto real, resolve(path, true));
     if (real.err) return missing(path, real.err);
-    return read_small_file(root_ + real.path, path, limit);
+    return read_below_root(real.path, path, limit, 0);
+  }
+
+  // read_small_file of the inner path p, relative to the root's descriptor.
+  Result<std::string> read_below_root(const std::string& p, const std::string& shown, std::size_t limit,
+                                      int flags) const {
+    if (root_fd_ < 0) return read_small_file(root_ + p, shown, limit, flags);
+    return read_small_file_at(root_fd_, p == "/" ? "." : p.c_str() + 1, shown, limit, flags);
   }
 
   std::optional<Error> recorded_error(const char* op, const std::string& path) const {
@@ -270,9 +286,9 @@ class RootedHost final : public Host {
     if (!listed || *listed == FileType::symlink) {
       // One readlink says what an lstat would (EINVAL: there, and not a link) and gives
       // a link's target with it.
-      const std::string real = root_ + p;
       char buf[4096];
-      const ssize_t len = ::readlink(real.c_str(), buf, sizeof buf - 1);
+      const ssize_t len = root_fd_ >= 0 ? ::readlinkat(root_fd_, p.c_str() + 1, buf, sizeof buf - 1)
+                                        : ::readlink((root_ + p).c_str(), buf, sizeof buf - 1);
       if (len >= 0) {
         n.symlink = true;
         n.target.assign(buf, static_cast<std::size_t>(len));
@@ -314,6 +330,7 @@ class RootedHost final : public Host {
   mutable std::unordered_map<std::string, std::vector<DirEntry>> lists_;  // by resolved path
   std::string root_;
   HostManifest m_;
+  int root_fd_;  // -1: not open
 };
 
 }  // namespace
