@@ -268,7 +268,7 @@ struct RawDevices {
 };
 
 // The manifest's parse: every key into a JSON document as parse_json builds it, except
-// the "devices" object, read straight into RawDevices (a 16-GPU snapshot holds 130
+// the "devices" object, read straight into RawDevices (a 16-GPU MI300X node has 258
 // device nodes: a document of them was most of reading the manifest). The document gets
 // null in its place. Keys repeat as in a document: the last one wins.
 class ManifestSax {
@@ -419,17 +419,18 @@ Result<std::vector<DeviceNode>> read_devices(const RawDevices& raw) {
     if (type && *type == "block") d.type = FileType::block_device;
     else if (type && *type == "dir") d.type = FileType::directory;
     else d.type = FileType::char_device;
-    if (v.mode.kind == RawValue::Kind::string) {
-      const std::string& ms = v.mode.text;
-      char* end = nullptr;
-      unsigned long mode = std::strtoul(ms.c_str(), &end, 8);
-      if (ms.empty() || *end != '\0' || mode > 07777)
+    if (v.mode.kind != RawValue::Kind::none) {
+      unsigned long long mode = 010000;  // refused unless an octal string or an integer says less
+      if (v.mode.kind == RawValue::Kind::string) {
+        char* end = nullptr;
+        mode = std::strtoul(v.mode.text.c_str(), &end, 8);
+        if (v.mode.text.empty() || *end != '\0') mode = 010000;
+      } else if (v.mode.kind == RawValue::Kind::non_negative) {
+        mode = v.mode.number;
+      }
+      if (mode > 07777)
         return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
       d.mode = static_cast<std::uint32_t>(mode);
-    } else if (v.mode.kind == RawValue::Kind::non_negative && v.mode.number <= 07777) {
-      d.mode = static_cast<std::uint32_t>(v.mode.number);
-    } else if (v.mode.kind != RawValue::Kind::none) {
-      return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
     }
     if (auto s = raw_id(v.uid, path, "uid", d.uid); !s) return s.error();
     if (auto s = raw_id(v.gid, path, "gid", d.gid); !s) return s.error();
@@ -451,9 +452,13 @@ Result<HostManifest> parse_manifest_doc(const std::string& text) {
   HostManifest m;
   json doc;
   std::optional<RawDevices> devices;
-  if (ManifestSax plain(doc); parse_plain_json(text, plain)) {
-    devices = std::move(plain.devices);
-  } else {  // nlohmann's parser decides
+  bool read = false;
+  {
+    ManifestSax plain(doc);
+    read = parse_plain_json(text, plain);
+    if (read) devices = std::move(plain.devices);
+  }
+  if (!read) {  // not plain JSON (or not JSON): nlohmann's parser decides, from the start
     doc = json();
     ManifestSax sax(doc);
     if (auto parsed = parse_json_sax(text, sax); !parsed)
