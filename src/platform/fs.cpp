@@ -72,8 +72,9 @@ Result<std::string> read_small_file_at(int dir, const char* path, const std::str
   // than nothing, is the whole file: no fstat. Nothing, an error (EISDIR, EAGAIN from a
   // FIFO) or a full page asks fstat as read_real_file does.
   char page[4096];
+  const std::size_t want = limit < sizeof page ? limit + 1 : sizeof page;  // a byte past the limit says "larger"
   ssize_t n;
-  do n = ::read(fd.get(), page, std::min(sizeof page, limit + 1));
+  do n = ::read(fd.get(), page, want);
   while (n < 0 && errno == EINTR);
   if (n > 0 && static_cast<std::size_t>(n) < sizeof page && static_cast<std::size_t>(n) <= limit)
     return std::string(page, static_cast<std::size_t>(n));

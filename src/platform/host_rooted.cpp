@@ -164,9 +164,9 @@ class RootedHost final : public Host {
   // Resolves path inside the root. A missing component ends resolution there: err says
   // why, and the caller fails with it without a syscall.
   //
-  // The walk lstat()s each component, which made a run on a 4-GPU tree cost ~1800
-  // stat calls (sysfs device paths are ten components deep and every file re-walked
-  // them). A recorded machine does not change while amdml reads it, so what each
+  // The walk looks at each component (one readlink each: EINVAL means "not a link"), which
+  // made a run on a 4-GPU tree cost ~1800 stat calls when it lstat'ed them all afresh
+  // (sysfs device paths are ten components deep and every file re-walked them). A recorded machine does not change while amdml reads it, so what each
   // component is -- a directory or file, a symlink and its target, or missing (/usr in
   // most fixtures) -- is looked up once per probe run and remembered until forget().
   // The final syscall runs on the real path, so a stale entry can only make a read fail.
@@ -272,13 +272,13 @@ class RootedHost final : public Host {
   }
 
   struct Node {
-    int err = 0;  // not there: lstat's (or readlink's) errno
+    int err = 0;  // not there: the errno of its readlink (an lstat's)
     bool symlink = false;
-    std::string target;       // the link's text, when symlink
+    std::string target;  // the link's text, when symlink
   };
 
-  // What the component at inner path p is: its lstat, or its entry in its directory's
-  // listing (kfd nodes, PCI devices, class links).
+  // What the component at inner path p is: its readlink (which answers what an lstat
+  // would), or its entry in its directory's listing (kfd nodes, PCI devices, class links).
   const Node& lookup(const std::string& p) const {
     if (auto it = nodes_.find(p); it != nodes_.end()) return it->second;
     Node n;
