@@ -28,9 +28,14 @@ int nesting(std::string_view text, int max) {
 
 }  // namespace
 
-Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
+Status check_json_depth(std::string_view text, int max_depth) {
   if (nesting(text, max_depth) > max_depth)
     return make_error("nested deeper than " + std::to_string(max_depth) + " levels");
+  return {};
+}
+
+Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
+  AMDML_TRY_STATUS(check_json_depth(text, max_depth));
   auto doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (doc.is_discarded()) return make_error("not valid JSON");
   return doc;

@@ -44,6 +44,53 @@ Result<std::string> read_real_file(const std::string& real, const std::string& s
   return read_fd(fd.get(), shown, limit, st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0);
 }
 
+// Appends what is left in fd to out; more than limit bytes in all is EFBIG.
+static Status read_to_end(int fd, const std::string& shown, std::size_t limit, std::string& out) {
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return os_error(shown, errno);
+    }
+    if (n == 0) return {};
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+  }
+}
+
+Result<std::string> read_small_file(const std::string& real, const std::string& shown, std::size_t limit,
+                                    int extra_flags) {
+  return read_small_file_at(AT_FDCWD, real.c_str(), shown, limit, extra_flags);
+}
+
+Result<std::string> read_small_file_at(int dir, const char* path, const std::string& shown, std::size_t limit,
+                                       int extra_flags) {
+  Fd fd(::openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra_flags));
+  if (!fd) return os_error(shown, errno);
+  // A page: what a sysfs attribute returns in one read. Less than a full page, and more
+  // than nothing, is the whole file: no fstat. Nothing, an error (EISDIR, EAGAIN from a
+  // FIFO) or a full page asks fstat as read_real_file does.
+  char page[4096];
+  const std::size_t want = limit < sizeof page ? limit + 1 : sizeof page;  // a byte past the limit says "larger"
+  ssize_t n;
+  do n = ::read(fd.get(), page, want);
+  while (n < 0 && errno == EINTR);
+  if (n > 0 && static_cast<std::size_t>(n) < sizeof page && static_cast<std::size_t>(n) <= limit)
+    return std::string(page, static_cast<std::size_t>(n));
+  const int read_errno = n < 0 ? errno : 0;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return os_error(shown, errno);
+  if (!S_ISREG(st.st_mode)) return make_error(shown + ": not a regular file", S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+  if (read_errno) return os_error(shown, read_errno);
+  std::string out(page, static_cast<std::size_t>(n));
+  if (n == 0) return out;
+  if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+  if (st.st_size > 0 && static_cast<std::size_t>(st.st_size) <= limit) out.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  AMDML_TRY_STATUS(read_to_end(fd.get(), shown, limit, out));
+  return out;
+}
+
 Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit, std::size_t size_hint) {
   std::string out;
   // One read of the file's size and a byte more: a regular file returns less only at its
@@ -59,17 +106,7 @@ Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit,
     if (static_cast<std::size_t>(n) <= size_hint) return out;
     if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
   }
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return os_error(shown, errno);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
-  }
+  AMDML_TRY_STATUS(read_to_end(fd, shown, limit, out));
   return out;
 }
 

@@ -14,6 +14,16 @@ namespace amdml::platform {
 // are added to the open (O_NOFOLLOW: a symlink fails with ELOOP).
 Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit,
                                    int extra_flags = 0);
+// read_real_file for small files (sysfs attributes): one read into a page, and fstat only
+// when that read is not plainly the whole file (nothing, an error, a full page), so a
+// sysfs file costs open+read+close. A FIFO is still refused (its read gives nothing or
+// EAGAIN); a character device that returns data at once is read like a file.
+Result<std::string> read_small_file(const std::string& real, const std::string& shown, std::size_t limit,
+                                    int extra_flags = 0);
+// read_small_file of path relative to the directory descriptor dir (AT_FDCWD: the
+// working directory).
+Result<std::string> read_small_file_at(int dir, const char* path, const std::string& shown, std::size_t limit,
+                                       int extra_flags = 0);
 // Reads an open descriptor to its end (EINTR retried); more than limit bytes is EFBIG.
 // Errors name `shown`. The caller closes fd. size_hint (the file's fstat size, 0 when
 // unknown) lets a regular file be read in one read().

@@ -2,6 +2,7 @@
 // DIR/amdml-host.json for what is not a file. Every path resolves inside DIR.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string_view>
@@ -25,7 +26,16 @@ constexpr const char* kManifest = "amdml-host.json";  // formats/host_manifest.h
 
 class RootedHost final : public Host {
  public:
-  RootedHost(std::string root, HostManifest m) : root_(std::move(root)), m_(std::move(m)) {}
+  // The root's descriptor: the files and links below it are opened relative to it, so
+  // the kernel does not walk the root's own path for each (and no root+path string is
+  // built); without it (it could not be opened), by their full paths.
+  RootedHost(std::string root, HostManifest m)
+      : root_(std::move(root)), m_(std::move(m)), root_fd_(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
+  ~RootedHost() override {
+    if (root_fd_ >= 0) ::close(root_fd_);
+  }
+  RootedHost(const RootedHost&) = delete;
+  RootedHost& operator=(const RootedHost&) = delete;
 
   bool live() const override { return false; }
   const std::string& root() const override { return root_; }
@@ -43,14 +53,20 @@ class RootedHost final : public Host {
         it != reads_.end() && it->second.limit == limit && (it->second.result || it->second.shown == path))
       return it->second.result;
     auto r = read_uncached(path, parent.path, limit);
-    reads_.insert_or_assign(parent.path, Read{limit, path, r});
+    reads_.insert_or_assign(std::move(parent.path), Read{limit, r ? std::string() : path, r});
     return r;
   }
   Result<std::vector<DirEntry>> list_dir(const std::string& path) const override {
     if (auto e = recorded_error("list", path)) return *e;
     AMDML_TRY(auto real, resolve(path, true));
     if (real.err) return missing(path, real.err);
-    return list_real_dir(root_ + real.path, path);
+    // A directory is listed once per probe run (the DRM probe lists a device's drm/
+    // through its PCI and its class link); lookup() takes what its entries are from the
+    // listing rather than an lstat.
+    if (auto it = lists_.find(real.path); it != lists_.end()) return it->second;
+    auto r = list_real_dir(root_ + real.path, path);
+    if (!r) return r;
+    return lists_.emplace(real.path, std::move(*r)).first->second;
   }
   Result<std::string> read_link(const std::string& path) const override {
     if (auto e = recorded_error("readlink", path)) return *e;
@@ -81,6 +97,7 @@ class RootedHost final : public Host {
     nodes_.clear();
     dirs_.clear();
     reads_.clear();
+    lists_.clear();
   }
 
   Identity identity() const override { return m_.identity.value_or(Identity{}); }
@@ -117,11 +134,18 @@ class RootedHost final : public Host {
   // O_NOFOLLOW rather than lstat'ed first; only a symlink there (ELOOP) is resolved.
   // inner: path with its directory resolved.
   Result<std::string> read_uncached(const std::string& path, const std::string& inner, std::size_t limit) const {
-    auto r = read_real_file(root_ + inner, path, limit, O_NOFOLLOW);
+    auto r = read_below_root(inner, path, limit, O_NOFOLLOW);
     if (r || r.error().code != ELOOP) return r;
     AMDML_TRY(auto real, resolve(path, true));
     if (real.err) return missing(path, real.err);
-    return read_real_file(root_ + real.path, path, limit);
+    return read_below_root(real.path, path, limit, 0);
+  }
+
+  // read_small_file of the inner path p, relative to the root's descriptor.
+  Result<std::string> read_below_root(const std::string& p, const std::string& shown, std::size_t limit,
+                                      int flags) const {
+    if (root_fd_ < 0) return read_small_file(root_ + p, shown, limit, flags);
+    return read_small_file_at(root_fd_, p == "/" ? "." : p.c_str() + 1, shown, limit, flags);
   }
 
   std::optional<Error> recorded_error(const char* op, const std::string& path) const {
@@ -140,9 +164,9 @@ class RootedHost final : public Host {
   // Resolves path inside the root. A missing component ends resolution there: err says
   // why, and the caller fails with it without a syscall.
   //
-  // The walk lstat()s each component, which made a run on a 4-GPU tree cost ~1800
-  // stat calls (sysfs device paths are ten components deep and every file re-walked
-  // them). A recorded machine does not change while amdml reads it, so what each
+  // The walk looks at each component (one readlink each: EINVAL means "not a link"), which
+  // made a run on a 4-GPU tree cost ~1800 stat calls when it lstat'ed them all afresh
+  // (sysfs device paths are ten components deep and every file re-walked them). A recorded machine does not change while amdml reads it, so what each
   // component is -- a directory or file, a symlink and its target, or missing (/usr in
   // most fixtures) -- is looked up once per probe run and remembered until forget().
   // The final syscall runs on the real path, so a stale entry can only make a read fail.
@@ -175,16 +199,38 @@ class RootedHost final : public Host {
       cur.resize(cur.empty() ? 0 : cur.rfind('/'));
       return Resolved{0, cur.empty() ? std::string("/") : cur};
     }
-    const std::string dir = cur;
+    const std::size_t dir_end = cur.size();
     cur += '/';
     cur += base;
     if (!follow_last) return Resolved{0, std::move(cur)};
     const Node& node = lookup(cur);
     if (!node.symlink) return Resolved{node.err, std::move(cur)};
-    auto target = resolve(!node.target.empty() && node.target[0] == '/' ? node.target : dir + "/" + node.target, true,
-                          hops + 1);
+    auto target = resolve(link_target(cur.substr(0, dir_end), node.target), true, hops + 1);
     if (!target) return walk(path, true);
     return target;
+  }
+
+  // The path a symlink in the resolved directory dir points to. A relative target's
+  // leading ".." pop dir itself, as the walk pops the resolved path (dir holds no links):
+  // sysfs links are "../../devices/...", so /sys/class/drm/card1 and
+  // /sys/bus/pci/devices/SLOT lead to the same /sys/devices/... directories, resolved
+  // and remembered once, rather than to /sys/class/drm/../../devices/... and
+  // /sys/bus/pci/devices/../../../devices/... (issue 16).
+  static std::string link_target(std::string dir, std::string_view target) {
+    if (!target.empty() && target[0] == '/') return std::string(target);
+    for (;;) {
+      if (target.rfind("./", 0) == 0) {
+        target.remove_prefix(2);
+      } else if (target.rfind("../", 0) == 0) {
+        target.remove_prefix(3);
+        dir.resize(dir.empty() ? 0 : dir.rfind('/'));
+      } else {
+        break;
+      }
+    }
+    dir += '/';
+    dir += target;
+    return dir;
   }
 
   // resolve() without the remembered directories: component by component.
@@ -226,34 +272,50 @@ class RootedHost final : public Host {
   }
 
   struct Node {
-    int err = 0;  // not there: lstat's (or readlink's) errno
+    int err = 0;  // not there: the errno of its readlink (an lstat's)
     bool symlink = false;
     std::string target;  // the link's text, when symlink
   };
 
-  // What the component at inner path p is.
+  // What the component at inner path p is: its readlink (which answers what an lstat
+  // would), or its entry in its directory's listing (kfd nodes, PCI devices, class links).
   const Node& lookup(const std::string& p) const {
     if (auto it = nodes_.find(p); it != nodes_.end()) return it->second;
-    std::string real = root_ + p;
-    struct ::stat st {};
     Node n;
-    if (::lstat(real.c_str(), &st) != 0) {
-      n.err = errno;
-    } else if (S_ISLNK(st.st_mode)) {
-      auto target = read_real_link(real, p);
-      if (target) {
+    const std::optional<FileType> listed = listed_type(p);
+    if (!listed || *listed == FileType::symlink) {
+      // One readlink says what an lstat would (EINVAL: there, and not a link) and gives
+      // a link's target with it.
+      char buf[4096];
+      const ssize_t len = root_fd_ >= 0 ? ::readlinkat(root_fd_, p.c_str() + 1, buf, sizeof buf - 1)
+                                        : ::readlink((root_ + p).c_str(), buf, sizeof buf - 1);
+      if (len >= 0) {
         n.symlink = true;
-        n.target = std::move(*target);
-      } else {
-        n.err = target.error().code;
+        n.target.assign(buf, static_cast<std::size_t>(len));
+      } else if (errno != EINVAL) {
+        n.err = errno;
       }
     }
     return nodes_.emplace(p, std::move(n)).first->second;
   }
 
+  // What the listing of p's directory, when it was listed, says p is (nullopt: not
+  // listed, or the listing did not know).
+  std::optional<FileType> listed_type(std::string_view p) const {
+    const auto slash = p.rfind('/');
+    auto it = lists_.find(slash == 0 ? std::string("/") : std::string(p.substr(0, slash)));
+    if (it == lists_.end()) return std::nullopt;
+    const std::string_view name = p.substr(slash + 1);
+    auto e = std::lower_bound(it->second.begin(), it->second.end(), name,
+                              [](const DirEntry& d, std::string_view n) { return d.name < n; });
+    if (e == it->second.end() || e->name != name) return std::nullopt;
+    if (e->type == FileType::other) return std::nullopt;
+    return e->type;
+  }
+
   struct Read {
     std::size_t limit;
-    std::string shown;  // the path asked for, which an error names
+    std::string shown;  // the path asked for, which an error names (kept with an error only)
     Result<std::string> result;
   };
 
@@ -265,8 +327,10 @@ class RootedHost final : public Host {
   mutable std::unordered_map<std::string, Node> nodes_;
   mutable std::unordered_map<std::string, Resolved, Hash, std::equal_to<>> dirs_;
   mutable std::unordered_map<std::string, Read> reads_;
+  mutable std::unordered_map<std::string, std::vector<DirEntry>> lists_;  // by resolved path
   std::string root_;
   HostManifest m_;
+  int root_fd_;  // -1: not open
 };
 
 }  // namespace

@@ -42,15 +42,18 @@ json facts_json(const Facts& f) {
              {"id_like", f.os.id_like}};
   j["memory"] = {{"total_bytes", opt_bytes(f.memory.total)}, {"available_bytes", opt_bytes(f.memory.available)}};
   json pci = json::array();
+  // Per-GPU objects are built key by key: an initializer list builds a [key, value]
+  // array for every member first (issue 16: half of the report's cost on 16 GPUs).
   for (const auto& p : f.pci) {
-    pci.push_back({{"slot", p.slot},
-                   {"vendor", hex4(p.vendor)},
-                   {"device", hex4(p.device)},
-                   {"revision", p.revision ? json(*p.revision) : json(nullptr)},
-                   {"class", p.class_code},
-                   {"driver", opt(p.driver)}});
+    json& o = pci.emplace_back();
+    o["slot"] = p.slot;
+    o["vendor"] = hex4(p.vendor);
+    o["device"] = hex4(p.device);
+    o["revision"] = p.revision ? json(*p.revision) : json(nullptr);
+    o["class"] = p.class_code;
+    o["driver"] = opt(p.driver);
   }
-  j["pci"] = pci;
+  j["pci"] = std::move(pci);
   const auto& d = f.driver;
   json cmd = json::object();
   for (const auto& [k, v] : d.cmdline_options) cmd[k] = v;
@@ -62,54 +65,61 @@ json facts_json(const Facts& f) {
                  {"amdttm", ttm_json(d.amdttm)},
                  {"gttsize_param_mib", opt(d.gttsize_param_mib)},
                  {"gttsize_cmdline_mib", opt(d.gttsize_cmdline_mib)},
-                 {"cmdline_options", cmd}};
+                 {"cmdline_options", std::move(cmd)}};
   json mp = json::array();
   for (const auto& o : f.modprobe.options)
     mp.push_back({{"file", o.file}, {"line", o.line}, {"module", o.module}, {"key", o.key}, {"value", o.value}});
-  j["modprobe"] = mp;
+  j["modprobe"] = std::move(mp);
   json nodes = json::array();
   for (const auto& n : f.kfd.nodes) {
     json banks = json::array();
-    for (const auto& b : n.mem_banks) banks.push_back({{"heap_type", b.heap_type}, {"size_bytes", b.size.value}});
-    nodes.push_back({{"index", n.index},
-                     {"cpu", n.cpu},
-                     {"name", n.name},
-                     {"gfx_target_version", opt(n.gfx_target_version)},
-                     {"gfx_target", n.gfx ? json(n.gfx->name()) : json(nullptr)},
-                     {"simd_count", n.simd_count},
-                     {"compute_units", opt(n.compute_units)},
-                     {"device_id", n.device_id},
-                     {"pci_slot", n.cpu ? json(nullptr) : json(n.pci_slot())},
-                     {"drm_render_minor", n.drm_render_minor},
-                     {"num_xcc", n.num_xcc},
-                     {"mem_banks", banks}});
+    for (const auto& b : n.mem_banks) {
+      json& o = banks.emplace_back();
+      o["heap_type"] = b.heap_type;
+      o["size_bytes"] = b.size.value;
+    }
+    json& o = nodes.emplace_back();
+    o["index"] = n.index;
+    o["cpu"] = n.cpu;
+    o["name"] = n.name;
+    o["gfx_target_version"] = opt(n.gfx_target_version);
+    o["gfx_target"] = n.gfx ? json(n.gfx->name()) : json(nullptr);
+    o["simd_count"] = n.simd_count;
+    o["compute_units"] = opt(n.compute_units);
+    o["device_id"] = n.device_id;
+    o["pci_slot"] = n.cpu ? json(nullptr) : json(n.pci_slot());
+    o["drm_render_minor"] = n.drm_render_minor;
+    o["num_xcc"] = n.num_xcc;
+    o["mem_banks"] = std::move(banks);
   }
-  j["kfd"] = {{"present", f.kfd.present}, {"nodes", nodes}};
+  j["kfd"] = {{"present", f.kfd.present}, {"nodes", std::move(nodes)}};
   json cards = json::array();
   for (const auto& c : f.drm.cards) {
-    cards.push_back({{"card", c.card},
-                     {"pci_slot", c.pci_slot},
-                     {"device", c.device ? json(hex4(*c.device)) : json(nullptr)},
-                     {"revision", c.revision ? json(*c.revision) : json(nullptr)},
-                     {"vram_total_bytes", opt_bytes(c.vram_total)},
-                     {"vis_vram_total_bytes", opt_bytes(c.vis_vram_total)},
-                     {"gtt_total_bytes", opt_bytes(c.gtt_total)},
-                     {"render_node", opt(c.render_node)}});
+    json& o = cards.emplace_back();
+    o["card"] = c.card;
+    o["pci_slot"] = c.pci_slot;
+    o["device"] = c.device ? json(hex4(*c.device)) : json(nullptr);
+    o["revision"] = c.revision ? json(*c.revision) : json(nullptr);
+    o["vram_total_bytes"] = opt_bytes(c.vram_total);
+    o["vis_vram_total_bytes"] = opt_bytes(c.vis_vram_total);
+    o["gtt_total_bytes"] = opt_bytes(c.gtt_total);
+    o["render_node"] = opt(c.render_node);
   }
-  j["drm"] = cards;
+  j["drm"] = std::move(cards);
   const auto& id = f.identity;
   json devs = json::array();
   for (const auto& a : id.devices) {
-    devs.push_back({{"path", a.path},
-                    {"exists", a.exists},
-                    {"mode", mode_json(a.mode)},
-                    {"gid", opt(a.gid)},
-                    {"group", opt(a.group)},
-                    {"in_etc_group", opt(a.in_etc_group)},
-                    {"in_session", opt(a.in_session)},
-                    {"in_nss", opt(a.in_nss)},
-                    {"open", open_text(a.open)},
-                    {"open_errno", a.open_errno}});
+    json& o = devs.emplace_back();
+    o["path"] = a.path;
+    o["exists"] = a.exists;
+    o["mode"] = mode_json(a.mode);
+    o["gid"] = opt(a.gid);
+    o["group"] = opt(a.group);
+    o["in_etc_group"] = opt(a.in_etc_group);
+    o["in_session"] = opt(a.in_session);
+    o["in_nss"] = opt(a.in_nss);
+    o["open"] = open_text(a.open);
+    o["open_errno"] = a.open_errno;
   }
   json nss_json = nullptr;
   if (id.nss_groups) {
@@ -122,9 +132,9 @@ json facts_json(const Facts& f) {
                  {"sudo_user", opt(id.process.sudo_user)},
                  {"process_groups", id.process.groups ? json(*id.process.groups) : json(nullptr)},
                  {"etc_groups", id.user_groups_etc},
-                 {"nss_groups", nss_json},
+                 {"nss_groups", std::move(nss_json)},
                  {"devices_known", id.devices_known},
-                 {"devices", devs}};
+                 {"devices", std::move(devs)}};
   const auto& dk = f.container.docker;
   json docker = nullptr;
   if (dk.binary)
@@ -140,18 +150,18 @@ json facts_json(const Facts& f) {
                     {"rootless_why", opt(f.container.rootless_why)},
                     {"user_namespace", opt(f.container.user_namespace)},
                     {"sys_kfd_visible", f.container.sys_kfd_visible},
-                    {"docker", docker}};
+                    {"docker", std::move(docker)}};
   json env = json::object();
   for (const auto& [k, v] : f.env) env[k] = v;
-  j["env"] = env;
+  j["env"] = std::move(env);
   json login = json::array();
   for (const auto& e : f.login_env) login.push_back({{"name", e.name}, {"value", e.value}, {"where", e.where}});
-  j["login_env"] = login;
+  j["login_env"] = std::move(login);
   j["runtime"] = runtime_facts_json(f.runtime);
   j["ml"] = ml_facts_json(f.ml);
   json errs = json::array();
   for (const auto& e : f.errors) errs.push_back({{"probe", e.probe}, {"path", e.path}, {"message", e.message}});
-  j["probe_errors"] = errs;
+  j["probe_errors"] = std::move(errs);
   return j;
 }
 

@@ -10,21 +10,28 @@ using nlohmann::json;
 
 static json sourced(const std::optional<SourcedBytes>& v) {
   if (!v) return nullptr;
-  return {{"bytes", v->value.value}, {"source", to_string(v->source)}};
+  json j;
+  j["bytes"] = v->value.value;
+  j["source"] = to_string(v->source);
+  return j;
 }
 
+// One object per GPU, built key by key (an initializer list builds a [key, value] array
+// for every member first).
 json gpu_memory_json(const std::vector<GpuMemoryView>& memory) {
   json out = json::array();
-  for (const auto& m : memory)
-    out.push_back({{"gpu", m.gpu},
-                   {"vram_total", sourced(m.vram_total)},
-                   {"vram_usable", sourced(m.vram_usable)},
-                   {"vis_vram_total", sourced(m.vis_vram_total)},
-                   {"gtt_total", sourced(m.gtt_total)},
-                   {"gtt_usable", sourced(m.gtt_usable)},
-                   {"hsa_coarse_pool", sourced(m.hsa_coarse_pool)},
-                   {"kfd_memory", sourced(m.kfd_memory)},
-                   {"disagreements", m.disagreements}});
+  for (const auto& m : memory) {
+    json& o = out.emplace_back();
+    o["gpu"] = m.gpu;
+    o["vram_total"] = sourced(m.vram_total);
+    o["vram_usable"] = sourced(m.vram_usable);
+    o["vis_vram_total"] = sourced(m.vis_vram_total);
+    o["gtt_total"] = sourced(m.gtt_total);
+    o["gtt_usable"] = sourced(m.gtt_usable);
+    o["hsa_coarse_pool"] = sourced(m.hsa_coarse_pool);
+    o["kfd_memory"] = sourced(m.kfd_memory);
+    o["disagreements"] = m.disagreements;
+  }
   return out;
 }
 
@@ -36,7 +43,7 @@ json runtime_facts_json(const RuntimeFacts& r) {
       hsa["agents"][i]["gpu"] = r.hsa.agents[i].gpu ? json(*r.hsa.agents[i].gpu) : json(nullptr);
   json libdrm = libdrm_record_json(r.libdrm);
   libdrm["recorded"] = r.libdrm.recorded;
-  return {{"probed", r.probed}, {"hsa", hsa}, {"libdrm", libdrm}, {"memory", gpu_memory_json(r.memory)}};
+  return {{"probed", r.probed}, {"hsa", std::move(hsa)}, {"libdrm", std::move(libdrm)}, {"memory", gpu_memory_json(r.memory)}};
 }
 
 }  // namespace amdml

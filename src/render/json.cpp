@@ -1,6 +1,7 @@
 // The doctor's JSON document (schema amdml.doctor/1). Pinned keys keep their meaning;
 // everything else amdml knows is added beside them. Unknown values are null.
 #include <cstdio>
+#include <string>
 
 #include "formats/fix_params_json.hpp"
 #include "render/render.hpp"
@@ -49,13 +50,13 @@ json finding_json(const Finding& f) {
   else j["fix"] = nullptr;
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"source", e.source}, {"value", e.value}});
-  j["evidence"] = ev;
+  j["evidence"] = std::move(ev);
   j["commands"] = f.commands;
   // The same commands with their roles ("run", "then", "or"): alternatives are not steps.
   json steps = json::array();
   for (std::size_t i = 0; i < f.commands.size(); ++i)
     steps.push_back({{"command", f.commands[i]}, {"role", to_string(f.command_role(i))}});
-  j["steps"] = steps;
+  j["steps"] = std::move(steps);
   j["notes"] = f.notes;
   return j;
 }
@@ -72,7 +73,7 @@ json report_json(const Report& r) {
   host["container"] = f.container.kind ? json(to_string(*f.container.kind)) : json(nullptr);
   host["machine"] = opt(f.os.machine);
   host["wsl"] = f.os.wsl;
-  j["host"] = host;
+  j["host"] = std::move(host);
   j["rocm"] = {{"version", f.rocm.version ? json(f.rocm.version->str()) : json(nullptr)},
                {"path", opt(f.rocm.path)},
                {"resolved_path", opt(f.rocm.resolved_path)},
@@ -80,17 +81,97 @@ json report_json(const Report& r) {
                {"hsa_library", opt(f.rocm.hsa_library)}};
   json gpus = json::array();
   for (const auto& g : f.gpus) gpus.push_back(gpu_json(g));
-  j["gpus"] = gpus;
+  j["gpus"] = std::move(gpus);
   json findings = json::array();
   for (const auto& fd : r.findings) findings.push_back(finding_json(fd));
-  j["findings"] = findings;
+  j["findings"] = std::move(findings);
   j["summary"] = {{"errors", r.summary.errors}, {"warnings", r.summary.warnings}, {"infos", r.summary.infos}};
   j["facts"] = facts_json(f);
   return j;
 }
 
+namespace {
+
+// nlohmann's own text for a value (invalid UTF-8 as U+FFFD): the reference the writer
+// below follows, and what it falls back to for anything but plain values.
+std::string nlohmann_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+// A string as nlohmann writes it: printable ASCII without '"' and '\\' as it is, anything
+// else (escapes, UTF-8, invalid bytes) by nlohmann itself.
+void write_string(std::string& out, const std::string& s) {
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
+      out += nlohmann_text(json(s), -1);
+      return;
+    }
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+// nlohmann's dump(indent, ' ', false, replace), byte for byte, without its per-character
+// output adapter: the doctor document of 16 GPUs is 44 KB (issue 16). Numbers other than
+// integers and anything unusual are written by nlohmann itself.
+void write_json(std::string& out, const json& j, int indent, int depth) {
+  const bool pretty = indent >= 0;
+  auto newline = [&](int level) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(indent) * static_cast<std::size_t>(level), ' ');
+  };
+  switch (j.type()) {
+    case json::value_t::object: {
+      if (j.empty()) {
+        out += "{}";
+        return;
+      }
+      out += '{';
+      bool first = true;
+      for (const auto& [key, value] : j.get_ref<const json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        if (pretty) newline(depth + 1);
+        write_string(out, key);
+        out += pretty ? ": " : ":";
+        write_json(out, value, indent, depth + 1);
+      }
+      if (pretty) newline(depth);
+      out += '}';
+      return;
+    }
+    case json::value_t::array: {
+      if (j.empty()) {
+        out += "[]";
+        return;
+      }
+      out += '[';
+      bool first = true;
+      for (const auto& value : j.get_ref<const json::array_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        if (pretty) newline(depth + 1);
+        write_json(out, value, indent, depth + 1);
+      }
+      if (pretty) newline(depth);
+      out += ']';
+      return;
+    }
+    case json::value_t::string: write_string(out, j.get_ref<const std::string&>()); return;
+    case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
+    case json::value_t::null: out += "null"; return;
+    case json::value_t::number_integer: out += std::to_string(j.get<json::number_integer_t>()); return;
+    case json::value_t::number_unsigned: out += std::to_string(j.get<json::number_unsigned_t>()); return;
+    default: out += nlohmann_text(j, indent); return;  // floats, binary, discarded
+  }
+}
+
+}  // namespace
+
 std::string json_text(const json& j, int indent) {
-  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  write_json(out, j, indent, 0);
+  return out;
 }
 
 json error_json(const std::string& message) {

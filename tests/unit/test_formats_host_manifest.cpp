@@ -131,6 +131,43 @@ TEST(HostManifest, WrongKindsNameTheKey) {
   }
 }
 
+// Issue 16: "devices" is read straight from the parse (a 16-GPU snapshot holds 258 device
+// nodes), by the plain-JSON fast path or, for any other text, through nlohmann's parser.
+// Both read like the document did: keys repeat and the last one wins, "-0" is 0, fields
+// amdml does not know are skipped whatever they hold, paths come in path order.
+TEST(HostManifest, DevicesReadAlikeOnBothPaths) {
+  struct Case {
+    const char* devices;  // the "devices" member(s)
+    const char* want;     // host_manifest_json(...)["devices"].dump(), or the error
+  } cases[] = {
+      {R"("devices": {"/dev/kfd": {"mode": "0600", "x": {"type": 5}}, "/dev/dri/card1": {"gid": 39}, "/dev/kfd": {"uid": -0, "open": "ok"}})",
+       R"({"/dev/dri/card1":{"gid":39,"type":"char"},"/dev/kfd":{"open":"ok","type":"char","uid":0}})"},
+      {R"("devices": {"/dev/kfd": {"mode": 4095, "type": "dir", "open": "EACCES", "type": "block", "gid": 1, "gid": null}})",
+       R"({"/dev/kfd":{"mode":"7777","open":"EACCES","type":"block"}})"},
+      {R"("devices": 5, "devices": {"/dev/kfd": {"mode": -0}})", R"({"/dev/kfd":{"mode":"0000","type":"char"}})"},
+      {R"("devices": {"/dev/kfd": {}}, "devices": {})", "{}"},
+      {R"("devices": {"/dev/kfd": {}}, "devices": 5)", "amdml-host.json: devices must be an object"},
+      {R"("devices": {"/dev/kfd": {}}, "devices": null)", "no devices"},
+      {R"("devices": {"/dev/kfd": [{"type": "char"}]})", "amdml-host.json: devices./dev/kfd must be an object"},
+      {R"("devices": {"/dev/kfd": {"type": ["char"]}})", "amdml-host.json: devices./dev/kfd.type must be a string"},
+      {R"("devices": {"/dev/kfd": {"mode": 4096}})", "amdml-host.json: devices./dev/kfd.mode must be octal like \"0660\""},
+      {R"("devices": {"/dev/kfd": {"uid": 1.0}})", "amdml-host.json: devices./dev/kfd.uid must be a non-negative integer"},
+      {R"("devices": {"/dev/b": {"gid": -1}, "/dev/a": {"open": 1}})", "amdml-host.json: devices./dev/a.open must be a string"},
+  };
+  auto read = [](const std::string& text) -> std::string {
+    auto m = parse_host_manifest(text);
+    if (!m) return m.error().message;
+    if (!m->devices) return "no devices";
+    return host_manifest_json(*m)["devices"].dump();
+  };
+  for (const auto& c : cases) {
+    const std::string plain = std::string("{") + c.devices + "}";
+    const std::string other = std::string(R"({"note": "caf\u00e9", )") + c.devices + "}";  // \u: not plain JSON
+    EXPECT_EQ(read(plain), c.want) << plain;
+    EXPECT_EQ(read(other), c.want) << other;
+  }
+}
+
 // Every fixture manifest reads, and what the writer makes of it reads back the same.
 TEST(HostManifest, FixtureManifestsRewriteToThemselves) {
   int n = 0;

@@ -277,6 +277,64 @@ TEST(RootedHost, RememberedReadsKeepTheirLimit) {
   EXPECT_EQ(h->read_file("/empty").value_or("?"), "");
 }
 
+// Issue 16: a sysfs file costs open+read+close (no fstat unless the read is not plainly
+// the whole file): files around the one-page read are still read whole, limits hold.
+TEST(RootedHost, FilesAroundAPageAreReadWhole) {
+  TestTree t;
+  for (std::size_t n : {1u, 4095u, 4096u, 4097u, 8192u, 12289u}) t.write("f" + std::to_string(n), std::string(n, 'z'));
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  for (std::size_t n : {1u, 4095u, 4096u, 4097u, 8192u, 12289u}) {
+    const std::string p = "/f" + std::to_string(n);
+    EXPECT_EQ(h->read_file(p, n).value_or("?"), std::string(n, 'z')) << p;
+    auto small = h->read_file(p, n - 1);
+    ASSERT_FALSE(small) << p;
+    EXPECT_EQ(small.error().code, EFBIG) << p;
+    EXPECT_EQ(small.error().message, p + ": larger than " + std::to_string(n - 1) + " bytes");
+  }
+}
+
+// Issue 16: a directory is listed once per probe run, and the resolution of a path
+// through a listed entry trusts the listing: the same answers as the lstat walk.
+TEST(RootedHost, ListingsAreRememberedUntilForget) {
+  TestTree t;
+  t.write("sys/devices/pci0000:00/0000:00:01.0/drm/card1/uevent", "MAJOR=226\n");
+  t.link("sys/class/drm/card1", "../../devices/pci0000:00/0000:00:01.0/drm/card1");
+  t.link("sys/class/drm/card2", "../../devices/pci0000:00/0000:00:02.0/drm/card2");  // dangling
+  t.write("sys/class/drm/version", "drm 1.1.0\n");
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  auto first = h->list_dir("/sys/class/drm");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->size(), 3u);
+  EXPECT_EQ(h->read_file("/sys/class/drm/card1/uevent").value_or(""), "MAJOR=226\n");
+  EXPECT_EQ(h->read_file("/sys/class/drm/card2/uevent").error().message,
+            "/sys/class/drm/card2/uevent: No such file or directory");
+  EXPECT_EQ(h->read_file("/sys/class/drm/version/x").error().code, ENOTDIR);
+  EXPECT_EQ(h->canonical("/sys/class/drm/card1").value_or(""), "/sys/devices/pci0000:00/0000:00:01.0/drm/card1");
+  t.write("sys/class/drm/card3", "");
+  EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 3u);
+  h->forget();
+  EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 4u);
+}
+
+// A relative link's leading "./" and "../" pop the link's own resolved directory, never
+// past the root (issue 16 applies them to the resolved path instead of resolving
+// "dir/../.." component by component).
+TEST(RootedHost, RelativeLinkTargetsPopTheLinksDirectory) {
+  TestTree t;
+  t.write("devices/x/vendor", "0x1002\n");
+  t.link("a/b/up", "../../../../devices/x");
+  t.link("a/b/dot", "./.././../devices/x");
+  t.link("a/b/c/mid", "../../../devices/../devices/x");
+  auto h = t.host();
+  ASSERT_TRUE(h);
+  for (const char* p : {"/a/b/up", "/a/b/dot", "/a/b/c/mid"}) {
+    EXPECT_EQ(h->canonical(p).value_or(""), "/devices/x") << p;
+    EXPECT_EQ(h->read_file(std::string(p) + "/vendor").value_or(""), "0x1002\n") << p;
+  }
+}
+
 TEST(RootedHost, ListDirIsSortedAndTyped) {
   TestTree t;
   t.write("d/b", "");
