@@ -12,6 +12,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "base/fd.hpp"
 #include "platform/host.hpp"
 #include "formats/system_files.hpp"
 #include "formats/host_manifest.hpp"
@@ -31,11 +32,6 @@ class RootedHost final : public Host {
   // built); without it (it could not be opened), by their full paths.
   RootedHost(std::string root, HostManifest m)
       : root_(std::move(root)), m_(std::move(m)), root_fd_(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
-  ~RootedHost() override {
-    if (root_fd_ >= 0) ::close(root_fd_);
-  }
-  RootedHost(const RootedHost&) = delete;
-  RootedHost& operator=(const RootedHost&) = delete;
 
   bool live() const override { return false; }
   const std::string& root() const override { return root_; }
@@ -144,8 +140,8 @@ class RootedHost final : public Host {
   // read_small_file of the inner path p, relative to the root's descriptor.
   Result<std::string> read_below_root(const std::string& p, const std::string& shown, std::size_t limit,
                                       int flags) const {
-    if (root_fd_ < 0) return read_small_file(root_ + p, shown, limit, flags);
-    return read_small_file_at(root_fd_, p == "/" ? "." : p.c_str() + 1, shown, limit, flags);
+    if (!root_fd_) return read_small_file(root_ + p, shown, limit, flags);
+    return read_small_file_at(root_fd_.get(), p == "/" ? "." : p.c_str() + 1, shown, limit, flags);
   }
 
   std::optional<Error> recorded_error(const char* op, const std::string& path) const {
@@ -287,7 +283,7 @@ class RootedHost final : public Host {
       // One readlink says what an lstat would (EINVAL: there, and not a link) and gives
       // a link's target with it.
       char buf[4096];
-      const ssize_t len = root_fd_ >= 0 ? ::readlinkat(root_fd_, p.c_str() + 1, buf, sizeof buf - 1)
+      const ssize_t len = root_fd_ ? ::readlinkat(root_fd_.get(), p.c_str() + 1, buf, sizeof buf - 1)
                                         : ::readlink((root_ + p).c_str(), buf, sizeof buf - 1);
       if (len >= 0) {
         n.symlink = true;
@@ -330,7 +326,7 @@ class RootedHost final : public Host {
   mutable std::unordered_map<std::string, std::vector<DirEntry>> lists_;  // by resolved path
   std::string root_;
   HostManifest m_;
-  int root_fd_;  // -1: not open
+  Fd root_fd_;  // invalid: not open
 };
 
 }  // namespace
