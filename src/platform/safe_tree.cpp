@@ -2,6 +2,7 @@
 #include "platform/safe_tree.hpp"
 
 #include <dirent.h>
+#include <stdio.h>  // renameat2, RENAME_NOREPLACE
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -28,8 +29,12 @@ ssize_t FsOps::write(int fd, const void* buf, std::size_t n) { return ::write(fd
 int FsOps::fsync(int fd) { return ::fsync(fd); }
 int FsOps::fchmod(int fd, unsigned mode) { return ::fchmod(fd, mode); }
 int FsOps::fchown(int fd, uid_t uid, gid_t gid) { return ::fchown(fd, uid, gid); }
-int FsOps::renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath) {
-  return ::renameat(olddirfd, oldpath, newdirfd, newpath);
+int FsOps::renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) {
+  if (flags == 0) return ::renameat(olddirfd, oldpath, newdirfd, newpath);
+  int rc = ::renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+  if (rc != 0 && (errno == EINVAL || errno == ENOSYS) && flags == RENAME_NOREPLACE)
+    rc = ::renameat(olddirfd, oldpath, newdirfd, newpath);
+  return rc;
 }
 int FsOps::unlinkat(int dirfd, const char* path, int flags) { return ::unlinkat(dirfd, path, flags); }
 int FsOps::mkdirat(int dirfd, const char* path, unsigned mode) { return ::mkdirat(dirfd, path, mode); }
@@ -78,9 +83,9 @@ int FaultyFsOps::fchown(int fd, uid_t uid, gid_t gid) {
   if (hit(Op::fchown)) return -1;
   return FsOps::fchown(fd, uid, gid);
 }
-int FaultyFsOps::renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath) {
+int FaultyFsOps::renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) {
   if (hit(Op::rename)) return -1;
-  return FsOps::renameat(olddirfd, oldpath, newdirfd, newpath);
+  return FsOps::renameat(olddirfd, oldpath, newdirfd, newpath, flags);
 }
 int FaultyFsOps::unlinkat(int dirfd, const char* path, int flags) {
   if (hit(Op::unlink)) return -1;
@@ -387,8 +392,9 @@ Status SafeTree::rename(const std::string& from, const std::string& to) {
   if (::fstatat(dst.first.get(), dst.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
     return make_error(to + " exists; not renaming " + from + " over it", EEXIST);
   if (errno != ENOENT) return os_error(to, errno);
-  if (ops_.renameat(src.first.get(), src.second.c_str(), dst.first.get(), dst.second.c_str()) != 0)
-    return os_error(from, errno);
+  // RENAME_NOREPLACE: a name taken between the check and the rename fails too.
+  if (ops_.renameat(src.first.get(), src.second.c_str(), dst.first.get(), dst.second.c_str(), RENAME_NOREPLACE) != 0)
+    return errno == EEXIST ? make_error(to + " exists; not renaming " + from + " over it", EEXIST) : os_error(from, errno);
   for (const auto* d : {&src.first, &dst.first})
     if (ops_.fsync(d->get()) != 0) return make_error(to + ": fsync of the directory: " + errno_text(errno), errno);
   return {};

@@ -37,7 +37,9 @@ class FsOps {
   virtual int fsync(int fd);
   virtual int fchmod(int fd, unsigned mode);
   virtual int fchown(int fd, uid_t uid, gid_t gid);
-  virtual int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath);
+  // flags: 0, or RENAME_NOREPLACE (renameat2: fails with EEXIST rather than replace;
+  // where the filesystem lacks it, a plain rename -- the caller has checked the name).
+  virtual int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags = 0);
   virtual int unlinkat(int dirfd, const char* path, int flags);
   virtual int mkdirat(int dirfd, const char* path, unsigned mode);
   virtual int close(int fd);
@@ -62,7 +64,7 @@ class FaultyFsOps final : public FsOps {
   int fsync(int fd) override;
   int fchmod(int fd, unsigned mode) override;
   int fchown(int fd, uid_t uid, gid_t gid) override;
-  int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath) override;
+  int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags = 0) override;
   int unlinkat(int dirfd, const char* path, int flags) override;
   int mkdirat(int dirfd, const char* path, unsigned mode) override;
   int fallocate(int fd, off_t len) override;  // counts as a write: it is what fills a disk

@@ -150,3 +150,25 @@ TEST(TreeLock, ASecondHolderWaitsThenGivesUp) {
   ASSERT_FALSE(second);
   EXPECT_NE(second.error().message.find("another amdml fix is running"), std::string::npos);
 }
+
+// A rename never replaces: the name taken between SafeTree::rename's check and the
+// rename itself fails the same way (RENAME_NOREPLACE), and the directory stays put.
+TEST(SafeTree, RenameNeverReplacesAnEntry) {
+  TestTree t("bad-symlinks");
+  fs::create_directories(t / "opt/taken");
+  write_file(t / "opt/taken/keep", "mine\n");
+  SafeTree tree(t.str());
+  auto st = tree.rename("/opt/rocm-6.2.4", "/opt/taken");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, EEXIST);
+  EXPECT_TRUE(fs::exists(t / "opt/rocm-6.2.4/.info/version"));
+  EXPECT_EQ(read_file(t / "opt/taken/keep"), "mine\n");
+  // The syscall itself, as the window after the check would meet it.
+  FsOps& ops = real_fs_ops();
+  errno = 0;
+  EXPECT_EQ(ops.renameat(AT_FDCWD, (t / "opt/rocm-6.2.4").c_str(), AT_FDCWD, (t / "opt/taken").c_str(), RENAME_NOREPLACE), -1);
+  EXPECT_EQ(errno, EEXIST);
+  EXPECT_TRUE(fs::exists(t / "opt/rocm-6.2.4/.info/version"));
+  ASSERT_TRUE(tree.rename("/opt/rocm-6.2.4", "/opt/amdml-set-aside-rocm-6.2.4"));
+  EXPECT_TRUE(fs::exists(t / "opt/amdml-set-aside-rocm-6.2.4/.info/version"));
+}
