@@ -222,7 +222,6 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   return c;
 }
 
-
 void attach_rocm_install(const RuleContext& ctx, Finding& fd) {
   auto c = choose_rocm(ctx);
   // The recipe, or the plain reason there is none, replaces the hand-picked advice
@@ -250,7 +249,6 @@ void attach_rocm_install(const RuleContext& ctx, Finding& fd) {
   fd.commands.clear();
   fd.roles.clear();
 }
-
 
 void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
