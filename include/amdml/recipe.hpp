@@ -32,8 +32,7 @@ inline constexpr EnumName<StepKind> kStepKindNames[] = {
     {StepKind::env_file, "env-file"},           {StepKind::daemon_reload, "daemon-reload"},
     {StepKind::restart_if_running, "restart-if-running"}, {StepKind::initramfs, "initramfs"},
     {StepKind::follow_up, "follow-up"},         {StepKind::login_env_clear, "login-env-clear"},
-    {StepKind::kernel_cmdline, "kernel-cmdline"},
-    {StepKind::follow_up, "follow-up"},         {StepKind::apt_source, "apt-source"},
+    {StepKind::kernel_cmdline, "kernel-cmdline"}, {StepKind::apt_source, "apt-source"},
     {StepKind::apt_install, "apt-install"},
 };
 inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }

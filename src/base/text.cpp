@@ -81,6 +81,17 @@ std::string one_line(std::string message) {
   return message;
 }
 
+std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+std::string octal_mode(std::uint32_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", mode);
+  return buf;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {

@@ -19,6 +19,11 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // single quotes (a ' inside becomes '\''). For commands printed for people to paste.
 std::string shell_word(std::string_view s);
 
+// s with every from replaced by to (from non-empty; a replacement is not searched again).
+std::string replace_all(std::string s, std::string_view from, std::string_view to);
+// A file mode as four octal digits, "0644" (the bits as given: mask them first if needed).
+std::string octal_mode(std::uint32_t mode);
+
 // Whole-string unsigned decimal ("123\n" ok; "", "-1", "12x", overflow -> nullopt).
 std::optional<std::uint64_t> u64(std::string_view s);
 // Whole-string signed decimal.

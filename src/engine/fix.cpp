@@ -31,7 +31,7 @@ bool host_is_root(const Host& host) {
   return id.euid && *id.euid == 0;
 }
 
-void emit_json(const nlohmann::json& doc) { write_stdout(json_text(doc) + "\n"); }
+void emit_json(const nlohmann::json& doc) { emit("", json_text(doc) + "\n"); }
 
 int need_root(const std::string& what, const std::string& cmd, const FixOptions& o, const char* mode) {
   std::fprintf(stderr, "amdml: error: %s needs root. Run:\n  %s\n", what.c_str(), cmd.c_str());
@@ -133,14 +133,13 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   }
   if (json) {
     emit_json(fix_apply_json(plan, rooted, *applied, before.findings, after));
-    if (!applied->ok) return kExitFindings;
-    return plan.refused() ? kExitFindings : kExitOk;
+  } else {
+    std::string text = format_apply(*applied, plan);
+    if (after) text += format_verify(plan, *applied, before.findings, *after);
+    for (const auto& rp : plan.recipes)
+      if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
+    emit_text("", text);
   }
-  std::string text = format_apply(*applied, plan);
-  if (after) text += format_verify(plan, *applied, before.findings, *after);
-  for (const auto& rp : plan.recipes)
-    if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
-  emit_text("", text);
   if (!applied->ok) return kExitFindings;
   return plan.refused() ? kExitFindings : kExitOk;
 }

@@ -20,6 +20,7 @@
 #include <map>
 #include <set>
 
+#include "base/text.hpp"
 #include "base/paths.hpp"
 #include "fix/fix.hpp"
 #include "platform/host.hpp"
@@ -152,11 +153,6 @@ std::string first_line(const std::string& s) {
   return t.size() > 200 ? t.substr(0, 200) + "..." : t;
 }
 
-std::string octal(std::uint32_t m) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04o", m);
-  return buf;
-}
 
 // Temp files a killed writer left next to the files a run touches, and in the journal.
 void clean_stale_temps(platform::SafeTree& targets, platform::SafeTree& journal, const std::set<std::string>& dirs) {
@@ -200,7 +196,7 @@ std::vector<std::string> restore_changes(platform::SafeTree& targets, Journal& j
       } else if (kept && ch.contains("mode") && ch.contains("uid") && ch.contains("gid") &&
                  (cur->mode != ch["mode"].get<std::uint32_t>() || cur->uid != ch["uid"].get<std::uint32_t>() ||
                   cur->gid != ch["gid"].get<std::uint32_t>())) {
-        (*kept)[*it] = "mode " + octal(cur->mode) + " and owner " + std::to_string(cur->uid) + ":" + std::to_string(cur->gid) +
+        (*kept)[*it] = "mode " + text::octal_mode(cur->mode) + " and owner " + std::to_string(cur->uid) + ":" + std::to_string(cur->gid) +
                        " (set after amdml wrote it) kept";
       }
       if (auto st = targets.write(path, **old, meta); !st) {

@@ -330,17 +330,11 @@ void append_missing(std::vector<std::string>& words, const KernelCmdlineParams& 
     if (std::find(e.found.begin(), e.found.end(), k) == e.found.end()) words.push_back(k + "=" + v);
 }
 
-std::string join_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
-}
+bool odd_quotes(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 != 0; }
 
 }  // namespace
 
-bool odd_quotes(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 != 0; }
-
-CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params, bool append) {
+CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params) {
   CmdlineEdit e;
   // A word appended after an unterminated quote would be read as part of it.
   if (odd_quotes(words)) {
@@ -351,8 +345,8 @@ CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlinePara
   auto w = cmdline_words(words);
   bool changed = edit_words(w, params, e);
   const std::size_t before = w.size();
-  if (append) append_missing(w, params, e);
-  e.text = changed || w.size() != before ? join_words(w) : words;
+  append_missing(w, params, e);
+  e.text = changed || w.size() != before ? text::join(w, " ") : words;
   return e;
 }
 
@@ -395,7 +389,7 @@ CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParam
   }
   CmdlineEdit e;
   auto render = [](Line& l, const std::vector<std::string>& words) {
-    const std::string v = join_words(words);
+    const std::string v = text::join(words, " ");
     l.value = v;
     const char q = l.quote ? l.quote : (v.find_first_of(" \t") != std::string::npos ? '"' : 0);
     l.text = l.lead + (q ? std::string(1, q) : "") + v + (q ? std::string(1, q) : "") + l.tail;
@@ -428,7 +422,7 @@ CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParam
       append_missing(words, missing, CmdlineEdit{});
       if (!lines.empty() && !lines.back().nl) lines.back().nl = true;
       Line added;
-      added.text = "GRUB_CMDLINE_LINUX_DEFAULT=\"" + join_words(words) + "\"";
+      added.text = "GRUB_CMDLINE_LINUX_DEFAULT=\"" + text::join(words, " ") + "\"";
       added.nl = true;
       lines.push_back(std::move(added));
     }
@@ -445,7 +439,7 @@ CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlin
     trail.insert(trail.begin(), body.back());
     body.pop_back();
   }
-  auto e = edit_cmdline_words(body, params, true);
+  auto e = edit_cmdline_words(body, params);
   if (e.unbalanced) {
     e.text = text;
     return e;

@@ -64,8 +64,8 @@ struct CmdlineEdit {
   bool unbalanced = false;           // a command line with an odd number of '"': left as it is
 };
 // The words of one command line with params.set replaced where they are and params.remove
-// dropped; with append, the names of params.set not found are appended at the end.
-CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params, bool append);
+// dropped; the names of params.set not found are appended at the end.
+CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params);
 // /etc/default/grub: the same on GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT (a
 // parameter is edited on the line that sets it); new ones go to the last
 // GRUB_CMDLINE_LINUX_DEFAULT line (added when there is none). Nothing else changes.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text.hpp"
 #include "base/paths.hpp"
 #include "fix/fix.hpp"
 #include "formats/system_files.hpp"
@@ -63,9 +64,7 @@ std::string write_command(const FileChange& fc) {
   const std::string body = ends_nl ? printf_lines(after, 0) : "printf '%s' " + text::shell_word(fc.after);
   if (fc.before) return body + " | sudo tee " + path + " >/dev/null";
   // A new file: its directories made as the apply makes them, with the plan's mode.
-  char mode[8];
-  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(fc.new_mode & 07777));
-  return body + " | sudo install -D -m " + mode + " /dev/stdin " + path;
+  return body + " | sudo install -D -m " + text::octal_mode(fc.new_mode & 07777) + " /dev/stdin " + path;
 }
 
 // Plan-derived hand commands for the recipes whose plan depends on the machine's files
@@ -163,10 +162,7 @@ std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params)
       case StepKind::env_file: {
         const auto& step = std::get<EnvFileStep>(any);
         out.push_back("sudo mkdir -p " + text::shell_word(dirname(step.path)));
-        std::string cmd = "printf '%s\\n'";
-        const std::string text = render_env_file(step.format, r.id, *env);
-        for (auto line : text::split_lines(text))
-          cmd += " " + text::shell_word(std::string(line));
+        const std::string cmd = printf_lines(lines_of(render_env_file(step.format, r.id, *env)), 0);
         out.push_back(cmd + " | sudo tee " + text::shell_word(step.path) + " >/dev/null");
         break;
       }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "base/text.hpp"
 #include "base/paths.hpp"
 #include "fix/fix.hpp"
 #include "platform/host.hpp"
@@ -26,11 +27,6 @@ const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string&
 }
 
 namespace {
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -536,7 +532,8 @@ void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallPara
     if (auto r = c.in.host.run(sim, std::chrono::minutes(2)); r && r->exit_code == 0 && !r->timed_out)
       for (auto line : text::split_lines(r->out))
         if (line.rfind("Remv ", 0) == 0) {
-          std::string name(line.substr(5, line.find(' ', 5) == std::string_view::npos ? std::string_view::npos : line.find(' ', 5) - 5));
+          const auto sp = line.find(' ', 5);
+          std::string name(line.substr(5, sp == std::string_view::npos ? std::string_view::npos : sp - 5));
           if (auto colon = name.find(':'); colon != std::string::npos) name.resize(colon);  // "libx:amd64"
           if (std::find(removed.begin(), removed.end(), name) == removed.end()) removed.push_back(name);
         }
@@ -658,8 +655,8 @@ void build(Ctx& c) {
           for (const auto& pw : c.in.facts.identity.passwd)
             if (pw.name == groups->user && pw.uid < 1000) text = f.service_text;
         if (groups) {
-          text = replace_all(text, "{user}", groups->user);
-          text = replace_all(text, "{group}", groups->groups.front());
+          text = text::replace_all(text, "{user}", groups->user);
+          text = text::replace_all(text, "{group}", groups->groups.front());
         }
         c.rp.follow_ups.push_back(f.need);
         c.rp.follow_up_text.push_back(text);

@@ -1,6 +1,7 @@
 // The pure half of a snapshot: the size policy, the amdml-host.json manifest (read and
 // write). No I/O here; src/platform/snapshot_writer.cpp puts a snapshot
 // on disk and src/platform/host_rooted.cpp serves a manifest it read.
+#include "base/text.hpp"
 #include "formats/host_manifest.hpp"
 
 #include <algorithm>
@@ -112,11 +113,6 @@ bool is_manifest_key(const std::string& key) {
   return false;
 }
 
-std::string octal(std::uint32_t mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
-  return buf;
-}
 
 }  // namespace
 
@@ -146,7 +142,7 @@ json host_manifest_json(const HostManifest& m) {
     for (const auto& d : *m.devices) {
       json n = json::object();
       n["type"] = to_string(d.type);
-      if (d.mode) n["mode"] = octal(*d.mode);
+      if (d.mode) n["mode"] = text::octal_mode(*d.mode & 07777);
       if (d.uid) n["uid"] = *d.uid;
       if (d.gid) n["gid"] = *d.gid;
       if (d.open == OpenCheck::ok) n["open"] = "ok";

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "amdml/units.hpp"
+#include "base/text.hpp"
 
 namespace amdml::render {
 
@@ -21,12 +22,9 @@ nlohmann::json opt(const std::optional<T>& v) {
 }
 inline nlohmann::json opt_bytes(const std::optional<Bytes>& b) { return b ? nlohmann::json(b->value) : nlohmann::json(nullptr); }
 
-inline std::string octal_mode(std::uint32_t m) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", m);
-  return buf;
+inline nlohmann::json mode_json(const std::optional<std::uint32_t>& m) {
+  return m ? nlohmann::json(text::octal_mode(*m)) : nlohmann::json(nullptr);
 }
-inline nlohmann::json mode_json(const std::optional<std::uint32_t>& m) { return m ? nlohmann::json(octal_mode(*m)) : nlohmann::json(nullptr); }
 
 // Length of the valid UTF-8 sequence at s[i], or 0 when it is not one (overlong forms,
 // surrogates and code points past U+10FFFF are invalid). Text formats that must be
@@ -47,7 +45,7 @@ inline std::size_t utf8_sequence(std::string_view s, std::size_t i, std::uint32_
 }
 
 inline std::string bytes_text(const std::optional<Bytes>& b) { return b ? format_bytes(*b) : "-"; }
-inline std::string mode_text(std::optional<std::uint32_t> m) { return m ? octal_mode(*m) : "?"; }
+inline std::string mode_text(std::optional<std::uint32_t> m) { return m ? text::octal_mode(*m) : "?"; }
 inline std::string yes_no(std::optional<bool> b) { return !b ? "?" : (*b ? "yes" : "no"); }
 
 }  // namespace amdml::render

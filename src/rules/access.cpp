@@ -10,12 +10,7 @@
 
 namespace amdml::rules {
 
-static std::string mode_text(std::optional<std::uint32_t> m) {
-  if (!m) return "?";
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", *m);
-  return buf;
-}
+static std::string mode_text(std::optional<std::uint32_t> m) { return m ? text::octal_mode(*m) : "?"; }
 
 std::optional<GroupToJoin> group_to_join(const IdentityFacts& id, const DeviceAccess& d) {
   if (!d.exists || !d.gid || d.world_accessible || d.owner_is_user) return std::nullopt;

@@ -302,9 +302,8 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
                          "below start one with the GPU passed in and the devices' numeric groups added.");
   fd.evidence.push_back({"docker", *d.binary});
   if (d.socket_exists && *d.socket_exists) {
-    char mode[8] = "?";
-    if (d.socket_mode) std::snprintf(mode, sizeof mode, "%04o", *d.socket_mode);
-    fd.evidence.push_back({d.socket_path, std::string("mode ") + mode + ", group " + group});
+    const std::string mode = d.socket_mode ? text::octal_mode(*d.socket_mode) : "?";
+    fd.evidence.push_back({d.socket_path, "mode " + mode + ", group " + group});
   }
   for (auto& c : commands) fd.commands.push_back(std::move(c));
   fd.commands.push_back("docker run -it --rm " + flags + " " + image);

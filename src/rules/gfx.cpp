@@ -93,16 +93,17 @@ void add_override_commands(Finding& fd, const HsaParams& params) {
   }
 }
 
-// The release rocm-install moves an installed ROCm to when it has native kernels for
-// every GPU in `want` (the one choice rocm.version makes too), else nothing.
-std::optional<RocmInstallParams> upgrade_runs_natively(const RuleContext& ctx, const Stack& st,
+// The choice of release rocm-install moves an installed ROCm to when that release has
+// native kernels for every GPU in `want` (the one choice rocm.version makes too), else
+// nothing.
+std::optional<RocmChoice> upgrade_runs_natively(const RuleContext& ctx, const Stack& st,
                                                        const std::vector<const GpuNeed*>& want) {
   if (!st.installed || !st.release) return std::nullopt;
   auto c = choose_rocm(ctx);
   if (!c.params || !c.release || !(st.release->version < c.release->version)) return std::nullopt;
   for (const auto* n : want)
     if (!c.release->has_kernels(*ctx.facts.gpus[static_cast<std::size_t>(n->index)].gfx)) return std::nullopt;
-  return c.params;
+  return c;
 }
 
 void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
@@ -171,14 +172,7 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
   if (global_ok) {
     if (auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION", *params.value)) pending_where = *w;
   } else {
-    for (const auto& [node, v] : params.per_node) {
-      auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v);
-      if (!w) {
-        pending_where.clear();
-        break;
-      }
-      pending_where += (pending_where.empty() ? "" : ", ") + *w;
-    }
+    pending_where = login_sets_all(f, params);
   }
   if (!pending_where.empty()) {
     add_override_commands(fd, params);
@@ -188,12 +182,12 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     // The plan moves ROCm to a release with these GPUs' own kernels (rocm.version asks
     // for the same rocm-install): an override set beside it would be unneeded the moment
     // it lands, so the one fix is the move, and the override is the way to stay.
-    fd.title = st.label + " has no kernels for " + names + "; ROCm " + up->release + " has";
+    fd.title = st.label + " has no kernels for " + names + "; ROCm " + up->params->release + " has";
     fd.detail = st.label + " ships no " + (want.size() > 1 ? std::string("kernels for these targets") : g0.gfx->name() + " kernels") +
-                "; ROCm " + up->release + " runs " + (want.size() > 1 ? "them" : "it") + " natively.";
+                "; ROCm " + up->params->release + " runs " + (want.size() > 1 ? "them" : "it") + " natively.";
     auto caveats = std::move(fd.notes);
     fd.notes.clear();
-    attach_rocm_install(ctx, fd);
+    attach_rocm_install(*up, fd);
     std::string how;
     if (params.value) how = "HSA_OVERRIDE_GFX_VERSION=" + *params.value;
     else

@@ -120,12 +120,11 @@ bool limit_is_fine(const RuleContext& ctx, std::uint64_t pages, Pages target) {
 
 std::string pages_text(Pages p) { return std::to_string(p.value) + " (" + gib(p.bytes()) + ")"; }
 
-void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
+void gtt_limit(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const MemoryKnowledge& mk = ctx.kb.memory;
   if (!f.memory.total) return;
   const Bytes ram = *f.memory.total;
-  const auto req = ttm_request(ctx);
   if (!req) return;
   const Pages* rec = &req->target;
   const TtmModule m = module_in_use(f);
@@ -202,14 +201,13 @@ void gtt_limit(const RuleContext& ctx, std::vector<Finding>& out) {
   }
 }
 
-void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
+void wrong_module(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (f.driver.ttm_in_use == TtmModule::none) return;
   const std::string used = to_string(f.driver.ttm_in_use);
   const std::string other = f.driver.ttm_in_use == TtmModule::ttm ? "amdttm" : "ttm";
   // Options written for the other module, with no option for the module in use.
   std::vector<std::pair<std::string, std::string>> misplaced;  // where, "key=value"
-  const auto req = ttm_request(ctx);
   auto consider = [&](const std::string& where, const std::string& key, const std::string& value) {
     if (!is_ttm_key(key) || configured(f, used, key)) return;
     misplaced.push_back({where, other + "." + key + "=" + value});
@@ -295,10 +293,9 @@ void wrong_module(const RuleContext& ctx, std::vector<Finding>& out) {
   }
 }
 
-void gttsize(const RuleContext& ctx, std::vector<Finding>& out) {
+void gttsize(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   // Misspelled parameter names: amdgpu logs "unknown parameter ... ignored".
-  const auto req = ttm_request(ctx);
   for (const auto& [k, v] : f.driver.cmdline_options)
     if (k == "amdgpu.gtt_size" || k == "amdgpu.ggtsize" || k == "amdgpu.gtt") {
       auto fd = make_finding(FindingId::memory_ttm_wrong_module, k + " is not an amdgpu parameter and is ignored",
@@ -403,8 +400,8 @@ bool in_boot_config(const Facts& f, const KernelCmdlineParams& p) {
   return true;
 }
 
-void reboot_pending(const RuleContext& ctx, std::vector<Finding>& out, std::size_t first) {
-  const auto req = ttm_request(ctx);
+void reboot_pending(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out,
+                    std::size_t first) {
   if (!req || !req->on_cmdline) return;
   const auto& p = std::get<KernelCmdlineParams>(req->fix.params);
   if (!in_boot_config(ctx.facts, p)) return;
@@ -425,10 +422,12 @@ void reboot_pending(const RuleContext& ctx, std::vector<Finding>& out, std::size
 void memory_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   if (!any_amd_gpu_driven(ctx.facts)) return;
   const std::size_t first = out.size();
-  gtt_limit(ctx, out);
-  wrong_module(ctx, out);
-  gttsize(ctx, out);
-  reboot_pending(ctx, out, first);
+  // One TTM request for every memory finding (the same recipe, the same limit).
+  const auto req = ttm_request(ctx);
+  gtt_limit(ctx, req, out);
+  wrong_module(ctx, req, out);
+  gttsize(ctx, req, out);
+  reboot_pending(ctx, req, out, first);
   // What modprobe ignores or overrides, on the first memory finding: the person sees
   // which of their lines do not count.
   if (out.size() > first)

@@ -12,17 +12,6 @@ namespace amdml::rules {
 
 namespace {
 
-std::string fill(std::string s, const std::string& key, const std::string& value) {
-  for (std::size_t p = s.find(key); p != std::string::npos; p = s.find(key, p + value.size())) s.replace(p, key.size(), value);
-  return s;
-}
-
-std::string words(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& w : v) out += (out.empty() ? "" : " ") + w;
-  return out;
-}
-
 // AMD's package versions carry the release as MMmmpp: "5.1.0.50100-36", "1.0.0.60400-1~24.04";
 // the distributions' do not ("5.7.1-2build1").
 bool amd_version(const std::string& v) {
@@ -117,8 +106,8 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   }
   RocmInstallParams p;
   p.release = short_version(c.release->version);
-  p.rocm_repo = fill(apt.rocm_repo, "{path}", chosen->path);
-  p.graphics_repo = fill(apt.graphics_repo, "{graphics}", chosen->graphics);
+  p.rocm_repo = text::replace_all(apt.rocm_repo, "{path}", chosen->path);
+  p.graphics_repo = text::replace_all(apt.graphics_repo, "{graphics}", chosen->graphics);
   p.codename = codename;
   p.key_url = apt.key_url;
   p.origin = apt.origin;
@@ -131,11 +120,11 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
     if (py.torch_path) bundles = true;
   if (bundles) {
     p.install = apt.runtime;
-    c.notes.push_back("Installs " + words(apt.runtime) + " (the HIP runtime): PyTorch or ollama is installed here and "
+    c.notes.push_back("Installs " + text::join(apt.runtime, " ") + " (the HIP runtime): PyTorch or ollama is installed here and "
                       "brings its own ROCm libraries.");
   } else {
     p.install = apt.development;
-    c.notes.push_back("Installs " + words(apt.development) + " (the whole stack: compilers, libraries, rocminfo): no PyTorch "
+    c.notes.push_back("Installs " + text::join(apt.development, " ") + " (the whole stack: compilers, libraries, rocminfo): no PyTorch "
                       "or ollama that brings its own libraries was found, so this is for building and running ROCm programs.");
   }
   // AMD's kernel driver only where the running kernel's own amdgpu lacks the GPU.
@@ -171,7 +160,7 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
       p.remove.push_back(name);
   }
   if (!p.remove.empty())
-    c.notes.push_back("Removes " + words(p.remove) + " first: two ROCms side by side load each other's libraries.");
+    c.notes.push_back("Removes " + text::join(p.remove, " ") + " first: two ROCms side by side load each other's libraries.");
   // Release directories no package owns (AMD's runfile installer, a tarball, a copied
   // tree): apt cannot remove them, so the recipe moves them aside. Only dpkg's status can
   // show that nothing owns one; without it amdml cannot tell, and says so.
@@ -183,11 +172,11 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
     else if (!release_owned(f.rocm.packages, *v)) p.set_aside.push_back(dir);
   }
   if (!p.set_aside.empty())
-    c.notes.push_back("Moves " + words(p.set_aside) + " aside first: no installed package belongs to " +
+    c.notes.push_back("Moves " + text::join(p.set_aside, " ") + " aside first: no installed package belongs to " +
                       (p.set_aside.size() == 1 ? "that release" : "those releases") +
                       " (AMD's runfile installer, a tarball or a copy put it there), so apt cannot remove it.");
   else if (!unknown.empty())
-    c.notes.push_back("/var/lib/dpkg/status was not found, so amdml cannot tell whether a package owns " + words(unknown) +
+    c.notes.push_back("/var/lib/dpkg/status was not found, so amdml cannot tell whether a package owns " + text::join(unknown, " ") +
                       ": if none does, apt leaves it beside ROCm " + p.release + "; then move it out of /opt by hand.");
   // The groups that own the device nodes, as AMD's guide adds them -- the same groups
   // access.kfd asks for: only where the user lacks one per /etc/group and per NSS (a local
@@ -222,8 +211,9 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
   return c;
 }
 
-void attach_rocm_install(const RuleContext& ctx, Finding& fd) {
-  auto c = choose_rocm(ctx);
+void attach_rocm_install(const RuleContext& ctx, Finding& fd) { attach_rocm_install(choose_rocm(ctx), fd); }
+
+void attach_rocm_install(const RocmChoice& c, Finding& fd) {
   // The recipe, or the plain reason there is none, replaces the hand-picked advice
   // (another package source, a guess at a release); a PyTorch wheel stays an alternative.
   auto keep_only_pip = [&] {
@@ -240,7 +230,7 @@ void attach_rocm_install(const RuleContext& ctx, Finding& fd) {
   fd.fix = FixRef{"rocm-install", p};
   fd.notes.push_back("ROCm " + p.release + " is the newest release AMD ships for this distribution (" + p.codename +
                      ") with kernels for every GPU here: " + p.rocm_repo + ".");
-  for (auto& n : c.notes) fd.notes.push_back(std::move(n));
+  for (const auto& n : c.notes) fd.notes.push_back(n);
   // The hand commands are the recipe's (derived from its plan); a PyTorch wheel is
   // another remedy, not the same change by hand, so it is said as a note.
   for (const auto& cmd : fd.commands)
@@ -302,9 +292,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   {
     std::vector<std::string> why;
     if (f.rocm.installed.size() > 1) {
-      std::string dirs;
-      for (const auto& d : f.rocm.installed) dirs += (dirs.empty() ? "" : ", ") + d;
-      why.push_back("two releases are installed side by side (" + dirs + ")");
+      why.push_back("two releases are installed side by side (" + text::join(f.rocm.installed, ", ") + ")");
     }
     if (f.rocm.source != RocmSource::distro && f.os.id && f.os.version_id)
       for (const auto& d : ctx.kb.apt.distro_packages)
@@ -330,17 +318,16 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       why.push_back("ROCm " + short_version(rel->version) + " has no kernels for " + ml::gfx_names(lacking) + "; ROCm " +
                     short_version(c.release->version) + " has");
     if (!why.empty()) {
-      std::string text;
-      for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
+      const std::string all = text::join(why, "; ");
       auto fd = make_finding(FindingId::rocm_version, "Move to one ROCm release: " + why.front(),
-                             "The installed ROCm (" + v.str() + ") is not one release this GPU runs natively: " + text + ".");
+                             "The installed ROCm (" + v.str() + ") is not one release this GPU runs natively: " + all + ".");
       fd.severity = Severity::warning;
       fd.evidence.push_back(rev);
       fd.gpus = amd_gpu_indices(f);
       // Only side by side with this very release, and no package of the other one that
       // apt could remove: the recipe would find itself in place, so say what to do by hand.
       const bool only_side_by_side = why.size() == 1 && f.rocm.installed.size() > 1;
-      attach_rocm_install(ctx, fd);
+      attach_rocm_install(c, fd);
       if (only_side_by_side && fd.fix && c.release && c.release->version.major == rel->version.major &&
           c.release->version.minor == rel->version.minor) {
         const auto* rp = std::get_if<RocmInstallParams>(&fd.fix->params);

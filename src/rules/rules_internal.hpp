@@ -91,6 +91,7 @@ RocmChoice choose_rocm(const RuleContext& ctx);
 // Gives fd the rocm-install fix of that choice with its notes (or says plainly why no
 // release fits); hand-picked commands give way to it, a PyTorch wheel becomes a note.
 void attach_rocm_install(const RuleContext& ctx, Finding& fd);
+void attach_rocm_install(const RocmChoice& choice, Finding& fd);  // a choice already made
 
 // The HSA_OVERRIDE_GFX_VERSION setting that applies to a GPU: the per-node variable
 // for its KFD node if set, else the global one.
