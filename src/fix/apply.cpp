@@ -271,8 +271,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   std::vector<std::size_t> written;  // indices into changes that may have touched the disk
   std::vector<std::string> copies;   // the before/after files in the journal
   bool listed = false;               // journal.json may name them (its save was tried)
-  std::vector<std::optional<std::vector<std::string>>> undos;  // each command's inverse (Command::undo)
-  std::vector<bool> renames;                                   // ... and whether it is a rename in the tree
+  std::vector<const Command*> ran;   // the plan's command behind each of out.commands (its undo, rename)
   int step = 0;
   auto fail = [&](Error e) {
     out.ok = false;
@@ -287,15 +286,16 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
     // inverse (apt-get install) has it run instead, newest first.
     for (std::size_t i = out.commands.size(); i-- > 0;) {
       const auto& c = out.commands[i];
-      if (!c.ran || !command_ok(c) || !undos[i] || undos[i]->empty()) continue;
-      auto back = command_json(renames[i] ? rename_one(targets, *undos[i]) : run_one(host, *undos[i], std::chrono::minutes(60), o));
+      const Command& cmd = *ran[i];
+      if (!c.ran || !command_ok(c) || !cmd.undo || cmd.undo->empty()) continue;
+      auto back = command_json(cmd.rename ? rename_one(targets, *cmd.undo) : run_one(host, *cmd.undo, std::chrono::minutes(60), o));
       back["rollback"] = true;
-      if (renames[i]) back["rename"] = true;
+      if (cmd.rename) back["rename"] = true;
       j.doc["commands"].push_back(back);
     }
     for (std::size_t i = 0; i < out.commands.size(); ++i) {
       const auto& c = out.commands[i];
-      if (c.ran && command_ok(c) && !undos[i]) {
+      if (c.ran && command_ok(c) && !ran[i]->undo) {
         auto again = command_json(run_one(host, c.argv, std::chrono::minutes(10), o));
         again["rollback"] = true;
         j.doc["commands"].push_back(again);
@@ -412,8 +412,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
       platform::test_kill_point(step);
       auto rec = cmd.rename ? rename_one(targets, cmd.argv) : run_one(host, cmd.argv, cmd.timeout, o);
       out.commands.push_back(rec);
-      undos.push_back(cmd.undo);
-      renames.push_back(cmd.rename);
+      ran.push_back(&cmd);
       auto recj = command_json(rec);
       if (cmd.undo) recj["undo"] = words_json(*cmd.undo);
       if (cmd.rename) recj["rename"] = true;
