@@ -33,6 +33,10 @@ static Error os_error(const std::string& shown, int err) {
   return make_error(shown + ": " + errno_text(err), err);
 }
 
+static Error too_large(const std::string& shown, std::size_t limit) {
+  return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+}
+
 Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit,
                                    int extra_flags) {
   // O_NONBLOCK so a FIFO planted where a sysfs file should be cannot hang us.
@@ -55,13 +59,8 @@ static Status read_to_end(int fd, const std::string& shown, std::size_t limit, s
     }
     if (n == 0) return {};
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+    if (out.size() > limit) return too_large(shown, limit);
   }
-}
-
-Result<std::string> read_small_file(const std::string& real, const std::string& shown, std::size_t limit,
-                                    int extra_flags) {
-  return read_small_file_at(AT_FDCWD, real.c_str(), shown, limit, extra_flags);
 }
 
 Result<std::string> read_small_file_at(int dir, const char* path, const std::string& shown, std::size_t limit,
@@ -85,7 +84,7 @@ Result<std::string> read_small_file_at(int dir, const char* path, const std::str
   if (read_errno) return os_error(shown, read_errno);
   std::string out(page, static_cast<std::size_t>(n));
   if (n == 0) return out;
-  if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+  if (out.size() > limit) return too_large(shown, limit);
   if (st.st_size > 0 && static_cast<std::size_t>(st.st_size) <= limit) out.reserve(static_cast<std::size_t>(st.st_size) + 1);
   AMDML_TRY_STATUS(read_to_end(fd.get(), shown, limit, out));
   return out;
@@ -104,7 +103,7 @@ Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit,
     if (n < 0) return os_error(shown, errno);
     out.resize(static_cast<std::size_t>(n));
     if (static_cast<std::size_t>(n) <= size_hint) return out;
-    if (out.size() > limit) return make_error(shown + ": larger than " + std::to_string(limit) + " bytes", EFBIG);
+    if (out.size() > limit) return too_large(shown, limit);
   }
   AMDML_TRY_STATUS(read_to_end(fd, shown, limit, out));
   return out;
@@ -152,8 +151,12 @@ Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::
 }
 
 Result<std::string> read_real_link(const std::string& real, const std::string& shown) {
+  return read_real_link_at(AT_FDCWD, real.c_str(), shown);
+}
+
+Result<std::string> read_real_link_at(int dir, const char* path, const std::string& shown) {
   char buf[4096];
-  ssize_t n = ::readlink(real.c_str(), buf, sizeof buf - 1);
+  ssize_t n = ::readlinkat(dir, path, buf, sizeof buf - 1);
   if (n < 0) return os_error(shown, errno);
   return std::string(buf, static_cast<std::size_t>(n));
 }

@@ -14,14 +14,11 @@ namespace amdml::platform {
 // are added to the open (O_NOFOLLOW: a symlink fails with ELOOP).
 Result<std::string> read_real_file(const std::string& real, const std::string& shown, std::size_t limit,
                                    int extra_flags = 0);
-// read_real_file for small files (sysfs attributes): one read into a page, and fstat only
+// read_real_file for small files (sysfs attributes), path relative to the directory
+// descriptor dir (AT_FDCWD: the working directory): one read into a page, and fstat only
 // when that read is not plainly the whole file (nothing, an error, a full page), so a
 // sysfs file costs open+read+close. A FIFO is still refused (its read gives nothing or
 // EAGAIN); a character device that returns data at once is read like a file.
-Result<std::string> read_small_file(const std::string& real, const std::string& shown, std::size_t limit,
-                                    int extra_flags = 0);
-// read_small_file of path relative to the directory descriptor dir (AT_FDCWD: the
-// working directory).
 Result<std::string> read_small_file_at(int dir, const char* path, const std::string& shown, std::size_t limit,
                                        int extra_flags = 0);
 // Reads an open descriptor to its end (EINTR retried); more than limit bytes is EFBIG.
@@ -33,6 +30,8 @@ Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit,
 Status write_fd(int fd, std::string_view bytes, const std::string& shown);
 Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown);
 Result<std::string> read_real_link(const std::string& real, const std::string& shown);
+// read_real_link of path relative to the directory descriptor dir.
+Result<std::string> read_real_link_at(int dir, const char* path, const std::string& shown);
 Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow);
 FileType file_type_from_mode(unsigned mode);
 std::string errno_text(int err);

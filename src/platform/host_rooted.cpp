@@ -140,7 +140,7 @@ class RootedHost final : public Host {
   // read_small_file of the inner path p, relative to the root's descriptor.
   Result<std::string> read_below_root(const std::string& p, const std::string& shown, std::size_t limit,
                                       int flags) const {
-    if (!root_fd_) return read_small_file(root_ + p, shown, limit, flags);
+    if (!root_fd_) return read_small_file_at(AT_FDCWD, (root_ + p).c_str(), shown, limit, flags);
     return read_small_file_at(root_fd_.get(), p == "/" ? "." : p.c_str() + 1, shown, limit, flags);
   }
 
@@ -282,14 +282,12 @@ class RootedHost final : public Host {
     if (!listed || *listed == FileType::symlink) {
       // One readlink says what an lstat would (EINVAL: there, and not a link) and gives
       // a link's target with it.
-      char buf[4096];
-      const ssize_t len = root_fd_ ? ::readlinkat(root_fd_.get(), p.c_str() + 1, buf, sizeof buf - 1)
-                                        : ::readlink((root_ + p).c_str(), buf, sizeof buf - 1);
-      if (len >= 0) {
+      auto target = root_fd_ ? read_real_link_at(root_fd_.get(), p.c_str() + 1, p) : read_real_link(root_ + p, p);
+      if (target) {
         n.symlink = true;
-        n.target.assign(buf, static_cast<std::size_t>(len));
-      } else if (errno != EINVAL) {
-        n.err = errno;
+        n.target = std::move(*target);
+      } else if (target.error().code != EINVAL) {
+        n.err = target.error().code;
       }
     }
     return nodes_.emplace(p, std::move(n)).first->second;

@@ -387,14 +387,14 @@ Status SafeTree::remove(const std::string& path) {
 Status SafeTree::rename(const std::string& from, const std::string& to) {
   AMDML_TRY(auto src, open_parent(from, false, 0, nullptr));
   AMDML_TRY(auto dst, open_parent(to, false, 0, nullptr));
+  auto taken = [&] { return make_error(to + " exists; not renaming " + from + " over it", EEXIST); };
   struct stat st {};
   if (::fstatat(src.first.get(), src.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return os_error(from, errno);
-  if (::fstatat(dst.first.get(), dst.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return make_error(to + " exists; not renaming " + from + " over it", EEXIST);
+  if (::fstatat(dst.first.get(), dst.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return taken();
   if (errno != ENOENT) return os_error(to, errno);
   // RENAME_NOREPLACE: a name taken between the check and the rename fails too.
   if (ops_.renameat(src.first.get(), src.second.c_str(), dst.first.get(), dst.second.c_str(), RENAME_NOREPLACE) != 0)
-    return errno == EEXIST ? make_error(to + " exists; not renaming " + from + " over it", EEXIST) : os_error(from, errno);
+    return errno == EEXIST ? taken() : os_error(from, errno);
   for (const auto* d : {&src.first, &dst.first})
     if (ops_.fsync(d->get()) != 0) return make_error(to + ": fsync of the directory: " + errno_text(errno), errno);
   return {};

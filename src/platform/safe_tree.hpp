@@ -64,7 +64,7 @@ class FaultyFsOps final : public FsOps {
   int fsync(int fd) override;
   int fchmod(int fd, unsigned mode) override;
   int fchown(int fd, uid_t uid, gid_t gid) override;
-  int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags = 0) override;
+  int renameat(int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) override;
   int unlinkat(int dirfd, const char* path, int flags) override;
   int mkdirat(int dirfd, const char* path, unsigned mode) override;
   int fallocate(int fd, off_t len) override;  // counts as a write: it is what fills a disk

@@ -56,7 +56,7 @@ class FaultyFs final : public platform::FsOps {
   int fsync(int fd) override { return hit(Op::fsync) ? -1 : FsOps::fsync(fd); }
   int fchmod(int fd, unsigned mode) override { return hit(Op::fchmod) ? -1 : FsOps::fchmod(fd, mode); }
   int fchown(int fd, uid_t uid, gid_t gid) override { return hit(Op::fchown) ? -1 : FsOps::fchown(fd, uid, gid); }
-  int renameat(int a, const char* b, int c, const char* d, unsigned flags = 0) override {
+  int renameat(int a, const char* b, int c, const char* d, unsigned flags) override {
     return hit(Op::rename) ? -1 : FsOps::renameat(a, b, c, d, flags);
   }
   int unlinkat(int dirfd, const char* path, int flags) override {
