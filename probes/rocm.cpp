@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include "formats/system_files.hpp"
 #include "probes/probe_util.hpp"
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
@@ -45,10 +46,8 @@ static bool rocm_package(const std::string& n) {
 // Every installed package of a ROCm in /var/lib/dpkg/status.
 static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& status) {
   std::map<std::string, std::string> out;
-  for (std::size_t pos = 0; pos < status.size();) {
-    std::size_t end = status.find("\n\n", pos);
-    std::string stanza = status.substr(pos, end == std::string::npos ? std::string::npos : end - pos + 1);
-    pos = end == std::string::npos ? status.size() : end + 2;
+  for (const std::string_view s : parse::dpkg_stanzas(status)) {
+    const std::string stanza(s);
     auto field = [&](const std::string& key) -> std::string {
       const std::string pre = key + ": ";
       std::size_t at = 0;

@@ -36,12 +36,8 @@ namespace {
 // Keeps the stanzas (blank-line separated) whose "Package:" is relevant.
 std::string trim_dpkg_status(const std::string& text) {
   std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find("\n\n", pos);
-    std::size_t next = end == std::string::npos ? text.size() : end + 2;
-    std::string stanza = text.substr(pos, (end == std::string::npos ? text.size() : end + 1) - pos);
-    pos = next;
+  for (const std::string_view s : parse::dpkg_stanzas(text)) {
+    const std::string stanza(s);
     if (stanza.rfind("Package: ", 0) != 0) continue;
     std::size_t eol = stanza.find('\n');
     std::string pkg = stanza.substr(9, eol == std::string::npos ? std::string::npos : eol - 9);

@@ -63,6 +63,16 @@ static std::string unquote_shell(std::string_view v) {
   return std::string(v);
 }
 
+std::vector<std::string_view> dpkg_stanzas(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = text.find("\n\n", pos);
+    out.push_back(text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos + 1));
+    pos = end == std::string_view::npos ? text.size() : end + 2;
+  }
+  return out;
+}
+
 std::map<std::string, std::string> os_release(std::string_view text) {
   std::map<std::string, std::string> out;
   for (auto line : split_lines(text)) {

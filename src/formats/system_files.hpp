@@ -30,6 +30,10 @@ KeyValues kfd_properties(std::string_view text);
 // os-release KEY=value with shell quoting.
 std::map<std::string, std::string> os_release(std::string_view text);
 
+// The stanzas of a Debian control file (/var/lib/dpkg/status), split at blank lines;
+// each keeps its last line's newline.
+std::vector<std::string_view> dpkg_stanzas(std::string_view text);
+
 // Variables set for new login sessions: /etc/environment, environment.d(5) files and
 // /etc/profile.d/*.sh -- "NAME=value" or "export NAME=value" lines with shell quoting.
 // Lines that do anything else (conditionals, PATH=$PATH:..., commands) are skipped: the

@@ -86,3 +86,12 @@ TEST(Parse, ModprobeConfNamesOptionsAsModprobeReadsThem) {
   EXPECT_EQ(m.options[1].key, "page_pool_size");
   EXPECT_EQ(parse::modprobe_name("amd-ttm"), "amd_ttm");
 }
+
+TEST(Parse, DpkgStanzasSplitAtBlankLines) {
+  auto s = parse::dpkg_stanzas("Package: a\nStatus: x\n\nPackage: b\n\nPackage: c");
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0], "Package: a\nStatus: x\n");
+  EXPECT_EQ(s[1], "Package: b\n");
+  EXPECT_EQ(s[2], "Package: c");
+  EXPECT_TRUE(parse::dpkg_stanzas("").empty());
+}
