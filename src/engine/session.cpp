@@ -38,7 +38,7 @@ Session open_session(const GlobalOptions& g) {
 // A bundle `amdml update` installed replaces the built-in tables when it is newer (a
 // package upgrade can bring newer built-in knowledge than an old bundle). One that
 // cannot be read leaves the built-in tables in use, with a warning: the doctor still runs.
-void use_installed_knowledge(Session& s) {
+static void use_installed_knowledge(Session& s) {
   auto installed = platform::read_installed_knowledge(*s.host);
   if (!installed) {
     error_line("the installed knowledge is unreadable, using the built-in knowledge: " + installed.error().message,

@@ -4,6 +4,7 @@
 // nothing to the store; any failure is one line on stderr and exit 1, with the
 // knowledge in use unchanged. The only command besides `fix --apply` that uses the
 // network, and only here, on request.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -100,9 +101,12 @@ int rollback(const Session& s, const GlobalOptions& g) {
 
 int run_update(const GlobalOptions& g, const UpdateOptions& o, const Session& s) {
   if (o.rollback) return rollback(s, g);
-  auto [url, keyring] = source(*s.host, o);
-  auto [files, kb] = fetch_bundle(url, keyring);
-  auto [date, from] = in_use(*s.host);
+  const auto where = source(*s.host, o);
+  const std::string& url = where.first;
+  const auto fetched = fetch_bundle(url, where.second);
+  const std::vector<RecipeFile>& files = fetched.first;
+  const Knowledge& kb = fetched.second;
+  const auto [date, from] = in_use(*s.host);
   std::string args = o.url.empty() ? "" : " --url " + text::shell_word(o.url);
   if (!o.keyring.empty()) args += " --keyring " + text::shell_word(o.keyring);
   UpdateOutcome out{UpdateOutcome::Kind::up_to_date, kb.meta.date, date, from, url, g.root, args};
