@@ -36,18 +36,20 @@ Session open_session(const GlobalOptions& g) {
 }
 
 // A bundle `amdml update` installed replaces the built-in tables when it is newer (a
-// package upgrade can bring newer built-in knowledge than an old bundle). One that
-// cannot be read leaves the built-in tables in use, with a warning: the doctor still runs.
-static void use_installed_knowledge(Session& s) {
+// package upgrade can bring newer built-in knowledge than an old bundle); the tables are
+// then not built at all. One that cannot be read leaves the built-in tables in use, with
+// a warning: the doctor still runs. Returns whether it took the installed bundle.
+static bool use_installed_knowledge(Session& s) {
   auto installed = platform::read_installed_knowledge(*s.host);
   if (!installed) {
     error_line("the installed knowledge is unreadable, using the built-in knowledge: " + installed.error().message,
                "amdml: warning: ");
-    return;
+    return false;
   }
-  if (!*installed || !((*installed)->meta.date > s.kb.meta.date)) return;
+  if (!*installed || !((*installed)->meta.date > builtin_knowledge_meta().date)) return false;
   s.kb = std::move(**installed);
   s.knowledge_source = "installed";
+  return true;
 }
 
 void open_knowledge(const GlobalOptions& g, Session& s) {
@@ -56,8 +58,7 @@ void open_knowledge(const GlobalOptions& g, Session& s) {
     if (!files) throw UsageError(files.error().message);
     s.recipes = std::move(*files);
     if (g.recipes.empty()) {
-      s.kb = builtin_knowledge();  // the same files, compiled at build time
-      if (s.host) use_installed_knowledge(s);
+      if (!s.host || !use_installed_knowledge(s)) s.kb = builtin_knowledge();  // the same files, compiled at build time
     } else {
       auto kb = load_knowledge(s.recipes);
       if (!kb) throw UsageError(kb.error().message);
