@@ -8,6 +8,7 @@
 #   share/doc/amdml/README.md, *.md, findings/*.md     the docs and one page per finding
 #   share/doc/amdml/copyright, changelog.gz     packaging/debian-docs, from LICENSE
 #   share/lintian/overrides/amdml                      packaging/lintian-overrides (.deb only)
+#   share/amdml/amdml-knowledge.gpg                    the key `amdml update` verifies bundles with
 #
 # The generated files need python3 and are made with the binary (target amdml_docs, part
 # of the default build) in every build but the sanitized one.
@@ -26,6 +27,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/packaging/lintian-overrides DESTINATION ${CMAK
         RENAME amdml)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/findings DESTINATION ${CMAKE_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md")
+# The project's knowledge-signing public key (docs/updates.md): AMDML_UPDATE_KEYRING's default.
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/amdml-knowledge.gpg DESTINATION ${CMAKE_INSTALL_DATADIR}/amdml)
 
 find_package(Python3 COMPONENTS Interpreter)
 if(AMDML_SANITIZE OR NOT Python3_Interpreter_FOUND)

@@ -30,7 +30,7 @@ if [ $uninstall = 1 ]; then
   [ -f "$list" ] || { echo "install.sh: nothing to uninstall: $list is missing" >&2; exit 1; }
   while IFS= read -r f; do rm -f "$prefix/$f"; done < "$list"
   rm -f "$list"
-  rmdir "$prefix/share/doc/amdml/findings" "$prefix/share/doc/amdml" 2>/dev/null || true
+  rmdir "$prefix/share/doc/amdml/findings" "$prefix/share/doc/amdml" "$prefix/share/amdml" 2>/dev/null || true
   echo "amdml removed from $prefix"
   exit 0
 fi
@@ -55,7 +55,8 @@ mapping="bin/amdml bin/amdml
 share/man/man1/amdml.1.gz share/man/man1/amdml.1.gz
 share/bash-completion/completions/amdml share/bash-completion/completions/amdml
 share/zsh/vendor-completions/_amdml share/zsh/site-functions/_amdml
-share/fish/vendor_completions.d/amdml.fish share/fish/vendor_completions.d/amdml.fish"
+share/fish/vendor_completions.d/amdml.fish share/fish/vendor_completions.d/amdml.fish
+share/amdml/amdml-knowledge.gpg share/amdml/amdml-knowledge.gpg"
 docs=$(cd "$here" && find share/doc/amdml -type f ! -name installed-files | sort)
 for d in $docs; do mapping="$mapping
 $d $d"; done

@@ -91,6 +91,8 @@ void write(std::ostream& o, const Knowledge& k) {
       << p.gfx.minor << ", " << p.gfx.stepping << ", " << lit(p.name) << "},\n";
   o << "};\n\n}  // namespace\n\nKnowledge builtin_knowledge() {\n  Knowledge k;\n";
 
+  o << "  k.meta.format = " << k.meta.format << ";\n";
+  o << "  k.meta.date = " << lit(k.meta.date) << ";\n";
   o << "  k.gfx.reserve(" << k.gfx.size() << ");\n";
   for (const auto& g : k.gfx) {
     o << "  {\n    GfxInfo& x = k.gfx.emplace_back();\n";
@@ -199,6 +201,8 @@ void write(std::ostream& o, const Knowledge& k) {
   o << "  return k;\n}\n\n";
   o << "std::optional<Version> builtin_newest_rocm() {\n  return "
     << (k.newest_rocm() ? "std::optional{" + ver(k.newest_rocm()->version) + "}" : std::string("std::nullopt")) << ";\n}\n\n";
+  o << "KnowledgeMeta builtin_knowledge_meta() {\n  return KnowledgeMeta{" << k.meta.format << ", " << lit(k.meta.date)
+    << "};\n}\n\n";
   o << "}  // namespace amdml\n";
 }
 

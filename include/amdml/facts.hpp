@@ -276,8 +276,18 @@ struct Gpu {
   std::string pci_id() const;             // "1002:15bf" or ""
 };
 
+// The knowledge the diagnosis used (recipes/knowledge/meta.toml, built in, installed by
+// `amdml update`, or --recipes DIR) and the day it ran: `knowledge.stale` compares them.
+struct KnowledgeFacts {
+  std::string date;    // "YYYY-MM-DD", "" when the knowledge has no meta.toml
+  int format = 0;
+  std::string source;  // "built-in", "installed" or "recipes"
+  std::optional<std::string> today;  // "YYYY-MM-DD": the clock live, amdml-host.json's "time" under --root
+};
+
 struct Facts {
   std::string amdml_version;
+  KnowledgeFacts knowledge;
   std::string root;  // "/" or the --root dir
   OsFacts os;
   MemoryFacts memory;

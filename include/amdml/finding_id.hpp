@@ -64,6 +64,7 @@ enum class FindingId {
   llamacpp_no_gpu_backend,
   ml_rocm_libraries,
   vulkan_no_icd,
+  knowledge_stale,
 };
 
 struct FindingSpec {
@@ -160,13 +161,15 @@ inline constexpr std::array kFindingCatalog = {
                 "TensorFlow/onnxruntime ROCm builds miss ROCm libraries they load"},
     FindingSpec{FindingId::vulkan_no_icd, "vulkan.no-icd", Severity::warning,
                 "Vulkan is needed for this GPU but no AMD Vulkan driver is installed"},
+    FindingSpec{FindingId::knowledge_stale, "knowledge.stale", Severity::info,
+                "the knowledge amdml judged by is more than 120 days older than today (amdml update)"},
 };
 
 namespace detail {
 // Row i describes FindingId i, every enumerator has a row, and every name is a
 // lowercase dotted id ("area.what") that no other row uses.
 constexpr bool finding_catalog_well_formed() {
-  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::vulkan_no_icd) + 1) return false;
+  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::knowledge_stale) + 1) return false;
   for (std::size_t i = 0; i < kFindingCatalog.size(); ++i) {
     const auto& s = kFindingCatalog[i];
     if (static_cast<std::size_t>(s.id) != i) return false;

@@ -184,8 +184,24 @@ struct RocmApt {
   std::vector<DistroRocm> distro_packages;
 };
 
+// The knowledge format this amdml reads (recipes/knowledge/meta.toml `format`): a
+// bundle of a newer format is refused by `amdml update` and by --recipes DIR.
+inline constexpr int kKnowledgeFormat = 1;
+
+// recipes/knowledge/meta.toml: which knowledge this is. `date` is the day of its newest
+// fact ("2026-10-05"), what `--version`, the doctor and `knowledge.stale` show.
+struct KnowledgeMeta {
+  bool operator==(const KnowledgeMeta&) const = default;  // the built-in tables' test compares field by field
+  int format = 0;    // 0: no meta.toml (a --recipes DIR of an older layout)
+  std::string date;  // "YYYY-MM-DD", or "" when unknown
+};
+
+// Days since 1970-01-01 of a "YYYY-MM-DD" date (a real calendar day), nullopt otherwise.
+std::optional<std::int64_t> parse_day(std::string_view date);
+
 struct Knowledge {
   bool operator==(const Knowledge&) const = default;  // the built-in tables' test compares field by field
+  KnowledgeMeta meta;
   std::vector<GfxInfo> gfx;
   std::vector<PciProduct> pci;
   std::vector<RocmRelease> rocm;  // sorted by version

@@ -30,6 +30,7 @@ struct Options {
   ExplainOptions explain;
   InfoOptions info;
   CheckOptions check;
+  UpdateOptions update;
   std::vector<std::string> drm_nodes;
 };
 
@@ -178,6 +179,19 @@ Runner setup_check(CLI::App& sub, Options& all) {
   return [&all] { return check(all.global, all.check); };
 }
 
+Runner setup_update(CLI::App& sub, Options& all) {
+  UpdateOptions& o = all.update;
+  sub.add_option("--url", o.url,
+                 "Download the bundle from URL (its signature from URL.sig); default: url in /etc/amdml/update.conf, "
+                 "else the build's");
+  sub.add_option("--keyring", o.keyring,
+                 "Verify with the OpenPGP keys in FILE (gpg --export; a private mirror, tests); default: the project's "
+                 "key in /usr/share/amdml");
+  sub.add_flag("--check", o.check, "Download and verify, say whether it is newer than the knowledge in use, change nothing");
+  sub.add_flag("--rollback", o.rollback, "Go back to the knowledge installed before the last update");
+  return [&all] { return update(all.global, all.update); };
+}
+
 struct CommandSpec {
   const char* name;
   const char* help;
@@ -196,13 +210,14 @@ const CommandSpec kCommands[] = {
     {"__probe-drm", "", setup_probe_drm},  // hidden: the libdrm probe's child
     {"fix", "Show the fixes for what doctor found; --apply makes them (root), --undo reverts", setup_fix},
     {"check", "Gate for CI and container images: the doctor plus expectations (GPUs, gfx, memory, ROCm)", setup_check},
+    {"update", "Download signed, current knowledge (ROCm releases, GPUs, wheels) into /var/lib/amdml (root)", setup_update},
 };
 
 }  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{"amdml: the doctor and fixer for machine learning on AMD GPUs under Linux"};
-  app.set_version_flag("--version,-V", version_text, "Print the version, the git commit and the newest ROCm release amdml knows");
+  app.set_version_flag("--version,-V", version_text, "Print the version, the git commit, the newest ROCm release amdml knows and its knowledge date");
   app.require_subcommand(0, 1);
   app.fallthrough();
   Options all;

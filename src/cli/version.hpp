@@ -10,9 +10,10 @@ namespace amdml::cli {
 // written at build time by cmake/build_info.cmake into generated/build_info.cpp.
 const char* build_commit();
 
-// Three lines: "amdml 0.1.0", "commit <build_commit()>", and
-// "knowledge base: ROCm X.Y (the newest release it knows)", read from the built-in
-// knowledge base when asked, so it cannot fall behind the data.
+// Three lines: "amdml 0.1.0", "commit <build_commit()>", and "knowledge base: ROCm X.Y,
+// dated YYYY-MM-DD (format N, built in)": the newest ROCm release and the date of the
+// knowledge the doctor uses -- the built-in tables, or the bundle `amdml update`
+// installed when that is newer -- read when asked, so it cannot fall behind the data.
 std::string version_text();
 
 }  // namespace amdml::cli

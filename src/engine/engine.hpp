@@ -139,6 +139,16 @@ struct CheckOptions {
 };
 int check(const GlobalOptions& g, const CheckOptions& o);
 
+struct UpdateOptions {
+  std::string url;      // --url: else /etc/amdml/update.conf, else the build's AMDML_UPDATE_URL
+  std::string keyring;  // --keyring: else update.conf, else the build's AMDML_UPDATE_KEYRING
+  bool check = false;   // --check: download and verify, say whether it is newer, change nothing
+  bool rollback = false;
+};
+// amdml update: 0 installed, up to date or rolled back; 1 failed (nothing changed, one
+// line on stderr); 2 usage; 4 needs root (live, not --check).
+int update(const GlobalOptions& g, const UpdateOptions& o);
+
 // The hidden children of the runtime probes: one JSON document on stdout, then _Exit(0).
 [[noreturn]] void probe_hsa_child();
 [[noreturn]] void probe_drm_child(const std::vector<std::string>& nodes);

@@ -46,13 +46,15 @@ void log_probe(const ProbeSpec& probe, std::chrono::nanoseconds took);
 struct Session {
   std::unique_ptr<Host> host;
   Knowledge kb;
+  std::string knowledge_source = "built-in";  // "installed" (amdml update) or "recipes" (--recipes DIR)
   std::vector<RecipeFile> recipes;
 };
 
 // Stages host and knowledge: opens the host for --root / AMDML_ROOT and loads the
 // knowledge base; throws UsageError on bad input.
 Session open_session(const GlobalOptions& g);
-// Stage knowledge alone: s.recipes and s.kb from --recipes DIR or the built-in files.
+// Stage knowledge alone: s.recipes and s.kb from --recipes DIR, else the bundle `amdml
+// update` installed on the host when it is newer than the built-in tables, else those.
 void open_knowledge(const GlobalOptions& g, Session& s);
 
 // Stage probes: every probe in table order on host, each timed.
@@ -62,6 +64,8 @@ Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& opti
 // With host, hand commands of file-merging recipes are derived from their plan.
 void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes = nullptr,
                const Host* host = nullptr);
+// The knowledge in use and today's date, for the report and `knowledge.stale`.
+KnowledgeFacts knowledge_facts(const Session& s);
 // The doctor's run: probes, then rules (with the hand commands of the session's recipes).
 Report run_doctor(const Session& s, const ProbeOptions& options);
 

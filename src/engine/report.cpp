@@ -44,6 +44,7 @@ Report replay(const Session& s, const RecordedRun& run, const ProbeOptions& po) 
   }
   Report r;
   r.facts = run_probes(**host, s.kb, po);
+  r.facts.knowledge = knowledge_facts(s);
   run_rules(r, s.kb);
   (void)platform::remove_tree(*tmp);
   return r;

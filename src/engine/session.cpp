@@ -11,6 +11,7 @@
 #include "formats/recipe_toml.hpp"
 #include "formats/knowledge_toml.hpp"
 #include "platform/embedded.hpp"
+#include "platform/knowledge_store.hpp"
 #include "platform/output_file.hpp"
 #include "platform/recipes_dir.hpp"
 #include "platform/terminal.hpp"
@@ -34,17 +35,35 @@ Session open_session(const GlobalOptions& g) {
   return s;
 }
 
+// A bundle `amdml update` installed replaces the built-in tables when it is newer (a
+// package upgrade can bring newer built-in knowledge than an old bundle); the tables are
+// then not built at all. One that cannot be read leaves the built-in tables in use, with
+// a warning: the doctor still runs. Returns whether it took the installed bundle.
+static bool use_installed_knowledge(Session& s) {
+  auto installed = platform::read_installed_knowledge(*s.host);
+  if (!installed) {
+    error_line("the installed knowledge is unreadable, using the built-in knowledge: " + installed.error().message,
+               "amdml: warning: ");
+    return false;
+  }
+  if (!*installed || !((*installed)->meta.date > builtin_knowledge_meta().date)) return false;
+  s.kb = std::move(**installed);
+  s.knowledge_source = "installed";
+  return true;
+}
+
 void open_knowledge(const GlobalOptions& g, Session& s) {
   stage("knowledge", [&] {
     auto files = recipe_files(g.recipes);
     if (!files) throw UsageError(files.error().message);
     s.recipes = std::move(*files);
     if (g.recipes.empty()) {
-      s.kb = builtin_knowledge();  // the same files, compiled at build time
+      if (!s.host || !use_installed_knowledge(s)) s.kb = builtin_knowledge();  // the same files, compiled at build time
     } else {
       auto kb = load_knowledge(s.recipes);
       if (!kb) throw UsageError(kb.error().message);
       s.kb = std::move(*kb);
+      s.knowledge_source = "recipes";
     }
     if (verbosity() >= 2)
       log_debug("knowledge: " + std::to_string(s.recipes.size()) + " files" +
@@ -75,9 +94,16 @@ void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* ha
               " warnings, " + std::to_string(r.summary.infos) + " infos");
 }
 
+KnowledgeFacts knowledge_facts(const Session& s) {
+  KnowledgeFacts k{s.kb.meta.date, s.kb.meta.format, s.knowledge_source, std::nullopt};
+  if (s.host) k.today = platform::host_today(*s.host);
+  return k;
+}
+
 Report run_doctor(const Session& s, const ProbeOptions& options) {
   Report r;
   r.facts = run_probes(*s.host, s.kb, options);
+  r.facts.knowledge = knowledge_facts(s);
   run_rules(r, s.kb, &s.recipes, s.host.get());
   return r;
 }

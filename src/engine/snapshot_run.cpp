@@ -14,6 +14,7 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   RecordedRun run;
   platform::RecordingHost rec(*s.host);
   run.report.facts = run_probes(rec, s.kb, po);
+  run.report.facts.knowledge = knowledge_facts(s);
   run_rules(run.report, s.kb, &s.recipes, &rec);
   Stage record("record");
   run.recording = rec.recording();

@@ -384,6 +384,23 @@ Status load_kernels(const std::string& file, const toml::table& root, Knowledge&
   return {};
 }
 
+// meta.toml: [meta] format (what this amdml reads) and date (the newest fact's day).
+Status load_meta(const std::string& file, const toml::table& root, Knowledge& kb) {
+  auto* t = root["meta"].as_table();
+  if (!t) return {};
+  if (auto s = known_keys(file, *t, {"format", "date"}, "[meta]"); !s) return s;
+  auto format = (*t)["format"].value<int64_t>();
+  if (!format || *format < 1) return make_error(where(file, *t) + ": [meta] needs an integer 'format' from 1");
+  if (*format > kKnowledgeFormat)
+    return make_error(where(file, *t) + ": knowledge format " + std::to_string(*format) + " is newer than this amdml reads (" +
+                      std::to_string(kKnowledgeFormat) + "); install a newer amdml");
+  auto date = (*t)["date"].value<std::string>();
+  if (!date || !parse_day(*date)) return make_error(where(file, *t) + ": [meta] needs 'date' like \"2026-10-05\"");
+  if (kb.meta.format) return make_error(where(file, *t) + ": a second [meta] table");
+  kb.meta = KnowledgeMeta{static_cast<int>(*format), *date};
+  return {};
+}
+
 // rocm-releases.toml: [apt], [[apt_codename]], [[apt_release]], [[distro_rocm]].
 Status load_apt(const std::string& file, const toml::table& root, Knowledge& kb) {
   if (auto* t = root["apt"].as_table()) {
@@ -460,11 +477,11 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
       return make_error("recipes/" + f.path + ":" + std::to_string(err.source().begin.line) + ": " +
                         std::string(err.description()));
     }
-    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama, load_apt})
+    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama, load_apt, load_meta})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
     if (auto s = known_keys("recipes/" + f.path, root,
                             {"gfx", "chip", "pci", "rocm", "pytorch", "ollama", "ollama_policy", "runtime", "memory",
-                             "kernel_req", "apt", "apt_codename", "apt_release", "distro_rocm"},
+                             "kernel_req", "apt", "apt_codename", "apt_release", "distro_rocm", "meta"},
                             "a knowledge file");
         !s)
       return s.error();

@@ -19,6 +19,30 @@ std::string short_version(const Version& v) {
   return s;
 }
 
+std::optional<std::int64_t> parse_day(std::string_view date) {
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') return std::nullopt;
+  auto digits = [&](std::size_t at, std::size_t n) -> std::optional<int> {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (date[i] < '0' || date[i] > '9') return std::nullopt;
+      v = v * 10 + (date[i] - '0');
+    }
+    return v;
+  };
+  auto y = digits(0, 4), m = digits(5, 2), d = digits(8, 2);
+  if (!y || !m || !d || *y < 1970 || *m < 1 || *m > 12 || *d < 1) return std::nullopt;
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (*y % 4 == 0 && *y % 100 != 0) || *y % 400 == 0;
+  if (*d > kDays[*m - 1] + (*m == 2 && leap ? 1 : 0)) return std::nullopt;
+  // Days from the civil date, counted in 400-year eras of 146097 days from a March-first year.
+  const int yy = *y - (*m <= 2 ? 1 : 0);
+  const int era = yy / 400;
+  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
+  const unsigned doy = (153 * static_cast<unsigned>(*m + (*m > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(*d) - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return static_cast<std::int64_t>(era) * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
 bool RocmRelease::has_kernels(const GfxTarget& t) const {
   return std::find(kernels.begin(), kernels.end(), t) != kernels.end();
 }

@@ -21,5 +21,7 @@ const std::vector<EmbeddedFile>& embedded_finding_docs();
 Knowledge builtin_knowledge();
 // Its newest [[rocm]] release (--version), without building the rest.
 std::optional<Version> builtin_newest_rocm();
+// Its meta.toml (format and date), likewise.
+KnowledgeMeta builtin_knowledge_meta();
 
 }  // namespace amdml

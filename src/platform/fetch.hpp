@@ -14,4 +14,10 @@ namespace amdml::platform {
 
 Result<std::string> fetch_url(const Host& host, const std::string& url, std::size_t limit = 1 << 20);
 
+// `amdml update`'s download: always from the network (or a file:// mirror), also under
+// --root, since the bundle is verified before anything is written. http://, https://
+// and file:// (absolute path); curl runs as a child (no network library is linked),
+// with redirects kept to http(s), a time limit and a size limit. The error is one line.
+Result<std::string> download(const std::string& url, std::size_t limit);
+
 }  // namespace amdml::platform

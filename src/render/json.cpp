@@ -66,6 +66,10 @@ json report_json(const Report& r) {
   json j;
   j["schema"] = "amdml.doctor/1";
   j["amdml_version"] = f.amdml_version;
+  j["knowledge"] = {{"date", f.knowledge.date.empty() ? json(nullptr) : json(f.knowledge.date)},
+                    {"format", f.knowledge.format},
+                    {"source", f.knowledge.source},
+                    {"today", opt(f.knowledge.today)}};
   json host;
   host["kernel"] = opt(f.os.kernel_release);
   host["os"] = {{"id", opt(f.os.id)}, {"version_id", opt(f.os.version_id)}, {"pretty_name", opt(f.os.pretty_name)}};

@@ -77,6 +77,9 @@ std::string system_block(const Report& r) {
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
   }
   rows.push_back({"ROCm", rocm});
+  if (!f.knowledge.date.empty() || !f.knowledge.source.empty())
+    rows.push_back({"Knowledge", (f.knowledge.date.empty() ? std::string("undated") : f.knowledge.date) + " (" +
+                                     f.knowledge.source + ")"});
   for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
   if (f.container.kind)
     rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});

@@ -30,6 +30,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"llamacpp", rules::llamacpp_rules},
       {"ml", rules::ml_rules},
       {"vulkan", rules::vulkan_rules},  // after ollama: it reads ollama.gfx-unsupported
+      {"knowledge", rules::knowledge_rules},
   };
   return table;
 }

@@ -38,6 +38,7 @@ void torch_rules(const RuleContext& ctx, std::vector<Finding>& out);      // tor
 void llamacpp_rules(const RuleContext& ctx, std::vector<Finding>& out);   // llamacpp.cpp: llamacpp.*
 void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml.cpp: ml.rocm-libraries
 void vulkan_rules(const RuleContext& ctx, std::vector<Finding>& out);     // vulkan.cpp: vulkan.no-icd
+void knowledge_rules(const RuleContext& ctx, std::vector<Finding>& out);  // knowledge.cpp: knowledge.stale
 // After every rule: notes that name another finding's fix, only when that fix is in the
 // plan (gfx.override-needed mentions ollama's drop-in only when ollama.env asks for it).
 void cross_reference(std::vector<Finding>& out);                          // gfx.cpp
