@@ -351,6 +351,27 @@ void plan_initramfs(Ctx& c, const TtmParams& p) {
   c.rp.commands.push_back({gen->argv, "put the new option into the initramfs", std::chrono::minutes(10)});
 }
 
+// GRUB's defaults as grub-mkconfig sources them: the file, then DIR.d/*.cfg by name;
+// nullopt (the recipe refused) when one cannot be read.
+std::optional<std::vector<std::pair<std::string, std::string>>> grub_files(Ctx& c, const std::string& grub,
+                                                                            const std::string& bytes) {
+  std::vector<std::pair<std::string, std::string>> files{{grub, bytes}};
+  auto names = c.in.tree.list(grub + ".d");
+  if (!names) {
+    c.rp.refused = names.error();
+    return std::nullopt;
+  }
+  std::vector<std::string> sorted(names->begin(), names->end());
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& n : sorted) {
+    if (n.size() <= 4 || !ends_with(n, ".cfg")) continue;
+    auto f = c.read(grub + ".d/" + n);
+    if (!f) return std::nullopt;
+    if (f->exists) files.emplace_back(grub + ".d/" + n, f->bytes);
+  }
+  return files;
+}
+
 // The boot loader's own file gets the parameters; the command that turns it into what
 // the firmware boots follows. The first configuration that exists is the one in use.
 void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
@@ -360,7 +381,8 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
       if (host.exists(path)) return std::string(path);
     return std::nullopt;
   };
-  FileChange fc;
+  std::vector<FileChange> fcs(1);
+  FileChange& fc = fcs[0];
   CmdlineEdit e;
   std::optional<Command> cmd;
   std::string where;
@@ -376,9 +398,28 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
     where = "kernelstub's configuration";
     cmd = Command{{"kernelstub"}, "write the boot entry from kernelstub's configuration", std::chrono::minutes(5)};
   } else if (auto grub = c.read(step.grub); grub && grub->exists) {
-    e = edit_grub_defaults(grub->bytes, p);
-    fc.path = step.grub;
+    auto files = grub_files(c, step.grub, grub->bytes);
+    if (!files) return;
+    auto edited = edit_grub_files(*files, p);
+    if (!edited) {
+      c.rp.refused = make_error(edited.error().message + "; amdml does not edit it -- fix it by hand");
+      return;
+    }
+    e = std::move(edited->edit);
+    fc.path = edited->unbalanced_file.empty() ? step.grub : edited->unbalanced_file;
     fc.before = grub->bytes;
+    fc.after = edited->texts[0];
+    // The files that change (grub.d's too); the first one still when none does.
+    for (std::size_t i = 1; i < files->size(); ++i)
+      if (edited->texts[i] != (*files)[i].second) {
+        FileChange more;
+        more.path = (*files)[i].first;
+        more.before = (*files)[i].second;
+        more.after = edited->texts[i];
+        fcs.push_back(std::move(more));
+      }
+    if (!fcs[0].changes() && fcs.size() > 1) fcs.erase(fcs.begin());
+    e.text = fcs[0].after;
     where = "GRUB's defaults";
     if (auto u = first_of({"/usr/sbin/update-grub", "/sbin/update-grub"}))
       cmd = Command{{"update-grub"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
@@ -414,14 +455,14 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
     return;
   }
   if (e.unbalanced) {
-    c.rp.refused = make_error(fc.path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
+    c.rp.refused = make_error(fcs[0].path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
     return;
   }
-  fc.after = e.text;
+  if (fcs.size() == 1) fcs[0].after = e.text;
   std::string what;
   for (const auto& [k, v] : p.set) what += (what.empty() ? "set " : ", set ") + k + "=" + v;
   for (const auto& w : e.removed) what += (what.empty() ? "remove " : ", remove ") + w;
-  fc.why = what.empty() ? where : what + " in " + where;
+  for (auto& f : fcs) f.why = what.empty() ? where : what + " in " + where;
   // A parameter on the running command line that the file does not hold comes from
   // elsewhere (a boot entry edited by hand, the firmware): say so rather than pretend.
   if (c.in.facts.os.cmdline)
@@ -430,11 +471,11 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
       for (const auto& r : p.remove)
         if (cmdline_param_name(r) == n &&
             std::none_of(e.removed.begin(), e.removed.end(), [&](const std::string& w) { return cmdline_param_name(w.substr(0, w.find('='))) == n; }))
-          c.rp.notes.push_back(k + "=" + v + " is on the running command line but not in " + fc.path +
+          c.rp.notes.push_back(k + "=" + v + " is on the running command line but not in " + fcs[0].path +
                                ": remove it where it is set (the boot entry) by hand");
     }
-  const bool changes = fc.changes();
-  c.rp.files.push_back(std::move(fc));
+  const bool changes = std::any_of(fcs.begin(), fcs.end(), [](const FileChange& f) { return f.changes(); });
+  for (auto& f : fcs) c.rp.files.push_back(std::move(f));
   if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
 }
 
