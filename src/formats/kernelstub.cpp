@@ -46,9 +46,9 @@ class Scanner {
     p = ws(p + 1);
     while (p < t_.size() && t_[p] != '}') {
       const std::size_t key_end = string_end(p);
-      const auto name = nlohmann::json::parse(t_.substr(p, key_end - p), nullptr, false);
+      const auto name = parse_json(t_.substr(p, key_end - p));  // a string: escapes decoded
       p = ws(ws(key_end) + 1);
-      if (name.is_string() && name.get<std::string>() == key) found = p;
+      if (name && name->is_string() && name->get<std::string>() == key) found = p;
       p = ws(value_end(p));
       if (p < t_.size() && t_[p] == ',') p = ws(p + 1);
     }
