@@ -47,9 +47,13 @@ class Reader {
       } else if (c == '<' && p_ + 1 < t_.size() && t_[p_ + 1] == '<') {
         fail(p_, "a here-document, which amdml does not read");
       } else if (c == '<' || c == '>') {
+        // ">", ">>", ">&", ">|", "<", "<&", "<>": the next word is a file (or descriptor).
         ++p_;
+        if (p_ < t_.size() && (t_[p_] == '&' || t_[p_] == '>' || (c == '>' && t_[p_] == '|'))) ++p_;
+        if (redirect) fail(p_ - 1, "a redirection without a file name");
         redirect = true;
       } else if (word_end(c)) {
+        if (redirect) fail(p_, "a redirection without a file name");
         ++p_;
         command_start = true;
       } else if (c == '#') {
@@ -65,6 +69,7 @@ class Reader {
         redirect = false;
       }
     }
+    if (redirect) fail(p_, "a redirection without a file name");
     if (error_) return *error_;
     return out;
   }

@@ -178,6 +178,7 @@ const std::vector<std::string> kVariants = {
     "echo GRUB_CMDLINE_LINUX_DEFAULT=x >/dev/null\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n",
     "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\" && GRUB_X=2 || GRUB_X=3\n",
     "case x in x) GRUB_CMDLINE_LINUX_DEFAULT=\"quiet amdgpu.gttsize=1\";; esac\n",
+    "true 2>&1 >/dev/null </dev/null\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n",
 };
 
 TEST(GrubDefaults, EveryVariantEditsToWhatTheShellReadsAsIntended) {
@@ -272,7 +273,7 @@ TEST(GrubDefaults, NewParametersGoBeforeTheDoubleDash) {
 TEST(GrubDefaults, WhatTheShellWouldNotRunIsNotEdited) {
   for (const std::string bad : {"GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\n", "GRUB_CMDLINE_LINUX_DEFAULT='quiet\n",
                                 "GRUB_CMDLINE_LINUX_DEFAULT=\"$(echo quiet\"\n", "GRUB_X=`echo\n",
-                                "cat <<EOF\nGRUB_CMDLINE_LINUX_DEFAULT=x\nEOF\n"}) {
+                                "cat <<EOF\nGRUB_CMDLINE_LINUX_DEFAULT=x\nEOF\n", "alice:x:1000>\n"}) {
     SCOPED_TRACE(bad);
     auto e = fix::edit_grub_files({{"/etc/default/grub", bad}}, strix_params());
     ASSERT_FALSE(e);
