@@ -372,6 +372,33 @@ std::optional<std::vector<std::pair<std::string, std::string>>> grub_files(Ctx& 
   return files;
 }
 
+// The GRUB files the edit changes (/etc/default/grub still when none does) into fcs, the
+// edit's words into e; false when the recipe is refused.
+bool plan_grub_edit(Ctx& c, const std::string& grub, const std::string& bytes, const KernelCmdlineParams& p,
+                    std::vector<FileChange>& fcs, CmdlineEdit& e) {
+  auto files = grub_files(c, grub, bytes);
+  if (!files) return false;
+  auto edited = edit_grub_files(*files, p);
+  if (!edited) {
+    c.rp.refused = make_error(edited.error().message + "; amdml does not edit it -- fix it by hand");
+    return false;
+  }
+  e = std::move(edited->edit);
+  fcs.clear();
+  for (std::size_t i = 0; i < files->size(); ++i)
+    if (i == 0 || edited->texts[i] != (*files)[i].second) {
+      FileChange fc;
+      fc.path = (*files)[i].first;
+      fc.before = (*files)[i].second;
+      fc.after = edited->texts[i];
+      fcs.push_back(std::move(fc));
+    }
+  if (!edited->unbalanced_file.empty()) fcs[0].path = edited->unbalanced_file;
+  if (!fcs[0].changes() && fcs.size() > 1) fcs.erase(fcs.begin());
+  e.text = fcs[0].after;
+  return true;
+}
+
 // The boot loader's own file gets the parameters; the command that turns it into what
 // the firmware boots follows. The first configuration that exists is the one in use.
 void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
@@ -382,7 +409,6 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
     return std::nullopt;
   };
   std::vector<FileChange> fcs(1);
-  FileChange& fc = fcs[0];
   CmdlineEdit e;
   std::optional<Command> cmd;
   std::string where;
@@ -393,33 +419,12 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
       return;
     }
     e = std::move(*edit);
-    fc.path = step.kernelstub;
-    fc.before = ks->bytes;
+    fcs[0].path = step.kernelstub;
+    fcs[0].before = ks->bytes;
     where = "kernelstub's configuration";
     cmd = Command{{"kernelstub"}, "write the boot entry from kernelstub's configuration", std::chrono::minutes(5)};
   } else if (auto grub = c.read(step.grub); grub && grub->exists) {
-    auto files = grub_files(c, step.grub, grub->bytes);
-    if (!files) return;
-    auto edited = edit_grub_files(*files, p);
-    if (!edited) {
-      c.rp.refused = make_error(edited.error().message + "; amdml does not edit it -- fix it by hand");
-      return;
-    }
-    e = std::move(edited->edit);
-    fc.path = edited->unbalanced_file.empty() ? step.grub : edited->unbalanced_file;
-    fc.before = grub->bytes;
-    fc.after = edited->texts[0];
-    // The files that change (grub.d's too); the first one still when none does.
-    for (std::size_t i = 1; i < files->size(); ++i)
-      if (edited->texts[i] != (*files)[i].second) {
-        FileChange more;
-        more.path = (*files)[i].first;
-        more.before = (*files)[i].second;
-        more.after = edited->texts[i];
-        fcs.push_back(std::move(more));
-      }
-    if (!fcs[0].changes() && fcs.size() > 1) fcs.erase(fcs.begin());
-    e.text = fcs[0].after;
+    if (!plan_grub_edit(c, step.grub, grub->bytes, p, fcs, e)) return;
     where = "GRUB's defaults";
     if (auto u = first_of({"/usr/sbin/update-grub", "/sbin/update-grub"}))
       cmd = Command{{"update-grub"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
@@ -433,8 +438,8 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
     return;
   } else if (auto ki = c.read(step.kernel_install); ki && ki->exists) {
     e = edit_kernel_cmdline_file(ki->bytes, p);
-    fc.path = step.kernel_install;
-    fc.before = ki->bytes;
+    fcs[0].path = step.kernel_install;
+    fcs[0].before = ki->bytes;
     where = "kernel-install's command line";
     const auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
     std::optional<std::string> image;
