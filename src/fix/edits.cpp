@@ -4,10 +4,11 @@
 #include <algorithm>
 
 #include "base/text.hpp"
+#include "formats/grub_defaults.hpp"
+#include "formats/kernel_cmdline.hpp"
+#include "formats/kernelstub.hpp"
 #include "formats/system_files.hpp"
 #include "fix/params.hpp"
-
-#include <nlohmann/json.hpp>
 
 namespace amdml::fix {
 
@@ -271,35 +272,25 @@ std::map<std::string, std::string> dropin_environment(const std::string& text) {
 
 namespace {
 
-// Whitespace-separated words; a double-quoted stretch belongs to its word.
-std::vector<std::string> cmdline_words(std::string_view text) {
-  std::vector<std::string> out;
-  std::string word;
-  bool quoted = false;
-  for (char c : text) {
-    if (c == '"') quoted = !quoted;
-    if (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-      if (!word.empty()) out.push_back(std::move(word));
-      word.clear();
+using formats::CmdlineWord;
+
+// Edits the kernel's words in place (those before "--"; what follows is init's) and
+// returns whether anything changed. A word whose name is an expansion is kept.
+bool edit_words(std::vector<CmdlineWord>& words, const KernelCmdlineParams& p, CmdlineEdit& e) {
+  bool changed = false;
+  std::vector<CmdlineWord> out;
+  const std::size_t stop = formats::cmdline_insert_at(words);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const CmdlineWord& w = words[i];
+    const auto written = w.name();
+    if (i >= stop || !written) {
+      out.push_back(w);
       continue;
     }
-    word += c;
-  }
-  if (!word.empty()) out.push_back(std::move(word));
-  return out;
-}
-
-std::string word_name(const std::string& word) { return cmdline_param_name(word.substr(0, word.find('='))); }
-
-// Edits a word list in place; returns whether anything changed.
-bool edit_words(std::vector<std::string>& words, const KernelCmdlineParams& p, CmdlineEdit& e) {
-  bool changed = false;
-  std::vector<std::string> out;
-  for (const auto& w : words) {
-    const std::string n = word_name(w);
+    const std::string n = cmdline_param_name(*written);
     bool drop = std::any_of(p.remove.begin(), p.remove.end(), [&](const std::string& r) { return cmdline_param_name(r) == n; });
     if (drop) {
-      e.removed.push_back(w);
+      e.removed.push_back(w.text());
       changed = true;
       continue;
     }
@@ -309,12 +300,12 @@ bool edit_words(std::vector<std::string>& words, const KernelCmdlineParams& p, C
       const bool first = std::find(e.found.begin(), e.found.end(), k) == e.found.end();
       if (first) {
         // The first word setting it takes the value; later ones would override it.
-        const std::string nw = w.substr(0, w.find('=')) + "=" + v;
-        if (nw != w) changed = true;
-        out.push_back(nw);
+        auto nw = CmdlineWord::literal(*written + "=" + v);
+        if (!(nw == w)) changed = true;
+        out.push_back(std::move(nw));
         e.found.push_back(k);
       } else {
-        e.removed.push_back(w);
+        e.removed.push_back(w.text());
         changed = true;
       }
       replaced = true;
@@ -325,160 +316,136 @@ bool edit_words(std::vector<std::string>& words, const KernelCmdlineParams& p, C
   return changed;
 }
 
-void append_missing(std::vector<std::string>& words, const KernelCmdlineParams& p, const CmdlineEdit& e) {
+// The parameters of p.set that no word had, inserted before "--"; whether there were any.
+bool insert_missing(std::vector<CmdlineWord>& words, const KernelCmdlineParams& p, const CmdlineEdit& e) {
+  std::vector<CmdlineWord> add;
   for (const auto& [k, v] : p.set)
-    if (std::find(e.found.begin(), e.found.end(), k) == e.found.end()) words.push_back(k + "=" + v);
+    if (std::find(e.found.begin(), e.found.end(), k) == e.found.end()) add.push_back(CmdlineWord::literal(k + "=" + v));
+  const auto at = words.begin() + static_cast<std::ptrdiff_t>(formats::cmdline_insert_at(words));
+  words.insert(at, add.begin(), add.end());
+  return !add.empty();
 }
-
-bool odd_quotes(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 != 0; }
 
 }  // namespace
 
 CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params) {
   CmdlineEdit e;
-  // A word appended after an unterminated quote would be read as part of it.
-  if (odd_quotes(words)) {
+  auto w = formats::split_cmdline(words);
+  // A word added after an unterminated quote would be read as part of it.
+  if (!w) {
     e.text = words;
     e.unbalanced = true;
     return e;
   }
-  auto w = cmdline_words(words);
-  bool changed = edit_words(w, params, e);
-  const std::size_t before = w.size();
-  append_missing(w, params, e);
-  e.text = changed || w.size() != before ? text::join(w, " ") : words;
+  const bool changed = edit_words(*w, params, e);
+  const bool added = insert_missing(*w, params, e);
+  e.text = changed || added ? formats::join_cmdline_text(*w) : words;
   return e;
+}
+
+Result<GrubEdit> edit_grub_files(const std::vector<std::pair<std::string, std::string>>& files,
+                                 const KernelCmdlineParams& params) {
+  std::vector<formats::GrubFile> read;
+  GrubEdit out;
+  for (const auto& [path, text] : files) {
+    auto d = formats::read_grub_defaults(text);
+    if (!d) return make_error(path + ": " + d.error().message);
+    read.push_back({path, std::move(*d)});
+    out.texts.push_back(text);
+  }
+  // Every assignment that makes the value the kernel gets (GRUB_CMDLINE_LINUX first,
+  // as grub-mkconfig puts it first), with its words.
+  struct Target {
+    formats::GrubRef ref;
+    std::vector<CmdlineWord> words;
+    bool changed = false;
+  };
+  std::vector<Target> targets;
+  for (const char* name : {formats::kGrubLinux, formats::kGrubDefault})
+    for (const auto& ref : formats::grub_chain(read, name)) {
+      auto words = formats::split_cmdline(read[ref.file].defaults.assignments[ref.index].value);
+      if (!words) {
+        out.edit.unbalanced = true;
+        out.unbalanced_file = read[ref.file].path;
+        return out;
+      }
+      targets.push_back({ref, std::move(*words)});
+    }
+  for (auto& t : targets) t.changed = edit_words(t.words, params, out.edit);
+  // New parameters go into the effective _DEFAULT value; into GRUB_CMDLINE_LINUX when
+  // that holds a "--" (the _DEFAULT words follow it, so they would go to init).
+  Target* last_linux = nullptr;
+  Target* last_default = nullptr;
+  for (auto& t : targets)
+    (read[t.ref.file].defaults.assignments[t.ref.index].name == formats::kGrubLinux ? last_linux : last_default) = &t;
+  Target* into = last_default ? last_default : last_linux;
+  if (last_linux && formats::cmdline_insert_at(last_linux->words) < last_linux->words.size()) into = last_linux;
+  if (into) {
+    if (insert_missing(into->words, params, out.edit)) into->changed = true;
+  } else if (!read.empty()) {
+    std::vector<CmdlineWord> words;
+    if (insert_missing(words, params, out.edit))
+      out.texts[0] = formats::append_grub_assignment(out.texts[0], formats::kGrubDefault, formats::join_cmdline(words));
+  }
+  // Each file's values from its last assignment back, so the earlier offsets hold.
+  std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) {
+    return a.ref.file != b.ref.file ? a.ref.file < b.ref.file : a.ref.index > b.ref.index;
+  });
+  for (const auto& t : targets) {
+    if (!t.changed) continue;
+    formats::GrubDefaults d = read[t.ref.file].defaults;
+    d.text = out.texts[t.ref.file];
+    out.texts[t.ref.file] = formats::write_grub_value(d, t.ref.index, formats::join_cmdline(t.words));
+  }
+  return out;
 }
 
 CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParams& params) {
-  struct Line {
-    std::string text;
-    bool nl = false;
-    std::string key;    // GRUB_CMDLINE_LINUX or GRUB_CMDLINE_LINUX_DEFAULT ("" otherwise)
-    std::string lead;   // bytes before the value: indentation and KEY=
-    char quote = 0;     // '"', '\'' or 0
-    std::string value;  // between the quotes
-    std::string tail;   // after the closing quote (a comment)
-  };
-  std::vector<Line> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    Line l;
-    l.text = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    l.nl = nl != std::string::npos;
-    pos = nl == std::string::npos ? text.size() : nl + 1;
-    std::size_t i = 0;
-    while (i < l.text.size() && (l.text[i] == ' ' || l.text[i] == '\t')) ++i;
-    if (l.text.compare(i, 7, "export ") == 0) i += 7;
-    for (const char* key : {"GRUB_CMDLINE_LINUX_DEFAULT=", "GRUB_CMDLINE_LINUX="}) {
-      const std::size_t n = std::string_view(key).size();
-      if (l.text.compare(i, n, key) != 0) continue;
-      std::size_t v = i + n;
-      char q = v < l.text.size() && (l.text[v] == '"' || l.text[v] == '\'') ? l.text[v] : 0;
-      std::size_t end = q ? l.text.find(q, v + 1) : l.text.find_first_of(" \t#", v);
-      if (q && end == std::string::npos) break;  // an unterminated quote: not ours to touch
-      l.key = std::string(key, n - 1);
-      l.lead = l.text.substr(0, v);
-      l.quote = q;
-      l.value = q ? l.text.substr(v + 1, end - v - 1) : l.text.substr(v, end == std::string::npos ? std::string::npos : end - v);
-      l.tail = end == std::string::npos ? "" : l.text.substr(q ? end + 1 : end);
-      break;
-    }
-    lines.push_back(std::move(l));
+  auto g = edit_grub_files({{"/etc/default/grub", text}}, params);
+  if (!g || g->edit.unbalanced) {
+    CmdlineEdit e;
+    e.text = text;
+    e.unbalanced = true;
+    return e;
   }
-  CmdlineEdit e;
-  auto render = [](Line& l, const std::vector<std::string>& words) {
-    const std::string v = text::join(words, " ");
-    l.value = v;
-    const char q = l.quote ? l.quote : (v.find_first_of(" \t") != std::string::npos ? '"' : 0);
-    l.text = l.lead + (q ? std::string(1, q) : "") + v + (q ? std::string(1, q) : "") + l.tail;
-  };
-  Line* last_default = nullptr;
-  Line* last_linux = nullptr;
-  for (auto& l : lines)
-    if (!l.key.empty() && odd_quotes(l.value)) {
-      e.text = text;
-      e.unbalanced = true;
-      return e;
-    }
-  for (auto& l : lines) {
-    if (l.key.empty()) continue;
-    (l.key == "GRUB_CMDLINE_LINUX_DEFAULT" ? last_default : last_linux) = &l;
-    auto words = cmdline_words(l.value);
-    if (edit_words(words, params, e)) render(l, words);
-  }
-  KernelCmdlineParams missing;
-  for (const auto& [k, v] : params.set)
-    if (std::find(e.found.begin(), e.found.end(), k) == e.found.end()) missing.set[k] = v;
-  std::string out;
-  if (!missing.set.empty()) {
-    if (Line* target = last_default ? last_default : last_linux) {
-      auto words = cmdline_words(target->value);
-      append_missing(words, missing, CmdlineEdit{});
-      render(*target, words);
-    } else {
-      std::vector<std::string> words;
-      append_missing(words, missing, CmdlineEdit{});
-      if (!lines.empty() && !lines.back().nl) lines.back().nl = true;
-      Line added;
-      added.text = "GRUB_CMDLINE_LINUX_DEFAULT=\"" + text::join(words, " ") + "\"";
-      added.nl = true;
-      lines.push_back(std::move(added));
-    }
-  }
-  for (const auto& l : lines) out += l.text + (l.nl ? "\n" : "");
-  e.text = out;
-  return e;
+  g->edit.text = g->texts[0];
+  return g->edit;
 }
 
 CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlineParams& params) {
-  std::string body = text;
-  std::string trail;
-  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) {
-    trail.insert(trail.begin(), body.back());
-    body.pop_back();
-  }
-  auto e = edit_cmdline_words(body, params);
-  if (e.unbalanced) {
+  CmdlineEdit e;
+  auto file = formats::read_kernel_cmdline(text);
+  if (!file) {
     e.text = text;
+    e.unbalanced = true;
     return e;
   }
-  e.text += trail.empty() ? "\n" : trail;
-  if (text.empty()) e.text = e.text == "\n" ? "" : e.text;
+  auto words = file->words;
+  edit_words(words, params, e);
+  insert_missing(words, params, e);
+  e.text = formats::write_kernel_cmdline(*file, words);
   return e;
 }
 
 Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const KernelCmdlineParams& params) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    return make_error("not JSON");
-  }
-  if (!j.is_object() || !j["user"].is_object() || !j["user"]["kernel_options"].is_array())
-    return make_error("no user.kernel_options list");
-  std::vector<std::string> words;
-  for (const auto& w : j["user"]["kernel_options"]) {
-    if (!w.is_string()) return make_error("user.kernel_options holds something that is not a string");
-    words.push_back(w.get<std::string>());
-  }
+  auto config = formats::read_kernelstub(text);
+  if (!config) return config.error();
   CmdlineEdit e;
-  for (const auto& w : words)
-    if (odd_quotes(w)) {
+  std::vector<CmdlineWord> words;
+  for (const auto& o : config->options) {
+    auto w = formats::split_cmdline(o);
+    if (!w) {
       e.text = text;
       e.unbalanced = true;
       return e;
     }
-  const auto before = words;
-  edit_words(words, params, e);
-  append_missing(words, params, e);
-  if (words == before) {
-    e.text = text;
-    return e;
+    words.push_back(CmdlineWord::literal(o));
   }
-  j["user"]["kernel_options"] = words;
-  e.text = j.dump(4) + "\n";
+  edit_words(words, params, e);
+  insert_missing(words, params, e);
+  std::vector<std::string> options;
+  for (const auto& w : words) options.push_back(w.text());
+  e.text = formats::write_kernelstub(*config, options);
   return e;
 }
 

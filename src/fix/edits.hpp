@@ -64,16 +64,30 @@ struct CmdlineEdit {
   bool unbalanced = false;           // a command line with an odd number of '"': left as it is
 };
 // The words of one command line with params.set replaced where they are and params.remove
-// dropped; the names of params.set not found are appended at the end.
+// dropped; the names of params.set not found are inserted before "--" (the words after
+// it are init's, never edited), else at the end. Words are read by the codecs in
+// src/formats/ (kernel_cmdline, grub_defaults, kernelstub); a word holding a shell
+// expansion is kept as it is.
 CmdlineEdit edit_cmdline_words(const std::string& words, const KernelCmdlineParams& params);
-// /etc/default/grub: the same on GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT (a
-// parameter is edited on the line that sets it); new ones go to the last
-// GRUB_CMDLINE_LINUX_DEFAULT line (added when there is none). Nothing else changes.
+// GRUB's defaults: /etc/default/grub then grub.d/*.cfg by name, as grub-mkconfig sources
+// them ({path, text} in that order). The assignments that make the value of
+// GRUB_CMDLINE_LINUX and _DEFAULT once all have run are edited (the last one, and the
+// earlier ones it expands as "$GRUB_CMDLINE_LINUX_DEFAULT"); new parameters go to the
+// effective _DEFAULT (added to the first file when nothing assigns it). Only the bytes of
+// those values change. An error names a file the shell would not read to its end.
+struct GrubEdit {
+  CmdlineEdit edit;                // text unused
+  std::vector<std::string> texts;  // every file's text after the edit, in the order given
+  std::string unbalanced_file;     // the file of edit.unbalanced
+};
+Result<GrubEdit> edit_grub_files(const std::vector<std::pair<std::string, std::string>>& files,
+                                 const KernelCmdlineParams& params);
+// /etc/default/grub alone (unbalanced also for a file the shell would not read).
 CmdlineEdit edit_grub_defaults(const std::string& text, const KernelCmdlineParams& params);
 // /etc/kernel/cmdline (kernel-install): the whole file is one command line.
 CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlineParams& params);
 // /etc/kernelstub/configuration (JSON): user.kernel_options; an error for a file that is
-// not kernelstub's JSON.
+// not kernelstub's JSON. Only the list's bytes change.
 Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const KernelCmdlineParams& params);
 
 // Environment= and UnsetEnvironment= names a systemd drop-in sets (for conflict notes).

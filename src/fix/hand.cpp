@@ -113,6 +113,8 @@ void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Findin
           (void)host.read_file(m->path, 1 << 20);
         } else if (const auto* k = std::get_if<KernelCmdlineStep>(&step)) {
           for (const auto* path : {&k->kernelstub, &k->grub, &k->kernel_install}) (void)host.read_file(*path, 1 << 20);
+          if (auto names = host.list_dir(k->grub + ".d"))
+            for (const auto& n : *names) (void)host.read_file(k->grub + ".d/" + n.name, 1 << 20);
         } else if (const auto* e = std::get_if<EnvFileStep>(&step)) {
           (void)host.read_file(e->path, 1 << 20);
         } else if (const auto* l = std::get_if<LoginEnvClearStep>(&step)) {

@@ -351,6 +351,54 @@ void plan_initramfs(Ctx& c, const TtmParams& p) {
   c.rp.commands.push_back({gen->argv, "put the new option into the initramfs", std::chrono::minutes(10)});
 }
 
+// GRUB's defaults as grub-mkconfig sources them: the file, then DIR.d/*.cfg by name;
+// nullopt (the recipe refused) when one cannot be read.
+std::optional<std::vector<std::pair<std::string, std::string>>> grub_files(Ctx& c, const std::string& grub,
+                                                                            const std::string& bytes) {
+  std::vector<std::pair<std::string, std::string>> files{{grub, bytes}};
+  auto names = c.in.tree.list(grub + ".d");
+  if (!names) {
+    c.rp.refused = names.error();
+    return std::nullopt;
+  }
+  std::vector<std::string> sorted(names->begin(), names->end());
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& n : sorted) {
+    if (n.size() <= 4 || !ends_with(n, ".cfg")) continue;
+    auto f = c.read(grub + ".d/" + n);
+    if (!f) return std::nullopt;
+    if (f->exists) files.emplace_back(grub + ".d/" + n, f->bytes);
+  }
+  return files;
+}
+
+// The GRUB files the edit changes (/etc/default/grub still when none does) into fcs, the
+// edit's words into e; false when the recipe is refused.
+bool plan_grub_edit(Ctx& c, const std::string& grub, const std::string& bytes, const KernelCmdlineParams& p,
+                    std::vector<FileChange>& fcs, CmdlineEdit& e) {
+  auto files = grub_files(c, grub, bytes);
+  if (!files) return false;
+  auto edited = edit_grub_files(*files, p);
+  if (!edited) {
+    c.rp.refused = make_error(edited.error().message + "; amdml does not edit it -- fix it by hand");
+    return false;
+  }
+  e = std::move(edited->edit);
+  fcs.clear();
+  for (std::size_t i = 0; i < files->size(); ++i)
+    if (i == 0 || edited->texts[i] != (*files)[i].second) {
+      FileChange fc;
+      fc.path = (*files)[i].first;
+      fc.before = (*files)[i].second;
+      fc.after = edited->texts[i];
+      fcs.push_back(std::move(fc));
+    }
+  if (!edited->unbalanced_file.empty()) fcs[0].path = edited->unbalanced_file;
+  if (!fcs[0].changes() && fcs.size() > 1) fcs.erase(fcs.begin());
+  e.text = fcs[0].after;
+  return true;
+}
+
 // The boot loader's own file gets the parameters; the command that turns it into what
 // the firmware boots follows. The first configuration that exists is the one in use.
 void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
@@ -360,7 +408,7 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
       if (host.exists(path)) return std::string(path);
     return std::nullopt;
   };
-  FileChange fc;
+  std::vector<FileChange> fcs(1);
   CmdlineEdit e;
   std::optional<Command> cmd;
   std::string where;
@@ -371,14 +419,12 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
       return;
     }
     e = std::move(*edit);
-    fc.path = step.kernelstub;
-    fc.before = ks->bytes;
+    fcs[0].path = step.kernelstub;
+    fcs[0].before = ks->bytes;
     where = "kernelstub's configuration";
     cmd = Command{{"kernelstub"}, "write the boot entry from kernelstub's configuration", std::chrono::minutes(5)};
   } else if (auto grub = c.read(step.grub); grub && grub->exists) {
-    e = edit_grub_defaults(grub->bytes, p);
-    fc.path = step.grub;
-    fc.before = grub->bytes;
+    if (!plan_grub_edit(c, step.grub, grub->bytes, p, fcs, e)) return;
     where = "GRUB's defaults";
     if (auto u = first_of({"/usr/sbin/update-grub", "/sbin/update-grub"}))
       cmd = Command{{"update-grub"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
@@ -392,8 +438,8 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
     return;
   } else if (auto ki = c.read(step.kernel_install); ki && ki->exists) {
     e = edit_kernel_cmdline_file(ki->bytes, p);
-    fc.path = step.kernel_install;
-    fc.before = ki->bytes;
+    fcs[0].path = step.kernel_install;
+    fcs[0].before = ki->bytes;
     where = "kernel-install's command line";
     const auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
     std::optional<std::string> image;
@@ -414,14 +460,14 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
     return;
   }
   if (e.unbalanced) {
-    c.rp.refused = make_error(fc.path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
+    c.rp.refused = make_error(fcs[0].path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
     return;
   }
-  fc.after = e.text;
+  if (fcs.size() == 1) fcs[0].after = e.text;
   std::string what;
   for (const auto& [k, v] : p.set) what += (what.empty() ? "set " : ", set ") + k + "=" + v;
   for (const auto& w : e.removed) what += (what.empty() ? "remove " : ", remove ") + w;
-  fc.why = what.empty() ? where : what + " in " + where;
+  for (auto& f : fcs) f.why = what.empty() ? where : what + " in " + where;
   // A parameter on the running command line that the file does not hold comes from
   // elsewhere (a boot entry edited by hand, the firmware): say so rather than pretend.
   if (c.in.facts.os.cmdline)
@@ -430,11 +476,11 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
       for (const auto& r : p.remove)
         if (cmdline_param_name(r) == n &&
             std::none_of(e.removed.begin(), e.removed.end(), [&](const std::string& w) { return cmdline_param_name(w.substr(0, w.find('='))) == n; }))
-          c.rp.notes.push_back(k + "=" + v + " is on the running command line but not in " + fc.path +
+          c.rp.notes.push_back(k + "=" + v + " is on the running command line but not in " + fcs[0].path +
                                ": remove it where it is set (the boot entry) by hand");
     }
-  const bool changes = fc.changes();
-  c.rp.files.push_back(std::move(fc));
+  const bool changes = std::any_of(fcs.begin(), fcs.end(), [](const FileChange& f) { return f.changes(); });
+  for (auto& f : fcs) c.rp.files.push_back(std::move(f));
   if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
 }
 

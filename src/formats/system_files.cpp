@@ -1,7 +1,8 @@
 // Text-format parsers; see system_files.hpp.
 #include "formats/system_files.hpp"
 
-#include <nlohmann/json.hpp>
+#include "formats/grub_defaults.hpp"
+#include "formats/kernelstub.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -211,9 +212,14 @@ std::vector<PasswdEntry> passwd_file(std::string_view text) {
 std::vector<std::pair<std::string, std::string>> cmdline(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
   std::string word;
-  bool in_quote = false, have = false;
+  bool in_quote = false, have = false, done = false;
   auto flush = [&] {
-    if (!have) return;
+    if (!have || done) return;
+    // "--" ends the kernel's parameters (kernel/params.c parse_args): the rest is init's.
+    if (word == "--") {
+      done = true;
+      return;
+    }
     auto eq = word.find('=');
     if (eq == std::string::npos) out.emplace_back(word, "");
     else out.emplace_back(word.substr(0, eq), word.substr(eq + 1));
@@ -294,36 +300,15 @@ ModprobeFile modprobe_conf(std::string_view text) {
 }
 
 std::string grub_cmdline(std::string_view text) {
-  std::string linux_words, default_words;
-  for (auto raw : split_lines(text)) {
-    std::string_view l = trim(raw);
-    if (l.rfind("export ", 0) == 0) l = trim(l.substr(7));
-    for (auto [key, into] : {std::pair{std::string_view("GRUB_CMDLINE_LINUX="), &linux_words},
-                             std::pair{std::string_view("GRUB_CMDLINE_LINUX_DEFAULT="), &default_words}}) {
-      if (l.rfind(key, 0) != 0) continue;
-      std::string_view v = l.substr(key.size());
-      if (!v.empty() && (v[0] == '"' || v[0] == '\'')) {
-        const auto end = v.find(v[0], 1);
-        v = end == std::string_view::npos ? v.substr(1) : v.substr(1, end - 1);
-      } else {
-        v = v.substr(0, v.find_first_of(" \t#"));
-      }
-      *into = std::string(v);
-    }
-  }
-  if (linux_words.empty()) return default_words;
-  return default_words.empty() ? linux_words : linux_words + " " + default_words;
+  auto d = formats::read_grub_defaults(text);
+  if (!d) return "";
+  return formats::grub_cmdline({{"/etc/default/grub", std::move(*d)}}).words;
 }
 
 std::optional<std::string> kernelstub_cmdline(std::string_view text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("user") || !j["user"].is_object() ||
-      !j["user"].contains("kernel_options") || !j["user"]["kernel_options"].is_array())
-    return std::nullopt;
-  std::string out;
-  for (const auto& w : j["user"]["kernel_options"])
-    if (w.is_string()) out += (out.empty() ? "" : " ") + w.get<std::string>();
-  return out;
+  auto c = formats::read_kernelstub(text);
+  if (!c) return std::nullopt;
+  return text::join(c->options, " ");
 }
 
 std::map<std::string, std::string> uevent(std::string_view text) {

@@ -57,13 +57,16 @@ std::map<std::string, std::uint64_t> meminfo(std::string_view text);
 std::vector<GroupEntry> group_file(std::string_view text);
 std::vector<PasswdEntry> passwd_file(std::string_view text);
 
-// Kernel command line: words, "key=value" split at the first '='; quotes respected.
+// Kernel command line: words, "key=value" split at the first '='; quotes respected; the
+// words after "--" (init's) left out.
 std::vector<std::pair<std::string, std::string>> cmdline(std::string_view text);
 
-// /etc/default/grub: the words of the last GRUB_CMDLINE_LINUX and the last
-// GRUB_CMDLINE_LINUX_DEFAULT assignment, in that order (the kernel gets both).
+// /etc/default/grub alone: the value of GRUB_CMDLINE_LINUX then _DEFAULT once the shell
+// has run it (formats/grub_defaults.hpp; with grub.d: formats::grub_cmdline); "" for a
+// file the shell would not run.
 std::string grub_cmdline(std::string_view text);
-// /etc/kernelstub/configuration (JSON): user.kernel_options joined; nullopt when it is not that.
+// /etc/kernelstub/configuration (JSON, formats/kernelstub.hpp): user.kernel_options
+// joined; nullopt when it is not that.
 std::optional<std::string> kernelstub_cmdline(std::string_view text);
 
 // modprobe.d: "options MODULE key=value ..." lines (with '\' continuations and '#'

@@ -49,9 +49,10 @@ TEST(KernelCmdlineEdits, GrubWithoutADefaultLineGetsOne) {
   EXPECT_EQ(edit_grub_defaults("GRUB_TIMEOUT=5", p).text, "GRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"ttm.pages_limit=6815744\"\n");
   EXPECT_EQ(edit_grub_defaults("GRUB_CMDLINE_LINUX_DEFAULT=quiet\n", p).text,
             "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet ttm.pages_limit=6815744\"\n");
-  // An unterminated quote is not edited (a new line is added after it instead).
+  // A file with an unterminated quote does not parse in the shell: not edited at all.
   const std::string broken = "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\n";
-  EXPECT_EQ(edit_grub_defaults(broken, p).text.rfind(broken, 0), 0u);
+  EXPECT_TRUE(edit_grub_defaults(broken, p).unbalanced);
+  EXPECT_EQ(edit_grub_defaults(broken, p).text, broken);
   // A value whose quotes do not pair: a word appended would land inside the quote.
   const std::string odd = "GRUB_CMDLINE_LINUX_DEFAULT='quiet acpi_osi=\"Windows'\n";
   EXPECT_TRUE(edit_grub_defaults(odd, p).unbalanced);
@@ -194,6 +195,93 @@ TEST(KernelCmdlineRecipe, NoBootLoaderConfigurationIsRefused) {
   ASSERT_EQ(p.recipes.size(), 1u);
   ASSERT_TRUE(p.recipes[0].refused);
   EXPECT_NE(p.recipes[0].refused->message.find("no boot loader configuration"), std::string::npos);
+}
+
+// Ubuntu's cloud images set GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub.d (issue 29
+// M2): grub-mkconfig sources it after /etc/default/grub, so the edit goes there, the
+// doctor reads it there, and undo gives both files back.
+TEST(KernelCmdlineRecipe, GrubDotDHoldsTheEffectiveValue) {
+  Tree e("strix-halo");
+  const std::string grub = read_file(e.t / "etc/default/grub");
+  const std::string cloud =
+      "# Cloud Image specific Grub settings for Generic Cloud Images\n"
+      "# CLOUD_IMG: This file was created/modified by the Cloud Image build process\n\n"
+      "# Set the recordfail timeout\nGRUB_RECORDFAIL_TIMEOUT=0\n\n"
+      "# Do not wait on grub prompt\nGRUB_TIMEOUT=0\n\n"
+      "# Set the default commandline\nGRUB_CMDLINE_LINUX_DEFAULT=\"console=tty1 console=ttyS0 amdgpu.gttsize=128000\"\n";
+  e.t.write("etc/default/grub.d/50-cloudimg-settings.cfg", cloud);
+  e.t.write("etc/default/grub.d/40-force-partuuid.cfg", "GRUB_FORCE_PARTUUID=x\n");
+  Plan p = e.plan();
+  ASSERT_TRUE(one_file_change(p, "/etc/default/grub.d/50-cloudimg-settings.cfg"));
+  const RecipePlan& rp = p.recipes[0];
+  EXPECT_EQ(rp.files[0].after.substr(cloud.rfind("GRUB_CMDLINE")),
+            "GRUB_CMDLINE_LINUX_DEFAULT=\"console=tty1 console=ttyS0 ttm.page_pool_size=28835840 ttm.pages_limit=28835840\"\n");
+  ASSERT_EQ(rp.commands.size(), 1u);
+  // The hand commands write the same bytes.
+  {
+    Tree h("strix-halo");
+    h.t.write("etc/default/grub.d/50-cloudimg-settings.cfg", cloud);
+    run_hand_writes(h.t, rp);
+    EXPECT_EQ(read_file(h.t / "etc/default/grub.d/50-cloudimg-settings.cfg"), rp.files[0].after);
+  }
+  auto out = apply_plan(p, *e.d->host, e.tree, e.tree, e.options);
+  ASSERT_TRUE(out && out->ok);
+  EXPECT_EQ(read_file(e.t / "etc/default/grub"), grub);
+  EXPECT_FALSE(e.plan().pending());  // already in place
+  Diagnosed after(e.t.str());
+  EXPECT_EQ(after.facts.os.boot_cmdline_file, "/etc/default/grub.d/50-cloudimg-settings.cfg");
+  EXPECT_EQ(after.facts.os.boot_cmdline, "console=tty1 console=ttyS0 ttm.page_pool_size=28835840 ttm.pages_limit=28835840");
+  auto undo = undo_transaction(std::nullopt, *e.d->host, e.tree, e.tree, e.options);
+  ASSERT_TRUE(undo) << undo.error().message;
+  EXPECT_EQ(read_file(e.t / "etc/default/grub.d/50-cloudimg-settings.cfg"), cloud);
+  EXPECT_EQ(read_file(e.t / "etc/default/grub"), grub);
+}
+
+// Two GRUB_CMDLINE_LINUX_DEFAULT lines (issue 29 M1): the second is the one that counts.
+TEST(KernelCmdlineRecipe, TheLastGrubAssignmentIsEditedAndRead) {
+  Tree e("strix-halo");
+  std::string grub = read_file(e.t / "etc/default/grub");
+  grub += "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash amdgpu.gttsize=64000\"\n";
+  e.t.write("etc/default/grub", grub);
+  Plan p = e.plan();
+  ASSERT_TRUE(one_file_change(p, "/etc/default/grub"));
+  const std::string after = p.recipes[0].files[0].after;
+  EXPECT_NE(after.find("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet transparent_hugepage=always numa_balancing=disable "
+                       "amdgpu.gttsize=128000"),
+            std::string::npos);  // the overridden line stays as it was
+  EXPECT_NE(after.find("\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash ttm.page_pool_size=28835840 ttm.pages_limit=28835840\"\n"),
+            std::string::npos);
+  auto out = apply_plan(p, *e.d->host, e.tree, e.tree, e.options);
+  ASSERT_TRUE(out && out->ok);
+  EXPECT_FALSE(e.plan().pending());
+  Diagnosed d(e.t.str());
+  EXPECT_EQ(d.facts.os.boot_cmdline, "quiet splash ttm.page_pool_size=28835840 ttm.pages_limit=28835840");
+}
+
+// A GRUB file the shell would not run is refused with its line, never half-edited.
+TEST(KernelCmdlineRecipe, AnUnreadableGrubFileIsRefused) {
+  Tree e("strix-halo");
+  e.t.write("etc/default/grub.d/60-x.cfg", "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT x\n");
+  Plan p = e.plan();
+  ASSERT_EQ(p.recipes.size(), 1u);
+  ASSERT_TRUE(p.recipes[0].refused);
+  EXPECT_EQ(p.recipes[0].refused->message.rfind("/etc/default/grub.d/60-x.cfg: line 1: a quote (\") that is not closed", 0), 0u)
+      << p.recipes[0].refused->message;
+}
+
+// A kernelstub configuration nested 200 KB deep (issue 29 S4): a clean one-line error in
+// doctor, fix and snapshot, no crash.
+TEST(KernelCmdlineRecipe, DeepKernelstubConfigurationIsAnError) {
+  TestTree t("strix-halo");
+  t.write("etc/kernelstub/configuration", R"({"user": {"kernel_options": ["quiet"], "x": )" + std::string(200000, '['));
+  auto doctor = run_amdml(root_args(t) + " doctor --no-runtime");
+  EXPECT_LT(doctor.code, 2) << doctor.err;
+  auto fix = run_amdml(root_args(t) + " fix --no-runtime --only kernel-cmdline");
+  EXPECT_EQ(fix.signal, 0);
+  EXPECT_NE((fix.out + fix.err).find("/etc/kernelstub/configuration: nested deeper than 64 levels"), std::string::npos)
+      << fix.out << fix.err;
+  auto snap = amdml_run({"--root", t.str(), "snapshot", t.real("snap")});
+  EXPECT_EQ(snap.code, 0) << snap.err;
 }
 
 // Every hand command that writes a file writes exactly what the recipe would.

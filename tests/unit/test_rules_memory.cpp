@@ -110,6 +110,38 @@ TEST(MemoryOneVoice, StrixHaloAfterTheApplyTheRebootThenNothing) {
   EXPECT_TRUE(memory_findings(rebooted).empty()) << memory_findings(rebooted)[0]->title;
 }
 
+// A grub.d file grub-mkconfig sources after /etc/default/grub overrides it (issue 29 M2):
+// the request in /etc/default/grub alone is no pending reboot; in the grub.d file it is,
+// and the note names that file.
+TEST(MemoryOneVoice, GrubDotDDecidesWhatTheNextBootGets) {
+  TestTree t("strix-halo");
+  Diagnosed before(t.str());
+  const auto req = std::get<KernelCmdlineParams>(memory_findings(before)[0]->fix->params);
+  const std::string grub = fix::edit_grub_defaults(read_file(t / "etc/default/grub"), req).text;
+  const std::string cloud = "GRUB_CMDLINE_LINUX_DEFAULT=\"console=tty1 console=ttyS0\"\n";
+  t.write("etc/default/grub", grub);
+  t.write("etc/default/grub.d/50-cloudimg-settings.cfg", cloud);
+  Diagnosed overridden(t.str());
+  ASSERT_FALSE(memory_findings(overridden).empty());
+  for (const auto* f : memory_findings(overridden)) {
+    EXPECT_TRUE(f->fix) << f->title;
+    for (const auto& n : f->notes) EXPECT_EQ(n.find("already gives the next boot"), std::string::npos) << n;
+  }
+  auto e = fix::edit_grub_files({{"/etc/default/grub", grub}, {"/etc/default/grub.d/50-cloudimg-settings.cfg", cloud}}, req);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->texts[0], grub);
+  t.write("etc/default/grub.d/50-cloudimg-settings.cfg", e->texts[1]);
+  Diagnosed applied(t.str());
+  ASSERT_FALSE(memory_findings(applied).empty());
+  for (const auto* f : memory_findings(applied)) {
+    EXPECT_FALSE(f->fix) << f->title;
+    ASSERT_FALSE(f->notes.empty());
+    EXPECT_NE(f->notes.back().find("/etc/default/grub.d/50-cloudimg-settings.cfg already gives the next boot"),
+              std::string::npos)
+        << f->notes.back();
+  }
+}
+
 // --- modprobe's own view (item 10) -----------------------------------------------
 
 bool have_modprobe() { return std::system("modprobe --version >/dev/null 2>&1") == 0; }
