@@ -104,8 +104,8 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   if (!o.only.empty()) only = o.only;
   fix::PlanInputs in{*s.host, tree, before.facts, before.findings, *recipes, only};
   Plan plan = stage("plan", [&] { return fix::plan_fixes(in); });
-  std::string apply_cmd = sudo_command(g, s, "--apply" + (o.only.empty() ? std::string() : " --only " + text::shell_word(o.only))) +
-                          o.probe.args();
+  const std::string only_arg = o.only.empty() ? std::string() : " --only " + text::shell_word(o.only);
+  std::string apply_cmd = sudo_command(g, s, "--apply" + only_arg) + o.probe.args();
 
   const bool rooted = !s.host->live();
   if (!o.apply) {

@@ -81,8 +81,10 @@ inline Played play_command(const std::string& command) {
       "HOME='" + d + "/home'\n"
       "cd \"$HOME\" || exit 99\n"
       "command_not_found_handle() {\n"
-      "  /bin/cat > '" + d + "/in.'$BASHPID\n"
-      "  { printf '%s\\0' \"$BASHPID\" \"$#\"; printf '%s\\0' \"$@\"; } >> '" + d + "/calls'\n"
+      // (A redirection is expanded in the child that runs the program: the pid first.)
+      "  local me=$BASHPID\n"
+      "  /bin/cat > '" + d + "/in.'$me\n"
+      "  { printf '%s\\0' \"$me\" \"$#\"; printf '%s\\0' \"$@\"; } >> '" + d + "/calls'\n"
       "  return 0\n"
       "}\n"
       "sudo() { \"$@\"; }\n"

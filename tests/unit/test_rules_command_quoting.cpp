@@ -7,9 +7,11 @@
 // bytes. The doctor's text and JSON carry the same command unchanged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
+#include "platform/safe_tree.hpp"
 #include "render/render.hpp"
 #include "render/fix_text.hpp"
 #include "support/knowledge.hpp"
@@ -69,6 +71,11 @@ void poison(Facts& f) {
     env.prefix = "/home/p" + h;
   }
   if (f.container.docker.socket_group) f.container.docker.socket_group = "d" + h;
+  // In the docker group per /etc/group but not in this session: the line names the group.
+  if (f.container.docker.socket_gid && id.process.groups) {
+    auto& gs = *id.process.groups;
+    gs.erase(std::remove(gs.begin(), gs.end(), *f.container.docker.socket_gid), gs.end());
+  }
   for (auto& o : f.modprobe.options) o.file = "/etc/modprobe.d/m" + h + ".conf";
   f.driver.cmdline_options["amdgpu.gtt_size"] = "1" + h;
 }
@@ -117,7 +124,7 @@ TEST(CommandQuoting, EveryFindingOnEveryMachineQuotesWhatTheMachineSaid) {
   std::string ids;
   for (const auto& i : ids_with_value) ids += i + " ";
   SCOPED_TRACE(ids);
-  EXPECT_GE(ids_with_value.size(), 8u);
+  EXPECT_GE(ids_with_value.size(), 7u);
   for (const char* id : {"access.kfd", "env.rocm-path", "ollama.access", "container.host-docker", "torch.build"})
     EXPECT_TRUE(ids_with_value.count(id)) << id << " printed no command with the value";
   EXPECT_GT(played, 20);
