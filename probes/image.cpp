@@ -20,7 +20,9 @@ ImageFacts image(const Host& host, const Facts& facts) {
     d.path = mlpath::join(*facts.rocm.path, sub);
     if (auto entries = host.list_dir(d.path)) {
       d.present = true;
-      for (const auto& e : *entries) d.files.push_back(e.name);
+      // Kernel files are files: a directory named like one holds no kernels.
+      for (const auto& e : *entries)
+        if (e.type == FileType::regular || e.type == FileType::symlink) d.files.push_back(e.name);
       std::sort(d.files.begin(), d.files.end());
     }
     out.kernel_dirs.push_back(std::move(d));

@@ -14,6 +14,7 @@
 #include "amdml/host.hpp"
 #include "amdml/recipe.hpp"
 #include "base/result.hpp"
+#include "base/text.hpp"
 
 namespace amdml {
 
@@ -38,12 +39,9 @@ struct Command {
   // writes (so inside --root too), journaled, renamed back by --undo. A change of its
   // own (a directory moved aside): the recipe has something to do for it.
   bool rename = false;
-  // argv joined by spaces, for people.
-  std::string text() const {
-    std::string out;
-    for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-    return out;
-  }
+  // argv as one shell command line for people: each word quoted (text::shell_word), so
+  // a pasted line runs exactly argv.
+  std::string text() const { return text::shell_words(argv); }
 };
 
 struct RecipePlan {

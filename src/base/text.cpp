@@ -1,7 +1,9 @@
 // Plain-text helpers; see text.hpp.
 #include "base/text.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 namespace amdml::text {
 
@@ -25,13 +27,82 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at s[i] when it is well formed (RFC 3629) and a
+// character a terminal shows as itself (not a C0 or C1 control, not DEL), else 0.
+std::size_t printable_at(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return c >= 0x20 && c != 0x7f ? 1 : 0;
+  const std::size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  std::uint32_t cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp < 0xA0) return 0;
+  return n;
+}
+
+}  // namespace
+
+bool shell_printable(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = printable_at(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 std::string shell_word(std::string_view s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-=:,@%") ==
                         std::string_view::npos)
     return std::string(s);
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  // Trailing newlines: a command substitution would drop them, so they follow it
+  // literally inside single quotes.
+  std::size_t body = s.size();
+  while (body > 0 && s[body - 1] == '\n') --body;
+  const std::string_view head = s.substr(0, body);
+  std::string out;
+  if (shell_printable(head)) {
+    out = "'";
+    for (char ch : head) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  } else {
+    // Bytes a terminal would not show as themselves (controls, newlines, bytes that are
+    // not UTF-8) come from printf's format as three-digit octal escapes, which every
+    // POSIX sh runs ($'...' is not POSIX). '%', '\' and ''' are escaped too, and a
+    // leading '-' so that printf does not take the format for an option.
+    out = "\"$(printf '";
+    for (std::size_t i = 0; i < head.size();) {
+      const std::size_t n = printable_at(head, i);
+      const char ch = head[i];
+      if (n == 1 && ch != '%' && ch != '\\' && ch != '\'' && !(i == 0 && ch == '-')) {
+        out += ch;
+      } else if (n > 1) {
+        out.append(head.substr(i, n));
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+        out += buf;
+      }
+      i += std::max<std::size_t>(n, 1);
+    }
+    out += "')\"";
+    if (body == s.size()) return out;
+    out += "'";
+  }
+  out.append(s.size() - body, '\n');
   return out + "'";
+}
+
+std::string shell_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_word(w);
+  return out;
 }
 
 std::vector<std::string> split_ws(std::string_view s) {

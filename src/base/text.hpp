@@ -15,9 +15,21 @@ std::vector<std::string_view> split_lines(std::string_view s);
 std::vector<std::string> split_ws(std::string_view s);
 // The parts with sep between them ({} -> "").
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
-// s as one POSIX shell word: unchanged when it holds only safe characters, else in
-// single quotes (a ' inside becomes '\''). For commands printed for people to paste.
+// s as one POSIX shell word that a shell turns back into exactly s's bytes, for commands
+// printed to people to paste: unchanged when it holds only safe characters; in single
+// quotes (a ' inside becomes '\'') when every byte shows as itself on a terminal; else
+// "$(printf 'FORMAT')" with octal escapes for controls, newlines and bytes that are not
+// UTF-8 (trailing newlines follow in single quotes). The result never holds a byte a
+// terminal or a JSON writer would change, so the text a person copies is the command.
 std::string shell_word(std::string_view s);
+// Words quoted by shell_word, joined by single blanks: an argv as one command line.
+std::string shell_words(const std::vector<std::string>& words);
+// Whether every byte of s is part of well-formed UTF-8 that is not a control character.
+bool shell_printable(std::string_view s);
+// Linux's limit on one argument or environment string (MAX_ARG_STRLEN, 32 pages of 4 KiB,
+// include/uapi/linux/binfmts.h): a command line longer than this is not offered for
+// pasting.
+inline constexpr std::size_t kMaxArgStrlen = 131072;
 
 // s with every from replaced by to (from non-empty; a replacement is not searched again).
 std::string replace_all(std::string s, std::string_view from, std::string_view to);

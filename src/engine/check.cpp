@@ -58,7 +58,7 @@ void emit_start_failure(const GateOptions& o, const std::string& message) {
 std::string failure_lines(const CheckReport& check) {
   std::string out;
   for (const auto& c : check.cases)
-    if (c.status == CheckStatus::failed) out += "amdml: check failed: " + c.name + ": " + c.message + "\n";
+    if (c.status == CheckStatus::failed) out += "amdml: check failed: " + line_text(c.name + ": " + c.message) + "\n";
   return out;
 }
 
@@ -95,9 +95,9 @@ std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckR
   std::string ok = paint(s, Color::green, s.unicode ? "✓" : "ok");
   std::string bad = paint(s, Color::red, s.unicode ? "✗" : "x");
   for (const auto& c : check.cases) {
-    if (c.status == CheckStatus::failed) out += "  " + bad + " " + c.name + ": " + c.message + "\n";
-    else if (c.status == CheckStatus::skipped) out += "  - " + c.name + ": skipped, " + c.message + "\n";
-    else out += "  " + ok + " " + c.name + "\n";
+    if (c.status == CheckStatus::failed) out += "  " + bad + " " + line_text(c.name + ": " + c.message) + "\n";
+    else if (c.status == CheckStatus::skipped) out += "  - " + line_text(c.name + ": skipped, " + c.message) + "\n";
+    else out += "  " + ok + " " + line_text(c.name) + "\n";
   }
   int failed = check.count(CheckStatus::failed);
   out += "\n" + (failed ? paint(s, Color::red, "check: FAILED") + " (" + std::to_string(failed) + " failed, "

@@ -52,6 +52,20 @@ int doctor_prometheus(const GlobalOptions& g, const DoctorOptions& o) {
   }
 }
 
+// --format nfd: a run that could not start still replaces the labels file, withdrawing
+// the usable label a stale file would keep publishing.
+int doctor_nfd(const GlobalOptions& g, const DoctorOptions& o) {
+  try {
+    Session s = open_session(g);
+    Report r = run_doctor(s, o.probe.options());
+    stage("report", [&] { emit(o.output, render::nfd_text(r, s.kb)); });
+    return doctor_exit_code(r.summary, o.strict);
+  } catch (const UsageError& e) {
+    emit(o.output, render::nfd_error_text(e.what()));
+    throw;
+  }
+}
+
 }  // namespace
 
 int doctor(const GlobalOptions& g, const DoctorOptions& o) {
@@ -72,14 +86,13 @@ int doctor(const GlobalOptions& g, const DoctorOptions& o) {
   }
   if (o.format == Format::json) return doctor_json(g, o);
   if (o.format == Format::prometheus) return doctor_prometheus(g, o);
+  if (o.format == Format::nfd) return doctor_nfd(g, o);
 
   Session s = open_session(g);                  // stages host, knowledge
   Report r = run_doctor(s, o.probe.options());  // stages probes, rules
   stage("report", [&] {
     if (o.format == Format::markdown) {
       emit_text(o.output, render_markdown(r));
-    } else if (o.format == Format::nfd) {
-      emit(o.output, render::nfd_text(r, s.kb));
     } else {
       TextStyle style;
       style.color = o.output.empty() && want_color(g.color);

@@ -2,6 +2,7 @@
 // doctor run), --undo a transaction, --list the recipes. Exit codes: 0 done or nothing
 // to do, 1 a step failed (and was rolled back) or a recipe was refused, 2 usage, 4
 // --apply or --undo without root.
+#include "base/text.hpp"
 #include "engine/pipeline.hpp"
 #include "fix/fix.hpp"
 #include "formats/recipe_toml.hpp"
@@ -17,11 +18,17 @@ namespace amdml::engine {
 
 namespace {
 
-std::string sudo_command(const GlobalOptions& g, const Session& s, const std::string& args) {
-  std::string cmd = "sudo amdml fix " + args;
-  if (!s.host->live()) cmd += " --root " + s.host->root();
-  if (!g.recipes.empty()) cmd += " --recipes " + g.recipes;
+// `amdml fix ARGS` for this machine: with --root and --recipes as given, each quoted
+// like every printed word (args come quoted already).
+std::string fix_command(const GlobalOptions& g, const Session& s, const std::string& args) {
+  std::string cmd = "amdml fix " + args;
+  if (!s.host->live()) cmd += " --root " + text::shell_word(s.host->root());
+  if (!g.recipes.empty()) cmd += " --recipes " + text::shell_word(g.recipes);
   return cmd;
+}
+
+std::string sudo_command(const GlobalOptions& g, const Session& s, const std::string& args) {
+  return "sudo " + fix_command(g, s, args);
 }
 
 // Root is judged by the host: live, the real euid; with --root, the manifest's
@@ -49,7 +56,7 @@ fix::ApplyOptions apply_options(const Session& s) {
 // --undo [TXN]: the journal's old bytes back, newest transaction unless TXN.
 int undo(const GlobalOptions& g, const FixOptions& o, const Session& s, platform::SafeTree& tree) {
   const std::string& txn_arg = *o.undo;
-  std::string args = "--undo" + (txn_arg.empty() ? std::string() : " " + txn_arg);
+  std::string args = "--undo" + (txn_arg.empty() ? std::string() : " " + text::shell_word(txn_arg));
   if (!host_is_root(*s.host)) return need_root("amdml fix --undo", sudo_command(g, s, args), o, "undo");
   std::optional<std::string> txn;
   if (!txn_arg.empty()) txn = txn_arg;
@@ -87,8 +94,9 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   if (o.undo) return undo(g, o, s, tree);
 
   for (const auto& txn : fix::interrupted_transactions(tree))
-    std::fprintf(stderr, "amdml: warning: transaction %s was interrupted before it finished; its files are each old or new. "
-                         "`sudo amdml fix --undo %s` puts them back.\n", txn.c_str(), txn.c_str());
+    error_line("transaction " + txn + " was interrupted before it finished; its files are each old or new. `" +
+                   sudo_command(g, s, "--undo " + text::shell_word(txn)) + "` puts them back.",
+               "amdml: warning: ");
   // Plan: what the doctor sees now, and the recipes for its findings.
   ProbeOptions po = o.probe.options();
   Report before = run_doctor(s, po);  // stages probes, rules
@@ -96,8 +104,8 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   if (!o.only.empty()) only = o.only;
   fix::PlanInputs in{*s.host, tree, before.facts, before.findings, *recipes, only};
   Plan plan = stage("plan", [&] { return fix::plan_fixes(in); });
-  std::string apply_cmd = sudo_command(g, s, "--apply" + (o.only.empty() ? std::string() : " --only " + o.only)) +
-                          o.probe.args();
+  const std::string only_arg = o.only.empty() ? std::string() : " --only " + text::shell_word(o.only);
+  std::string apply_cmd = sudo_command(g, s, "--apply" + only_arg) + o.probe.args();
 
   const bool rooted = !s.host->live();
   if (!o.apply) {
@@ -107,7 +115,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   }
   if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd, o, "apply");
   if (!plan.pending()) {
-    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, before.findings, std::nullopt));
+    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, before.findings, std::nullopt, ""));
     else emit_text("", format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
@@ -125,6 +133,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
     if (json) emit_json(fix_error_json("apply", "nothing was changed: " + applied.error().message));
     return kExitFindings;
   }
+  const std::string undo_cmd = fix_command(g, s, "--undo " + text::shell_word(applied->txn));
   // Verify: the doctor again, and what each recipe's findings became.
   std::optional<std::vector<Finding>> after;
   if (applied->ok) {
@@ -132,9 +141,9 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
     after = run_doctor(s, po).findings;
   }
   if (json) {
-    emit_json(fix_apply_json(plan, rooted, *applied, before.findings, after));
+    emit_json(fix_apply_json(plan, rooted, *applied, before.findings, after, undo_cmd));
   } else {
-    std::string text = format_apply(*applied, plan);
+    std::string text = format_apply(*applied, plan, undo_cmd);
     if (after) text += format_verify(plan, *applied, before.findings, *after);
     for (const auto& rp : plan.recipes)
       if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";

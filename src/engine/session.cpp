@@ -165,7 +165,7 @@ void emit_text(const std::string& output_path, const std::string& text, bool col
 void print(std::string_view text) { write_stdout(text); }
 
 void error_line(const std::string& message, const char* prefix) {
-  std::string line = prefix + terminal_text(message, false) + "\n";
+  std::string line = prefix + line_text(message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

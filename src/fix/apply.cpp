@@ -134,8 +134,7 @@ CommandRecord rename_one(platform::SafeTree& targets, const std::vector<std::str
   }
   if (auto st = targets.rename(argv[argv.size() - 2], argv.back()); !st) {
     rec.result->exit_code = 1;
-    rec.result->err = st.error().message;
-    rec.note = st.error().message;
+    rec.note = st.error().message;  // once: the failure line adds err after the note
     return rec;
   }
   rec.result->exit_code = 0;

@@ -144,6 +144,17 @@ void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Findin
       if (!mine || !rp.pending()) continue;
       auto cmds = hand_commands(rp);
       if (cmds.empty()) break;
+      // A line past Linux's limit on one argument (sed's script, a whole file) fails with
+      // E2BIG when typed, and nobody pastes it: the recipe makes the same change.
+      const bool too_long = std::any_of(cmds.begin(), cmds.end(), [](const auto& c) {
+        return c.first.size() > text::kMaxArgStrlen;
+      });
+      if (too_long) {
+        fd.notes.push_back("The command that makes this change by hand would be longer than Linux's limit of " +
+                           std::to_string(text::kMaxArgStrlen / 1024) + " KiB for one argument, so it is not shown: "
+                           "`sudo amdml fix --apply --only " + r->id + "` makes it.");
+        break;
+      }
       fd.commands.clear();
       fd.roles.clear();
       for (auto& [c, role] : cmds) fd.add_command(std::move(c), role);

@@ -249,11 +249,13 @@ Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts
   for (const auto* list : {&p.install, &p.remove})
     for (const auto& n : *list)
       if (!package(n)) return make_error("rocm-install: " + quoted(n) + " is not a package name");
-  // A release directory under /opt, one name deep: the rename never leaves /opt.
+  // A release directory under /opt, one name deep: the rename never leaves /opt. Any
+  // other byte is allowed (a copy named "rocm-6.2.4 (copy)"): amdml renames through no
+  // shell, and the printed `run:` line quotes each word (Command::text).
   for (const auto& dir : p.set_aside) {
     const std::string name = dir.rfind("/opt/", 0) == 0 ? dir.substr(5) : std::string();
-    if (name.size() < 6 || name.rfind("rocm-", 0) != 0 || !is_digit(name[5]) || !clean(name) ||
-        name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+    if (name.size() < 6 || name.rfind("rocm-", 0) != 0 || !is_digit(name[5]) || name.find('\0') != std::string::npos ||
+        name.find('/') != std::string::npos)
       return make_error("rocm-install: \"set_aside\" holds " + quoted(dir) + ", not a release directory like /opt/rocm-6.2.4");
   }
   if (!p.user.empty()) {

@@ -61,6 +61,10 @@ std::vector<std::string> nearest(std::string_view text, const std::vector<std::s
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& c : candidates) {
     std::size_t limit = std::max<std::size_t>(2, std::max(text.size(), c.size()) / 3);
+    // The distance is at least the difference in length: a subject far longer than every
+    // candidate (100k characters) costs no quadratic table.
+    const std::size_t gap = text.size() > c.size() ? text.size() - c.size() : c.size() - text.size();
+    if (gap > limit) continue;
     std::size_t d = edit_distance(text, c);
     if (d <= limit) scored.emplace_back(d, c);
   }

@@ -13,16 +13,16 @@ std::string render_check_text(const CheckReport& check, const TextStyle& s) {
     if (c.suite != "doctor") continue;
     if (c.status == CheckStatus::passed) ++doctor_passed;
     else if (c.status == CheckStatus::skipped) ++doctor_skipped;
-    else out += "  " + bad + " " + c.name + ": " + c.message + "\n";
+    else out += "  " + bad + " " + line_text(c.name + ": " + c.message) + "\n";
   }
   out += "  " + ok + " " + std::to_string(doctor_passed) + " doctor checks passed";
   if (doctor_skipped) out += ", " + std::to_string(doctor_skipped) + " skipped";
   out += "\n";
   for (const auto& c : check.cases) {
     if (c.suite == "doctor") continue;
-    if (c.status == CheckStatus::failed) out += "  " + bad + " " + c.name + ": " + c.message + "\n";
-    else if (c.status == CheckStatus::skipped) out += "  - " + c.name + ": skipped, " + c.message + "\n";
-    else out += "  " + ok + " " + c.name + "\n";
+    if (c.status == CheckStatus::failed) out += "  " + bad + " " + line_text(c.name + ": " + c.message) + "\n";
+    else if (c.status == CheckStatus::skipped) out += "  - " + line_text(c.name + ": skipped, " + c.message) + "\n";
+    else out += "  " + ok + " " + line_text(c.name) + "\n";
   }
   int failed = check.count(CheckStatus::failed);
   out += "\n";

@@ -28,6 +28,12 @@ json change_json(const FileChange& fc) {
   return c;
 }
 
+// A directory the recipe moves aside (rocm-install's set-aside): a change of its own, so
+// a recipe whose only pending work is a rename still lists what it changes.
+json rename_json(const Command& c) {
+  return {{"path", c.argv[c.argv.size() - 2]}, {"kind", "rename"}, {"to", c.argv.back()}, {"why", c.why}};
+}
+
 json command_json(const Command& c, std::size_t i) {
   // A recipe's commands are steps in order: the first runs, each later one after it.
   return {{"argv", c.argv}, {"role", to_string(i == 0 ? CommandRole::run : CommandRole::then)}, {"why", c.why}};
@@ -55,6 +61,8 @@ json recipe_json(const RecipePlan& rp) {
   r["changes"] = json::array();
   for (const auto& fc : rp.files)
     if (fc.changes()) r["changes"].push_back(change_json(fc));
+  for (const auto& c : rp.commands)
+    if (c.rename && c.argv.size() >= 2) r["changes"].push_back(rename_json(c));
   r["commands"] = json::array();
   for (std::size_t i = 0; i < rp.commands.size(); ++i) r["commands"].push_back(command_json(rp.commands[i], i));
   r["follow_ups"] = json::array();
@@ -120,7 +128,7 @@ json fix_plan_json(const Plan& plan, bool rooted, const std::string& apply_comma
 }
 
 json fix_apply_json(const Plan& plan, bool rooted, const ApplyOutcome& out, const std::vector<Finding>& before,
-                    const std::optional<std::vector<Finding>>& after) {
+                    const std::optional<std::vector<Finding>>& after, const std::string& undo_command) {
   json doc = document("apply", rooted);
   put_plan(doc, plan);
   if (out.txn.empty()) {
@@ -136,7 +144,7 @@ json fix_apply_json(const Plan& plan, bool rooted, const ApplyOutcome& out, cons
   o["failure"] = out.failure ? json(out.failure->message) : json(nullptr);
   o["rolled_back"] = out.rolled_back;
   o["rollback_errors"] = out.rollback_errors;
-  o["undo_command"] = out.ok ? json("amdml fix --undo " + out.txn) : json(nullptr);
+  o["undo_command"] = out.ok ? json(undo_command) : json(nullptr);
   o["verify"] = json::array();
   if (after)
     for (const auto& l : classify_verify(plan, out, before, *after))

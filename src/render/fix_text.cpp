@@ -194,7 +194,7 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
         out += "  " + fc.path + ": " + fc.why + (fc.before ? "" : " (new file)") + "\n";
         out += indent(unified_diff(fc.path, fc.before, fc.after), "    ");
       }
-      for (const auto& c : rp.commands) out += "  run: " + c.text() + "   # " + c.why + "\n";
+      for (const auto& c : rp.commands) out += "  run: " + c.text() + "   # " + text::one_line(c.why) + "\n";
     }
     for (const auto& n : rp.notes) out += "  note: " + n + "\n";
     for (const auto& t : rp.follow_up_text) out += "  then: " + t + "\n";
@@ -206,6 +206,10 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
 }
 
 std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
+  return format_apply(out, plan, "amdml fix --undo " + text::shell_word(out.txn));
+}
+
+std::string format_apply(const ApplyOutcome& out, const Plan& plan, const std::string& undo_command) {
   std::string s;
   if (out.txn.empty()) return "Nothing to do: every recipe is already in place.\n";
   if (out.ok) {
@@ -216,16 +220,14 @@ std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
     if (out.rollback_errors.empty()) s += "  Rolled back: every file this run wrote has its previous bytes again.\n";
     else {
       for (const auto& e : out.rollback_errors) s += "  could NOT roll back: " + e + "\n";
-      s += "  The journal keeps every previous byte: once the cause is gone, `amdml fix --undo " + out.txn +
+      s += "  The journal keeps every previous byte: once the cause is gone, `" + undo_command +
            "` finishes the rollback.\n";
     }
   }
   for (const auto& c : out.commands) {
-    std::string argv;
-    for (const auto& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
-    s += "  " + std::string(c.ran ? "ran " : "") + argv + ": " + c.note + "\n";
+    s += "  " + std::string(c.ran ? "ran " : "") + text::shell_words(c.argv) + ": " + c.note + "\n";
   }
-  if (out.ok) s += "Undo with: amdml fix --undo " + out.txn + "\n";
+  if (out.ok) s += "Undo with: " + undo_command + "\n";
   (void)plan;
   return s;
 }
@@ -321,9 +323,7 @@ std::string format_undo(const UndoOutcome& out) {
   std::string s = "Undid transaction " + out.txn + ":\n";
   for (const auto& r : out.restored) s += "  " + r + "\n";
   for (const auto& c : out.commands) {
-    std::string argv;
-    for (const auto& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
-    s += "  " + std::string(c.ran ? "ran " : "") + argv + ": " + c.note + "\n";
+    s += "  " + std::string(c.ran ? "ran " : "") + text::shell_words(c.argv) + ": " + c.note + "\n";
   }
   return s;
 }

@@ -16,6 +16,9 @@ namespace amdml {
 std::string format_recipe_list(const std::vector<Recipe>& recipes);
 std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_command);
 std::string format_apply(const ApplyOutcome& out, const Plan& plan);
+// The same, naming `undo_command` (the engine's `amdml fix --undo TXN`, with --root and
+// --recipes when the run had them) as the way back.
+std::string format_apply(const ApplyOutcome& out, const Plan& plan, const std::string& undo_command);
 // Before/after findings of the re-probe: gone, waiting for a reboot or login, still there.
 // What became of each finding after an apply, for the text and the JSON outcome.
 enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still, after_commands };

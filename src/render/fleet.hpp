@@ -25,6 +25,10 @@ std::string prometheus_label_value(std::string_view text);
 // NFD features.d file: `name=value` lines under the amd.com/ prefix, every name and
 // value within Kubernetes label syntax. The knowledge base supplies the gfx families.
 std::string nfd_text(const Report& report, const Knowledge& kb);
+// The file for a run that could not start (bad --root, broken manifest): the reason as a
+// comment and amd.com/gpu.usable=false, so a stale "true" is withdrawn (as Prometheus
+// gets amdml_run_success 0).
+std::string nfd_error_text(const std::string& message);
 // `text` as a label value (<= 63 of [A-Za-z0-9._-], alphanumeric at both ends); "" when
 // nothing of it survives.
 std::string nfd_label_value(std::string_view text);

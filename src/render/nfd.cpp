@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "base/text.hpp"
 #include "render/fleet.hpp"
 
 namespace amdml::render {
@@ -89,6 +90,12 @@ std::string nfd_text(const Report& r, const Knowledge& kb) {
                     " (amdml doctor --format nfd), for Node Feature Discovery's features.d.\n";
   for (const auto& [k, v] : labels) out += k + "=" + v + "\n";
   return out;
+}
+
+std::string nfd_error_text(const std::string& message) {
+  // The file replaces the last good one: without it the node would keep advertising a
+  // usable GPU that amdml could not look at.
+  return "# amdml doctor --format nfd could not run: " + text::one_line(message) + "\n" + kPrefix + "gpu.usable=false\n";
 }
 
 }  // namespace amdml::render

@@ -61,7 +61,9 @@ std::string paint(const TextStyle& s, Color c, std::string_view text) {
   return std::string(colour_code(c)) + std::string(text) + std::string(kReset);
 }
 
-std::string terminal_text(std::string_view text, bool keep_colour) {
+namespace {
+
+std::string escaped_text(std::string_view text, bool keep_colour, bool keep_lines) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
@@ -83,7 +85,9 @@ std::string terminal_text(std::string_view text, bool keep_colour) {
       ++i;
       continue;
     }
-    if (cp == '\n' || cp == '\t') out += static_cast<char>(cp);
+    if (keep_lines && (cp == '\n' || cp == '\t')) out += static_cast<char>(cp);
+    else if (cp == '\n') out += "\\n";
+    else if (cp == '\t') out += "\\t";
     else if (cp < 0x20 || cp == 0x7F) append_escape(out, "\\x%02x", static_cast<unsigned>(cp));
     else if (cp >= 0x80 && cp <= 0x9F) append_escape(out, "\\u%04x", static_cast<unsigned>(cp));
     else out.append(text.substr(i, len));
@@ -91,5 +95,11 @@ std::string terminal_text(std::string_view text, bool keep_colour) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string terminal_text(std::string_view text, bool keep_colour) { return escaped_text(text, keep_colour, true); }
+
+std::string line_text(std::string_view text) { return escaped_text(text, false, false); }
 
 }  // namespace amdml

@@ -48,6 +48,9 @@ void write_stdout(std::string_view text);
 // with keep_colour the exact sequences paint() writes pass unchanged. JSON and JUnit
 // do not go through here: their own escaping keeps every value exact.
 std::string terminal_text(std::string_view text, bool keep_colour);
+// terminal_text for a value inside one line ("amdml: check failed: ...", an error line):
+// a newline or tab in it is an escape too (\n, \t), so a value cannot add lines.
+std::string line_text(std::string_view text);
 
 // Colour helpers for renderers.
 enum class Color { red, yellow, blue, green, bold, dim };

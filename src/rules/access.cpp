@@ -64,7 +64,7 @@ void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     }
     if (directory_groups.empty()) {
       fd.fix = FixRef{"groups", GroupsParams{user, std::vector<std::string>(missing_groups.begin(), missing_groups.end())}};
-      fd.commands.push_back("sudo usermod -a -G " + join(missing_groups) + " " + user);
+      fd.commands.push_back("sudo usermod -a -G " + text::shell_word(join(missing_groups)) + " " + user_word(id.user));
       fd.notes.push_back("Then log out and in again (or run `newgrp " + *missing_groups.begin() + "` in this shell).");
     } else {
       // A local line for a directory group would shadow or split it: not amdml's to add.
@@ -83,7 +83,7 @@ void access_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                                ", but the running session was started before that and does not have it yet.");
     fd.evidence = relogin_ev;
     fd.evidence.push_back({"id -G", "session groups lack " + join(relogin_groups)});
-    fd.commands.push_back("newgrp " + *relogin_groups.begin() + "   # this shell only; or log out and in");
+    fd.commands.push_back("newgrp " + text::shell_word(*relogin_groups.begin()) + "   # this shell only; or log out and in");
     fd.notes.push_back("Services (ollama) need a restart instead: sudo systemctl restart ollama");
     fd.gpus = amd_gpu_indices(f);
     out.push_back(std::move(fd));

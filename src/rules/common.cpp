@@ -5,6 +5,12 @@
 
 namespace amdml::rules {
 
+std::string user_word(const std::string& user) { return user.empty() ? "\"$USER\"" : text::shell_word(user); }
+
+std::string joined_word(const std::vector<std::string>& parts, std::string_view sep) {
+  return text::shell_word(text::join(parts, sep));
+}
+
 std::vector<int> amd_gpu_indices(const Facts& f) {
   std::vector<int> out;
   for (std::size_t i = 0; i < f.gpus.size(); ++i) out.push_back(static_cast<int>(i));

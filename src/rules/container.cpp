@@ -228,7 +228,7 @@ void gid_finding(const Facts& f, ContainerKind kind, std::vector<Finding>& out) 
       break;
     case ContainerKind::lxc:
       fd.commands.push_back("groupadd -g " + std::to_string(bad.front()) + " hostrender && usermod -aG hostrender " +
-                            (f.identity.user.empty() ? std::string("$USER") : f.identity.user) + "   # inside the container");
+                            user_word(f.identity.user) + "   # inside the container");
       break;
     case ContainerKind::docker:
     case ContainerKind::other:
@@ -256,6 +256,9 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
   const auto& id = f.identity;
   std::string user = id.user.empty() ? "$USER" : id.user;
   std::string group = d.socket_group.value_or(d.socket_gid ? "gid " + std::to_string(*d.socket_gid) : "docker");
+  // The group as usermod and newgrp take it: its name, else its number.
+  const std::string group_arg =
+      text::shell_word(d.socket_group.value_or(d.socket_gid ? std::to_string(*d.socket_gid) : "docker"));
   std::string verdict;
   std::vector<std::string> commands;
   std::vector<std::string> notes;
@@ -276,10 +279,10 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
     verdict = user + " can use it (group " + group + ")";
   } else if (d.socket_gid && std::binary_search(id.user_groups_etc.begin(), id.user_groups_etc.end(), *d.socket_gid)) {
     verdict = user + " is in group " + group + " per /etc/group, but this session is not yet: log out and in";
-    commands.push_back("newgrp " + group + "   # this shell only");
+    commands.push_back("newgrp " + group_arg + "   # this shell only");
   } else {
     verdict = user + " cannot use it without sudo (not in group " + group + ")";
-    commands.push_back("sudo usermod -aG " + group + " " + user + "   # then log out and in");
+    commands.push_back("sudo usermod -aG " + group_arg + " " + user_word(id.user) + "   # then log out and in");
     notes.push_back("Membership in " + group + " is equivalent to root on this machine.");
   }
   // The host's own gids for the nodes, numerically: the image's names mean other numbers.
@@ -306,7 +309,7 @@ void host_docker_finding(const Facts& f, std::vector<Finding>& out) {
     fd.evidence.push_back({d.socket_path, "mode " + mode + ", group " + group});
   }
   for (auto& c : commands) fd.commands.push_back(std::move(c));
-  fd.commands.push_back("docker run -it --rm " + flags + " " + image);
+  fd.commands.push_back("docker run -it --rm " + flags + " " + text::shell_word(image));
   fd.add_command("docker run -it --rm " + flags + " --ipc=host --shm-size 8G rocm/pytorch:latest", CommandRole::alt);
   if (image.ends_with(":latest"))
     notes.push_back("No AMD-packaged ROCm on this host to match, so the image is the latest; pick a tag at "

@@ -117,7 +117,7 @@ void visible_devices(const RuleContext& ctx, std::vector<Finding>& out) {
   }
   fd.evidence.push_back(gfx_evidence(first));
   fd.gpus = visible;
-  fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + keep + "   # only the discrete GPU(s), by UUID");
+  fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(keep) + "   # only the discrete GPU(s), by UUID");
   out.push_back(std::move(fd));
 }
 
@@ -158,7 +158,8 @@ void rocm_path(const RuleContext& ctx, std::vector<Finding>& out) {
           fd.severity = installed ? Severity::warning : Severity::info;
           fd.evidence.push_back({"env LD_LIBRARY_PATH", list});
           fd.evidence.push_back({prefix, "-> " + resolved});
-          fd.commands.push_back("export LD_LIBRARY_PATH=" + prefix + "/lib   # or drop the " + dir + " entry from your shell profile");
+          fd.commands.push_back("export LD_LIBRARY_PATH=" + text::shell_word(prefix + "/lib") + "   # or drop the " +
+                                text::one_line(text::shell_word(dir)) + " entry from your shell profile");
           fd.gpus = amd_gpu_indices(f);
           out.push_back(std::move(fd));
           return;
@@ -176,7 +177,11 @@ void rocm_path(const RuleContext& ctx, std::vector<Finding>& out) {
                              "/bin; building llama.cpp with HIP and most ROCm how-tos expect them on PATH.");
   fd.evidence.push_back({"env PATH", p->second});
   fd.evidence.push_back(rocm_evidence(f));
-  fd.commands.push_back("echo 'export PATH=$PATH:" + prefix + "/bin' >> ~/.profile");
+  // The line is shell code itself (~/.profile is sourced): the directory is quoted in it,
+  // and the line quoted again as printf's argument, so no byte of it reaches either shell
+  // as syntax.
+  const std::string line = "export PATH=\"$PATH\":" + text::shell_word(prefix + "/bin");
+  fd.commands.push_back("printf '%s\\n' " + text::shell_word(line) + " >> ~/.profile");
   fd.gpus = amd_gpu_indices(f);
   out.push_back(std::move(fd));
 }

@@ -86,10 +86,10 @@ std::string login_sets_all(const Facts& f, const HsaParams& params) {
 
 void add_override_commands(Finding& fd, const HsaParams& params) {
   if (params.value) {
-    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + *params.value);
+    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(*params.value));
   } else {
     for (const auto& [node, v] : params.per_node)
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
+      fd.commands.push_back("export " + text::shell_word("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v));
   }
 }
 
@@ -199,16 +199,16 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     fd.fix = FixRef{"hsa-override", params};
     add_override_commands(fd, params);
     if (!native.empty())
-      fd.notes.push_back("Alternative: use only the GPUs that need no override: export ROCR_VISIBLE_DEVICES=" + native);
+      fd.notes.push_back("Alternative: use only the GPUs that need no override: export ROCR_VISIBLE_DEVICES=" + text::shell_word(native));
   } else {
     // The per-node form arrived later: hide the GPUs a global value would break.
     if (!native.empty()) {
-      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + native + "   # use only the GPUs that need no override");
+      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(native) + "   # use only the GPUs that need no override");
     } else {
       std::string keep;
       for (const auto* n : want)
         if (*n->value == *first.value) keep += (keep.empty() ? "" : ",") + rocr_device_name(f, n->index);
-      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + keep);
+      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(keep));
       fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + first.value->version_string());
     }
     fd.notes.push_back(st.label + " predates the per-node HSA_OVERRIDE_GFX_VERSION_<node> form (ROCm " +
@@ -337,7 +337,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
         fd.fix = FixRef{"hsa-override", params};
         add_override_commands(fd, params);
       } else {
-        fd.commands.push_back("unset " + var);
+        fd.commands.push_back("unset " + text::shell_word(var));
       }
       if (p.error == OverrideError::quoted)
         fd.notes.push_back("In a systemd unit write Environment=\"" + var + "=" + (meant ? meant->version_string() : "x.y.z") +
@@ -357,7 +357,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
                                                                        std::to_string(f.kfd.cpu_nodes()) + " CPU"});
       for (const auto& [nd, gi] : gpu_by_node)
         fd.notes.push_back("KFD node " + std::to_string(nd) + " is " + gpu_label(f, gi));
-      fd.commands.push_back("unset " + var);
+      fd.commands.push_back("unset " + text::shell_word(var));
       out.push_back(std::move(fd));
       continue;
     }
@@ -368,7 +368,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       fd.evidence.push_back(ev);
       fd.evidence.push_back(rocm_evidence(f));
       fd.gpus = reach;
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + value + "   # and hide other GPUs with ROCR_VISIBLE_DEVICES");
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(value) + "   # and hide other GPUs with ROCR_VISIBLE_DEVICES");
       out.push_back(std::move(fd));
       continue;
     }
@@ -386,7 +386,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
                                "No AMD GPU has ISA " + p.target->name() + ", so no library ships code objects for it.");
         fd.evidence.push_back(ev);
         fd.gpus = reach;
-        fd.commands.push_back("unset " + var);
+        fd.commands.push_back("unset " + text::shell_word(var));
         out.push_back(std::move(fd));
       }
       continue;
@@ -421,7 +421,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     if (global_ok) {
       HsaParams params{*distinct.begin(), {}};
       fd.fix = FixRef{"hsa-override", params};
-      if (node) fd.commands.push_back("unset " + var);
+      if (node) fd.commands.push_back("unset " + text::shell_word(var));
       add_override_commands(fd, params);
     } else if (!per.empty() && per_node_supported(ctx, st)) {
       // Where the global value comes from: a login file sets it for every new session
@@ -472,10 +472,10 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
                                "global one, so " + var + " reaches no GPU even before it is removed.");
         }
       }
-      fd.commands.push_back("unset " + var);
+      fd.commands.push_back("unset " + text::shell_word(var));
       add_override_commands(fd, params);
     } else {
-      fd.commands.push_back("unset " + var);
+      fd.commands.push_back("unset " + text::shell_word(var));
     }
     if (mixed) {
       // The GPUs it breaks usually run natively: dropping the override and hiding the
@@ -520,7 +520,7 @@ void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vecto
   fd.gpus = idx;
   fd.evidence.push_back({"env " + shown->var, shown->value});
   fd.evidence.push_back(rocm_evidence(f));
-  fd.commands.push_back("unset " + shown->var);
+  fd.commands.push_back("unset " + text::shell_word(shown->var));
   out.push_back(std::move(fd));
 }
 

@@ -33,8 +33,17 @@ std::optional<OverrideParse> image_override(const Facts& f) {
 }  // namespace
 
 bool kernel_file_for(const std::string& library, const std::string& file, const GfxTarget& target) {
-  if (library != "MIOpen") return mlparse::library_file_target(file) == target;
+  auto ends = [&](std::string_view suffix) { return file.size() > suffix.size() && file.ends_with(suffix); };
+  if (library != "MIOpen") {
+    // Tensile's code objects (.co, .hsaco), its lazy-loading catalogues (.dat) and
+    // TheRock's per-ISA packs (.kpack, rocm-2026.md): a README, a .bak or .swp copy
+    // names the target without being kernels.
+    if (!ends(".co") && !ends(".hsaco") && !ends(".dat") && !ends(".kpack")) return false;
+    return mlparse::library_file_target(file) == target;
+  }
   std::string n = target.name();
+  // MIOpen's precompiled kernel databases (.kdb); its find and perf databases hold no code.
+  if (!ends(".kdb")) return false;
   if (file.rfind(n, 0) != 0 || file.size() == n.size()) return false;
   char next = file[n.size()];
   // the CU count (hex, "gfx90a68") or a separator; no target's name begins another's

@@ -21,9 +21,10 @@
 namespace amdml {
 
 
-// Whether a kernel file of `library` is for `target`: Tensile files name it as a word
-// ("TensileLibrary_lazy_gfx942.dat", "Kernels.so-000-gfx1100.hsaco"); MIOpen databases
-// start with it, followed by the CU count ("gfx942130.kdb", "gfx1030_36.kdb").
+// Whether a kernel file of `library` is for `target`: Tensile files (.co, .hsaco, .dat,
+// .kpack) name it as a word ("TensileLibrary_lazy_gfx942.dat", "Kernels.so-000-gfx1100.hsaco");
+// MIOpen kernel databases (.kdb) start with it, followed by the CU count ("gfx942130.kdb",
+// "gfx1030_36.kdb"). Any other name (README-gfx1100.txt, a .bak or .swp copy) is not one.
 bool kernel_file_for(const std::string& library, const std::string& file, const GfxTarget& target);
 
 // One case per target and check (suite "image"), in target order.

@@ -260,7 +260,7 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmRequest>& req, 
         fd.detail += " The configured value is not what amdml recommends for this RAM either: it sets " + used +
                      ".pages_limit=" + pages_text(req->target) + ".";
         fd.fix = req->fix;
-        fd.commands.push_back("set " + used + ".pages_limit=" + std::to_string(req->target.value) + " where " + c->where +
+        fd.commands.push_back("set " + used + ".pages_limit=" + std::to_string(req->target.value) + " where " + text::shell_word(c->where) +
                               " sets it, then reboot");
       } else {
         // No recipe: the file already says what it should; the initramfs and a reboot are left.
@@ -302,7 +302,7 @@ void gttsize(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::
                              "amdgpu logs \"unknown parameter '" + k.substr(7) + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({"/proc/cmdline", k + "=" + v});
       if (req && req->on_cmdline) fd.fix = req->fix;
-      fd.commands.push_back("remove " + k + "=" + v + " from the kernel command line; set ttm.pages_limit instead");
+      fd.commands.push_back("remove " + text::shell_word(k + "=" + v) + " from the kernel command line; set ttm.pages_limit instead");
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));
     }
@@ -311,7 +311,7 @@ void gttsize(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::
       auto fd = make_finding(FindingId::memory_ttm_wrong_module, "amdgpu " + o.key + " is not an amdgpu parameter and is ignored",
                              "amdgpu logs \"unknown parameter '" + o.key + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({o.file + ":" + std::to_string(o.line), "options amdgpu " + o.key + "=" + o.value});
-      fd.commands.push_back("remove line " + std::to_string(o.line) + " of " + o.file + "; set ttm.pages_limit instead");
+      fd.commands.push_back("remove line " + std::to_string(o.line) + " of " + text::shell_word(o.file) + "; set ttm.pages_limit instead");
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));
     }

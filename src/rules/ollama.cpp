@@ -310,9 +310,9 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
                            "ollama.service runs as User=" + svc.user + ", which is not in /etc/passwd: systemd cannot "
                            "start the service (\"Failed to determine user credentials\").");
     fd.evidence.push_back({"/etc/passwd", "no user " + svc.user});
-    fd.commands.push_back("sudo useradd -r -s /bin/false -U -m -d /usr/share/ollama " + svc.user +
+    fd.commands.push_back("sudo useradd -r -s /bin/false -U -m -d /usr/share/ollama " + text::shell_word(svc.user) +
                           "   # as ollama's installer does");
-    fd.commands.push_back("sudo usermod -a -G render,video " + svc.user + " && sudo systemctl restart ollama");
+    fd.commands.push_back("sudo usermod -a -G render,video " + text::shell_word(svc.user) + " && sudo systemctl restart ollama");
     fd.gpus = amd_gpu_indices(f);
     out.push_back(std::move(fd));
     return;
@@ -346,7 +346,7 @@ void access_finding(const Facts& f, const OllamaService& svc, std::vector<Findin
   fd.evidence = ev;
   fd.evidence.push_back({"/etc/group", svc.user + " not in " + text::join(missing, ",")});
   fd.fix = FixRef{"groups", GroupsParams{svc.user, missing}};
-  fd.commands.push_back("sudo usermod -a -G " + text::join(missing, ",") + " " + svc.user);
+  fd.commands.push_back("sudo usermod -a -G " + joined_word(missing, ",") + " " + text::shell_word(svc.user));
   fd.commands.push_back("sudo systemctl restart ollama");
   fd.gpus = amd_gpu_indices(f);
   out.push_back(std::move(fd));

@@ -46,6 +46,11 @@ void cross_reference(std::vector<Finding>& out);                          // gfx
 // --- helpers shared by rules (common.cpp) -------------------------------------------
 
 std::vector<int> amd_gpu_indices(const Facts& f);          // every GPU index
+// A user name as a word of a printed command: quoted (text::shell_word), or "$USER"
+// (expanded where it is typed) when the report names no user.
+std::string user_word(const std::string& user);
+// Words from the machine joined by sep ("render,video"), the result one shell word.
+std::string joined_word(const std::vector<std::string>& parts, std::string_view sep);
 std::string gpu_label(const Facts& f, int index);          // "GPU 0 (AMD Radeon 780M, gfx1103)"
 // A finding with the catalog's default severity for its id.
 Finding make_finding(FindingId id, std::string title, std::string detail);

@@ -101,7 +101,7 @@ void explain_init_failure(const Facts& f, Finding& fd) {
       cause = k + "=" + v + " is not major.minor.stepping in decimal; libhsakmt rejects it and the runtime does not "
               "start at all.";
       fd.evidence.push_back({"env " + k, v});
-      fd.commands.push_back("unset " + k + "   # or set it to a valid value such as 11.0.0");
+      fd.commands.push_back("unset " + text::shell_word(k) + "   # or set it to a valid value such as 11.0.0");
       break;
     }
   }
@@ -264,7 +264,8 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
     if (g.render_node && f.identity.devices_known && (!rn || !rn->exists)) {
       causes += " " + label + ": its render node " + *g.render_node + " is not present here (a container started "
                 "without it); the runtime skips GPUs whose render node it cannot open.";
-      add_command("docker run --device=/dev/kfd --device=" + *g.render_node + " ...   (or --device=/dev/dri for all GPUs)");
+      add_command("docker run --device=/dev/kfd " + text::shell_word("--device=" + *g.render_node) +
+                  " IMAGE   # or --device=/dev/dri for all GPUs");
       continue;
     }
     if (rn && rn->open == OpenCheck::failed && (rn->open_errno == EPERM || rn->open_errno == ENOENT)) {
@@ -284,7 +285,7 @@ void gpu_missing(const Facts& f, std::vector<Finding>& out) {
                 " asks the runtime to treat it as an ISA this runtime does not know, so it drops the GPU; "
                 "unset it or use a value the runtime supports (the knowledge rules name the right one).";
       fd.evidence.push_back({"env " + ov->first, ov->second});
-      add_command("unset " + ov->first + "   # and drop it from ~/.bashrc, /etc/environment or the service's Environment=");
+      add_command("unset " + text::shell_word(ov->first) + "   # and drop it from ~/.bashrc, /etc/environment or the service's Environment=");
       continue;
     }
     causes += " " + label + ": the runtime does not recognise " + (g.gfx ? g.gfx->name() : std::string("its ISA")) +

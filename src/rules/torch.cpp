@@ -31,7 +31,7 @@ const RocmRelease* wheel_release(const RuleContext& ctx) {
 }
 
 std::string pip_line(const PythonEnv& env, const RocmRelease* r) {
-  std::string py = env.interpreter.value_or("python3");
+  std::string py = text::shell_word(env.interpreter.value_or("python3"));
   if (!r) return py + " -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/rocmX.Y   "
                       "# pick the ROCm index for your GPU on pytorch.org";
   return py + " -m pip install --force-reinstall torch --index-url " + r->pytorch_index;
@@ -101,7 +101,7 @@ void torch_gfx_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Fi
                            "): log out and in again, or export it in this shell.");
       else
         fd.fix = FixRef{"hsa-override", HsaParams{value, {}}};
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + value);
+      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(value));
       if (!info->override_caveat.empty()) fd.notes.push_back(info->override_caveat);
     } else {
       const auto* r = wheel_release(ctx);

@@ -73,7 +73,8 @@ TEST(FixJson, ApplyThenNothingToDoThenUndo) {
   EXPECT_TRUE(d["outcome"]["ok"].get<bool>());
   std::string txn = d["outcome"]["txn"];
   EXPECT_FALSE(txn.empty());
-  EXPECT_EQ(d["outcome"]["undo_command"], "amdml fix --undo " + txn);
+  // The way back names the same tree: without --root it would undo this machine's files.
+  EXPECT_EQ(d["outcome"]["undo_command"], "amdml fix --undo " + txn + " --root " + t.str());
   // Every planned file is on disk with exactly the planned bytes (a file two recipes
   // change, /etc/group for alice and for ollama, ends as the later one leaves it).
   std::map<std::string, std::string> last;

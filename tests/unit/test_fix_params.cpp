@@ -105,8 +105,16 @@ TEST(FixParamsRocm, NonsenseIsRefusedBeforeItBecomesASourceLine) {
   // set_aside: release directories directly under /opt, nothing else is ever renamed.
   EXPECT_FALSE(refused([](auto& p) { p.set_aside = {"/opt/rocm-6.2.4", "/opt/rocm-7.0.2"}; }));
   for (const char* dir : {"/etc", "/opt/rocm", "/opt/rocm-current", "/opt/rocm-6.2.4/lib", "/opt/rocm-6.2.4/..",
-                          "/opt/../etc/rocm-6", "opt/rocm-6.2.4", "/opt/rocm-6.2.4 x", "/usr/rocm-6.2.4"}) {
+                          "/opt/../etc/rocm-6", "opt/rocm-6.2.4", "/usr/rocm-6.2.4"}) {
     SCOPED_TRACE(dir);
     EXPECT_TRUE(refused([&](auto& p) { p.set_aside = {dir}; }));
+  }
+  // Any other name of a release directory is moved aside (issue 29 L3): amdml renames
+  // through no shell and the printed `run:` line quotes it, so a copy with a blank, or a
+  // name full of shell syntax, refuses nothing.
+  for (const char* dir : {"/opt/rocm-6.2.4 (copy)", "/opt/rocm-6.1.0;touch${IFS}X", "/opt/rocm-6.1.0$(id)`id`|&'\"",
+                          "/opt/rocm-6.1.0\nx\xff"}) {
+    SCOPED_TRACE(dir);
+    EXPECT_FALSE(refused([&](auto& p) { p.set_aside = {dir}; }));
   }
 }

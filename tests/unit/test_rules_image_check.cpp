@@ -49,6 +49,19 @@ TEST(ImageCheck, KernelFileNames) {
   EXPECT_FALSE(kernel_file_for("MIOpen", "xgfx1100_48.kdb", k1100));
 }
 
+// Issue 29 L4: only kernel files count -- a name that merely mentions the target does not.
+TEST(ImageCheck, OnlyKernelFilesCountNotNotesOrCopies) {
+  for (const char* name : {"README-gfx1100.txt", "TensileLibrary_lazy_gfx1100.dat.bak", ".TensileLibrary_lazy_gfx1100.dat.swp",
+                           "TensileLibrary_lazy_gfx1100.dat~", "notes_gfx1100.md", "gfx1100.dat.orig"}) {
+    EXPECT_FALSE(kernel_file_for("rocBLAS", name, k1100)) << name;
+    EXPECT_FALSE(kernel_file_for("hipBLASLt", name, k1100)) << name;
+  }
+  EXPECT_TRUE(kernel_file_for("hipBLASLt", "TensileLibrary_Type_HH_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1100.co", k1100));
+  EXPECT_TRUE(kernel_file_for("rocBLAS", "blas_lib_gfx1100.kpack", k1100));
+  for (const char* name : {"gfx1100_48.kdb.bak", "gfx1100_48.HIP.fdb.txt", "gfx1100_48.db", "README-gfx1100_48.kdb.txt"})
+    EXPECT_FALSE(kernel_file_for("MIOpen", name, k1100)) << name;
+}
+
 Facts image_facts() {
   Facts f;
   f.rocm.source = RocmSource::opt_rocm;
