@@ -13,6 +13,8 @@ const std::vector<ProbeSpec>& probe_table() {
       {"pci", "AMD display devices on PCI, with or without a driver", probes::pci},
       {"driver", "amdgpu module, DKMS version, TTM module and limits", probes::driver},
       {"modprobe", "options in /etc/modprobe.d and /lib/modprobe.d", probes::modprobe},
+      {"kernel-log", "this boot's kernel log: amdgpu, KFD, firmware, lockdown and IOMMU lines", probes::kernel_log},
+      {"boot", "Secure Boot, lockdown, amdgpu-dkms for this kernel, amdgpu blacklists", probes::boot},
       {"kfd", "KFD topology nodes (what ROCm enumerates)", probes::kfd},
       {"drm", "DRM cards and render nodes with memory sizes", probes::drm},
       {"gpus", "joins PCI, DRM and KFD into one GPU list", probes::gpus},
@@ -22,6 +24,7 @@ const std::vector<ProbeSpec>& probe_table() {
       {"env", "GPU-related environment variables", probes::env},
       {"runtime", "HSA runtime agents and libdrm memory (child process)", probes::runtime},
       {"ml", "ollama, PyTorch, llama.cpp and friends", probes::ml},
+      {"ollama-journal", "ollama's service journal: why its last start found no GPU", probes::ollama_journal},
   };
   return table;
 }
