@@ -17,7 +17,8 @@ void kernel_log(const ProbeContext& ctx, Facts& f) {
   if (!r) {
     // No ring at all (a --root tree without dev/kmsg, a container without /dev/kmsg):
     // nothing to say. Refused: only root can read it, which is worth a line.
-    if (r.error().code == ENOENT) return;
+    // Inside a container even root may not read the host's ring: nothing to advise.
+    if (r.error().code == ENOENT || f.container.kind) return;
     k.needs_root = r.error().code == EPERM || r.error().code == EACCES;
     k.unreadable = r.error().message;
     return;
@@ -26,7 +27,8 @@ void kernel_log(const ProbeContext& ctx, Facts& f) {
   k.source = r->source;
   k.truncated = r->truncated;
   auto parsed = kmsg::parse(r->records);
-  k.records = parsed.records.size();
+  // The GPU lines only: what a snapshot keeps, so its replay reports the same count.
+  for (const auto& rec : parsed.records) k.records += kmsg::gpu_relevant(rec.text) ? 1 : 0;
   k.events = kmsg::classify(parsed.records);
 }
 

@@ -150,7 +150,8 @@ void firmware_errors(const RuleContext& ctx, std::vector<Finding>& out) {
                          "linux-firmware that does not match the kernel (a known problem on RDNA3 and Strix Halo).");
   if (!mes.empty()) fd.evidence.push_back(quote(*mes.back()));
   if (!smu.empty()) fd.evidence.push_back(quote(*smu.back()));
-  fd.notes.push_back(std::to_string(mes.size() + smu.size()) + " such lines in this boot. Update linux-firmware and "
+  const std::size_t n = mes.size() + smu.size();
+  fd.notes.push_back(std::to_string(n) + (n == 1 ? " such line" : " such lines") + " in this boot. Update linux-firmware and "
                      "the kernel together; with amdgpu-dkms, its own firmware applies.");
   out.push_back(std::move(fd));
 }
