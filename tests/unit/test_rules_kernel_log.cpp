@@ -77,7 +77,8 @@ TEST(DriverNotLoaded, SecureBootWithoutTheLogStillPointsAtTheKey) {
   f.kernel_log = {};
   f.boot.secure_boot = true;
   f.boot.dkms = DkmsState::installed;
-  const Finding* d = find(diagnose(f, kb()), FindingId::driver_not_loaded);
+  const auto out = diagnose(f, kb());
+  const Finding* d = find(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_TRUE(mentions(*d, "mokutil --import"));
 }
@@ -85,7 +86,8 @@ TEST(DriverNotLoaded, SecureBootWithoutTheLogStillPointsAtTheKey) {
 TEST(DriverNotLoaded, BlacklistIsCommentedOut) {
   Facts f = unbound_gpu();
   f.boot.blacklists.push_back({"/etc/modprobe.d/blacklist-amdgpu.conf:2", "blacklist amdgpu"});
-  const Finding* d = find(diagnose(f, kb()), FindingId::driver_not_loaded);
+  const auto out = diagnose(f, kb());
+  const Finding* d = find(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo sed -i '2s/^/# /' /etc/modprobe.d/blacklist-amdgpu.conf");
   EXPECT_FALSE(mentions(*d, "modprobe amdgpu"));
@@ -95,7 +97,8 @@ TEST(DriverNotLoaded, DkmsMissingForThisKernel) {
   Facts f = unbound_gpu();
   f.boot.dkms = DkmsState::missing;
   f.boot.dkms_versions = {"6.10.5-2119913.22.04"};
-  const Finding* d = find(diagnose(f, kb()), FindingId::driver_not_loaded);
+  const auto out = diagnose(f, kb());
+  const Finding* d = find(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo dkms autoinstall -k 6.8.0-49-generic");
 }
@@ -103,13 +106,15 @@ TEST(DriverNotLoaded, DkmsMissingForThisKernel) {
 TEST(DriverNotLoaded, KernelTooOldNamesTheVersion) {
   Facts f = unbound_gpu();
   f.os.kernel = KernelVersion{5, 15, 0};
-  const Finding* d = find(diagnose(f, kb()), FindingId::driver_not_loaded);
+  const auto out = diagnose(f, kb());
+  const Finding* d = find(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_TRUE(mentions(*d, "install a kernel >= 6.0"));
 }
 
 TEST(DriverNotLoaded, NothingExplainsItThenModprobe) {
-  const Finding* d = find(diagnose(unbound_gpu(), kb()), FindingId::driver_not_loaded);
+  const auto out = diagnose(unbound_gpu(), kb());
+  const Finding* d = find(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo modprobe amdgpu");
 }
@@ -122,7 +127,8 @@ TEST(KernelLog, FirmwareMissingNamesFileAndDebianPackage) {
               "amdgpu/psp_13_0_0_sos.bin");
   e.error_code = -2;
   f.kernel_log.events.push_back(e);
-  const Finding* k = find(diagnose(f, kb()), FindingId::kernel_firmware_missing);
+  const auto out = diagnose(f, kb());
+  const Finding* k = find(out, FindingId::kernel_firmware_missing);
   ASSERT_TRUE(k);
   EXPECT_NE(k->title.find("amdgpu/psp_13_0_0_sos.bin"), std::string::npos);
   EXPECT_EQ(k->commands.front(), "sudo apt install firmware-amd-graphics");
@@ -134,7 +140,8 @@ TEST(KernelLog, ResetsAreCountedWithTheLastProcess) {
   for (int i = 0; i < 2; ++i)
     f.kernel_log.events.push_back(ev(KernelEventKind::ring_timeout, "ring gfx_0.0.0 timeout", "gfx_0.0.0", "llama-server"));
   f.kernel_log.events.push_back(ev(KernelEventKind::gpu_reset, "amdgpu 0000:c5:00.0: amdgpu: GPU reset begin!"));
-  const Finding* k = find(diagnose(f, kb()), FindingId::kernel_gpu_reset);
+  const auto out = diagnose(f, kb());
+  const Finding* k = find(out, FindingId::kernel_gpu_reset);
   ASSERT_TRUE(k);
   EXPECT_NE(k->title.find("2 ring timeouts, 1 GPU reset"), std::string::npos);
   EXPECT_EQ(k->evidence[1].value, "llama-server");
@@ -179,7 +186,8 @@ TEST(OllamaDiscovery, SilentWhenItFoundTheGpu) {
   OllamaJournalLine l;
   l.reason = OllamaReason::gpu_found;
   f.ollama_journal.lines.push_back(l);
-  EXPECT_FALSE(find(diagnose(f, kb()), FindingId::ollama_discovery));
+  const auto out = diagnose(f, kb());
+  EXPECT_FALSE(find(out, FindingId::ollama_discovery));
 }
 
 }  // namespace
