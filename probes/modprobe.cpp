@@ -39,6 +39,7 @@ void modprobe(const ProbeContext& ctx, Facts& f) {
     }
     auto parsed = parse::modprobe_conf(*text);
     for (auto& o : parsed.options) f.modprobe.options.push_back({path, o.line, o.module, o.key, o.value});
+    for (auto& o : parsed.blocks) f.modprobe.blocks.push_back({path, o.line, o.module, o.key, o.value});
     for (auto& [line, t] : parsed.bad_lines)
       f.modprobe.unparsable.push_back({"modprobe", path + ":" + std::to_string(line), t});
   }

@@ -12,6 +12,8 @@ void memory(const ProbeContext& ctx, Facts& f);     // memory.cpp
 void pci(const ProbeContext& ctx, Facts& f);        // pci.cpp
 void driver(const ProbeContext& ctx, Facts& f);     // driver.cpp
 void modprobe(const ProbeContext& ctx, Facts& f);   // modprobe.cpp
+void kernel_log(const ProbeContext& ctx, Facts& f); // kernel_log.cpp (this boot's GPU lines)
+void boot(const ProbeContext& ctx, Facts& f);       // boot.cpp (Secure Boot, lockdown, DKMS, blacklists)
 void kfd(const ProbeContext& ctx, Facts& f);        // kfd.cpp
 void drm(const ProbeContext& ctx, Facts& f);        // drm.cpp
 void gpus(const ProbeContext& ctx, Facts& f);       // gpus.cpp (joins PCI, DRM, KFD)
@@ -25,6 +27,7 @@ void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm
 // nullptr otherwise (the runtime probe then decides, as it always did).
 std::shared_ptr<EarlyRuntime> start_runtime_early(const ProbeContext& ctx);
 void ml(const ProbeContext& ctx, Facts& f);         // ml.cpp (ollama, PyTorch, llama.cpp)
+void ollama_journal(const ProbeContext& ctx, Facts& f);  // ollama_journal.cpp (its last start's discovery)
 
 
 // Not a doctor probe: the image gate's kernel-file listing (image.cpp), under facts.rocm.path.

@@ -20,8 +20,11 @@ const std::vector<ProbeSpec>& probe_table() {
       {"rocm", "ROCm user space (ROCM_PATH, /opt/rocm, distribution packages)", probes::rocm},
       {"container", "container runtime and device visibility", probes::container},
       {"env", "GPU-related environment variables", probes::env},
+      {"kernel-log", "this boot's kernel log: amdgpu, KFD, firmware, lockdown and IOMMU lines", probes::kernel_log},
+      {"boot", "Secure Boot, lockdown, amdgpu-dkms for this kernel, amdgpu blacklists", probes::boot},
       {"runtime", "HSA runtime agents and libdrm memory (child process)", probes::runtime},
       {"ml", "ollama, PyTorch, llama.cpp and friends", probes::ml},
+      {"ollama-journal", "ollama's service journal: why its last start found no GPU", probes::ollama_journal},
   };
   return table;
 }

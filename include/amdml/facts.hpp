@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "amdml/facts_boot.hpp"
 #include "amdml/facts_ml.hpp"
 #include "amdml/facts_runtime.hpp"
 #include "amdml/gfx.hpp"
@@ -103,6 +104,8 @@ struct ModprobeFacts {
   std::vector<ModprobeOption> options;  // in the order modprobe reads them
   std::vector<ProbeError> unparsable;   // lines that are not modprobe syntax (file, line, text)
   std::vector<ModprobeOption> unread;   // options in files modprobe never reads (the name does not end in .conf)
+  // "blacklist MODULE" / "install MODULE /bin/false" lines (key: the directive, value: the line).
+  std::vector<ModprobeOption> blocks;
 };
 
 struct KfdMemBank {
@@ -304,6 +307,9 @@ struct Facts {
   std::vector<Gpu> gpus;                   // the joined view, report order
   RuntimeFacts runtime;                    // HSA + libdrm (facts_runtime.hpp)
   MlFacts ml;                              // ollama, PyTorch, llama.cpp (facts_ml.hpp)
+  KernelLogFacts kernel_log;               // this boot's GPU lines (facts_boot.hpp)
+  BootFacts boot;                          // Secure Boot, lockdown, DKMS, blacklists
+  OllamaJournalFacts ollama_journal;       // ollama's last start, from its journal
   std::vector<ProbeError> errors;
 
   void error(std::string probe, std::string path, std::string message) {

@@ -65,6 +65,17 @@ enum class FindingId {
   ml_rocm_libraries,
   vulkan_no_icd,
   knowledge_stale,
+  kernel_log_unreadable,
+  kernel_firmware_missing,
+  kernel_probe_failed,
+  kernel_module_rejected,
+  kernel_gpu_reset,
+  kernel_firmware_error,
+  kernel_page_fault,
+  kernel_kfd_disabled,
+  kernel_iommu_fault,
+  kernel_unknown_parameter,
+  ollama_discovery,
 };
 
 struct FindingSpec {
@@ -163,13 +174,35 @@ inline constexpr std::array kFindingCatalog = {
                 "Vulkan is needed for this GPU but no AMD Vulkan driver is installed"},
     FindingSpec{FindingId::knowledge_stale, "knowledge.stale", Severity::info,
                 "the knowledge amdml judged by is more than 120 days older than today (amdml update)"},
+    FindingSpec{FindingId::kernel_log_unreadable, "kernel.log-unreadable", Severity::info,
+                "the kernel log of this boot is closed to this user (dmesg_restrict): run amdml as root to read it"},
+    FindingSpec{FindingId::kernel_firmware_missing, "kernel.firmware-missing", Severity::error,
+                "the kernel log says a GPU firmware file could not be loaded"},
+    FindingSpec{FindingId::kernel_probe_failed, "kernel.probe-failed", Severity::error,
+                "the kernel log says amdgpu failed to initialise a GPU (probe or GPU init error)"},
+    FindingSpec{FindingId::kernel_module_rejected, "kernel.module-rejected", Severity::error,
+                "the kernel refused to load a module: unsigned, or signed with a key Secure Boot does not trust"},
+    FindingSpec{FindingId::kernel_gpu_reset, "kernel.gpu-reset", Severity::warning,
+                "GPU ring timeouts or GPU resets in this boot (hangs): how many, the last, and which process"},
+    FindingSpec{FindingId::kernel_firmware_error, "kernel.firmware-error", Severity::warning,
+                "the GPU's MES scheduler or SMU power firmware stopped answering the driver"},
+    FindingSpec{FindingId::kernel_page_fault, "kernel.page-fault", Severity::warning,
+                "GPU page faults in this boot, with the process that caused them"},
+    FindingSpec{FindingId::kernel_kfd_disabled, "kernel.kfd-disabled", Severity::error,
+                "the kernel's KFD skipped a GPU (GC IP not supported in kfd, PCI rejects atomics)"},
+    FindingSpec{FindingId::kernel_iommu_fault, "kernel.iommu-fault", Severity::warning,
+                "IOMMU page faults from the GPU in this boot"},
+    FindingSpec{FindingId::kernel_unknown_parameter, "kernel.unknown-parameter", Severity::warning,
+                "the kernel ignored a GPU module parameter it does not know (a misspelt option)"},
+    FindingSpec{FindingId::ollama_discovery, "ollama.discovery", Severity::warning,
+                "ollama's own journal says why its last start found no usable AMD GPU"},
 };
 
 namespace detail {
 // Row i describes FindingId i, every enumerator has a row, and every name is a
 // lowercase dotted id ("area.what") that no other row uses.
 constexpr bool finding_catalog_well_formed() {
-  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::knowledge_stale) + 1) return false;
+  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::ollama_discovery) + 1) return false;
   for (std::size_t i = 0; i < kFindingCatalog.size(); ++i) {
     const auto& s = kFindingCatalog[i];
     if (static_cast<std::size_t>(s.id) != i) return false;

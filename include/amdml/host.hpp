@@ -66,6 +66,14 @@ struct CommandResult {
   std::string err;
 };
 
+// The kernel log of this boot in /dev/kmsg's record format ("PRIO,SEQ,USEC,FLAGS;TEXT"
+// per line), the newest records within a bound, and where it came from.
+struct KernelLogText {
+  std::string records;
+  std::string source;      // "/dev/kmsg", or "journalctl -k -b 0" where /dev/kmsg was refused
+  bool truncated = false;  // older records were dropped to stay within the bound
+};
+
 const char* to_string(FileType t);
 const char* to_string(ContainerKind k);
 std::optional<ContainerKind> parse_container_kind(const std::string& s);

@@ -289,6 +289,11 @@ ModprobeFile modprobe_conf(std::string_view text) {
             out.options.push_back(std::move(ml));
           }
         }
+      } else if ((cmd == "blacklist" && words.size() >= 2) ||
+                 (cmd == "install" && words.size() >= 3 &&
+                  (words[2] == "/bin/false" || words[2] == "/bin/true" || words[2] == "/usr/bin/false" ||
+                   words[2] == "/usr/bin/true"))) {
+        out.blocks.push_back({start, modprobe_name(words[1]), cmd, std::string(l)});
       } else if (cmd != "alias" && cmd != "blacklist" && cmd != "install" && cmd != "remove" &&
                  cmd != "softdep" && cmd != "include" && cmd != "weakdep") {
         out.bad_lines.emplace_back(start, std::string(l));

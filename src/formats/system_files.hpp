@@ -79,6 +79,9 @@ struct ModprobeLine {
 };
 struct ModprobeFile {
   std::vector<ModprobeLine> options;
+  // "blacklist MODULE" and "install MODULE /bin/false" (or /bin/true): key is the
+  // directive, value the whole line.
+  std::vector<ModprobeLine> blocks;
   std::vector<std::pair<int, std::string>> bad_lines;
 };
 // modprobe.d: module and option names come back in modprobe's own spelling

@@ -1,9 +1,30 @@
 // make_host(). The Host enum names are model nouns: src/model/host_types.cpp.
 #include "platform/host.hpp"
 
+#include "formats/kmsg.hpp"
 #include "platform/hosts.hpp"
 
 namespace amdml {
+
+Result<KernelLogText> Host::kernel_log(std::size_t max_bytes, std::chrono::milliseconds) const {
+  // A recorded ring is small (snapshot keeps the GPU lines only); a bigger file is read
+  // up to a hard limit and cut to its newest records like the live ring.
+  AMDML_TRY(auto text, read_file("/dev/kmsg", 64u << 20));
+  KernelLogText out;
+  out.source = "/dev/kmsg";
+  auto kept = kmsg::tail(text, max_bytes);
+  out.truncated = kept.size() < text.size();
+  out.records = std::string(kept);
+  return out;
+}
+
+std::string recorded_journal_path(const std::string& unit) { return "/var/log/amdml-journal/" + unit + ".log"; }
+
+Result<std::string> Host::service_journal(const std::string& unit, std::size_t max_bytes,
+                                          std::chrono::milliseconds) const {
+  AMDML_TRY(auto text, read_file(recorded_journal_path(unit), 64u << 20));
+  return std::string(kmsg::tail(text, max_bytes));
+}
 
 Result<std::unique_ptr<Host>> make_host(const std::string& root) {
   if (root.empty() || root == "/") return platform::make_live_host();

@@ -57,6 +57,17 @@ class Host {
   virtual Result<CommandResult> run(const std::vector<std::string>& argv,
                                     std::chrono::milliseconds timeout) const = 0;
 
+  // The kernel log of this boot, at most max_bytes of its newest records, within timeout.
+  // Live: /dev/kmsg read without blocking, else `journalctl -k -b 0`; EPERM when both are
+  // refused. Rooted (the default here): the regular file DIR/dev/kmsg, in the same format.
+  virtual Result<KernelLogText> kernel_log(std::size_t max_bytes, std::chrono::milliseconds timeout) const;
+
+  // A systemd service's journal of this boot (`journalctl -u UNIT -b 0`), at most
+  // max_bytes of its newest lines. Rooted (the default here): the recorded file
+  // DIR/var/log/amdml-journal/UNIT.log, which `snapshot` writes.
+  virtual Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
+                                              std::chrono::milliseconds timeout) const;
+
   // Forgets what the host remembered of its files (a rooted host remembers each path
   // component, missing ones too, and each file it read): a run of the probes starts
   // with it, since `amdml fix` changes files between two runs. No-op by default.
@@ -69,6 +80,9 @@ class Host {
     (void)value;
   }
 };
+
+// Where a --root tree keeps a service's journal: "/var/log/amdml-journal/UNIT.log".
+std::string recorded_journal_path(const std::string& unit);
 
 // Builds the host for --root: "/" (or empty) is live, anything else is rooted. Fails
 // with a one-line error when DIR does not exist or its amdml-host.json is malformed.

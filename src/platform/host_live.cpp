@@ -15,6 +15,7 @@
 #include "platform/fs.hpp"
 #include "platform/host.hpp"
 #include "platform/hosts.hpp"
+#include "platform/kernel_log_live.hpp"
 #include "platform/process.hpp"
 
 extern char** environ;
@@ -121,6 +122,21 @@ class LiveHost final : public Host {
 
   std::optional<ContainerKind> container() const override { return detect_live_container(); }
   std::optional<nlohmann::json> recorded(const std::string&) const override { return std::nullopt; }
+
+  Result<KernelLogText> kernel_log(std::size_t max_bytes, std::chrono::milliseconds timeout) const override {
+    return read_live_kernel_log(max_bytes, timeout);
+  }
+
+  Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
+                                      std::chrono::milliseconds timeout) const override {
+    RunOptions o;
+    o.timeout = timeout;
+    o.output_limit = max_bytes;
+    AMDML_TRY(auto r, run_command({"journalctl", "-u", unit, "-b", "0", "-o", "short-iso", "--no-pager", "-q", "-n", "2000"}, o));
+    if (r.timed_out) return make_error("journalctl -u " + unit + ": no answer in time", ETIMEDOUT);
+    if (r.exit_code != 0) return make_error("journalctl -u " + unit + ": exit " + std::to_string(r.exit_code), EPERM);
+    return r.out;
+  }
 
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const override {
     RunOptions o;

@@ -1,4 +1,5 @@
 // RecordingHost: forward, then note what came back (see host_recording.hpp).
+#include "formats/kmsg.hpp"
 #include "formats/system_files.hpp"
 #include "platform/host_recording.hpp"
 
@@ -97,6 +98,54 @@ Result<std::string> RecordingHost::read_file(const std::string& path, std::size_
     if (auto st = lstat_cached(*real)) n.mode = st->mode;
   }
   return r;
+}
+
+Result<KernelLogText> RecordingHost::kernel_log(std::size_t max_bytes, std::chrono::milliseconds timeout) const {
+  auto r = inner_.kernel_log(max_bytes, timeout);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  if (!r) {
+    note_error("read", "/dev/kmsg", r.error());
+    return r;
+  }
+  auto parsed = kmsg::parse(r->records);
+  std::vector<kmsg::Record> kept;
+  for (auto& rec : parsed.records)
+    if (kmsg::gpu_relevant(rec.text)) {
+      rec.text = kmsg::mask_macs(rec.text);
+      kept.push_back(std::move(rec));
+    }
+  note_file("/dev/kmsg", kmsg::write(kept));
+  return r;
+}
+
+Result<std::string> RecordingHost::service_journal(const std::string& unit, std::size_t max_bytes,
+                                                   std::chrono::milliseconds timeout) const {
+  auto r = inner_.service_journal(unit, max_bytes, timeout);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  if (!r) {
+    note_error("read", recorded_journal_path(unit), r.error());
+    return r;
+  }
+  note_file(recorded_journal_path(unit), *r);
+  return r;
+}
+
+// A file the recording makes up from what the host answered (not read from a path):
+// its directories are added as they would be on replay.
+void RecordingHost::note_file(const std::string& path, std::string content) const {
+  for (auto slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (rec_.tree.count(dir)) continue;
+    SnapshotNode d;
+    d.kind = SnapshotNode::Kind::directory;
+    d.mode = 0755;
+    rec_.tree[dir] = d;
+  }
+  SnapshotNode n;
+  n.kind = SnapshotNode::Kind::file;
+  n.mode = 0644;
+  n.content = std::move(content);
+  rec_.tree[path] = std::move(n);
 }
 
 Result<std::vector<DirEntry>> RecordingHost::list_dir(const std::string& path) const {

@@ -40,6 +40,11 @@ class RecordingHost final : public Host {
   std::optional<nlohmann::json> recorded(const std::string& key) const override;
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const override;
   void record_fact(const std::string& key, const nlohmann::json& value) const override;
+  // Recorded as DIR/dev/kmsg, GPU lines only (kmsg::gpu_relevant), MAC addresses masked.
+  Result<KernelLogText> kernel_log(std::size_t max_bytes, std::chrono::milliseconds timeout) const override;
+  // Recorded as DIR/var/log/amdml-journal/UNIT.log (recorded_journal_path).
+  Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
+                                      std::chrono::milliseconds timeout) const override;
   void forget() const override { inner_.forget(); }
 
  private:
@@ -49,6 +54,7 @@ class RecordingHost final : public Host {
   std::optional<std::string> trace(const std::string& path, bool follow_last) const;
   std::optional<FileStat> lstat_cached(const std::string& inner_path) const;
   void note_type(const std::string& inner_path, FileType type, std::uint32_t mode) const;
+  void note_file(const std::string& path, std::string content) const;
   void note_error(const char* op, const std::string& path, const Error& e) const;
 
   const Host& inner_;

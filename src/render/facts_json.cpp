@@ -159,6 +159,7 @@ json facts_json(const Facts& f) {
   j["login_env"] = std::move(login);
   j["runtime"] = runtime_facts_json(f.runtime);
   j["ml"] = ml_facts_json(f.ml);
+  boot_facts_json(f, j);
   json errs = json::array();
   for (const auto& e : f.errors) errs.push_back({{"probe", e.probe}, {"path", e.path}, {"message", e.message}});
   j["probe_errors"] = std::move(errs);

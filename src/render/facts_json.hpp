@@ -13,5 +13,6 @@ nlohmann::json runtime_facts_json(const RuntimeFacts& r);  // facts_runtime_json
 // Each GPU's memory by source (facts.runtime.memory, and `amdml info`'s "memory").
 nlohmann::json gpu_memory_json(const std::vector<GpuMemoryView>& memory);  // facts_runtime_json.cpp
 nlohmann::json ml_facts_json(const MlFacts& m);            // facts_ml_json.cpp
+void boot_facts_json(const Facts& f, nlohmann::json& j);  // facts_boot_json.cpp: kernel_log, boot, ollama_journal
 
 }  // namespace amdml

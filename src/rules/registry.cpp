@@ -20,6 +20,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"gfx", rules::gfx_rules},
       {"memory", rules::memory_rules},
       {"kernel", rules::kernel_rules},
+      {"kernel", rules::kernel_log_rules},  // kernel.* read off this boot's kernel log
       {"kfd", rules::kfd_gpu_missing},
       {"rocm", rules::rocm_version_rules},
       {"env", rules::env_rules},
@@ -31,6 +32,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"ml", rules::ml_rules},
       {"vulkan", rules::vulkan_rules},  // after ollama: it reads ollama.gfx-unsupported
       {"knowledge", rules::knowledge_rules},
+      {"ollama", rules::ollama_journal_rules},  // last: ties ollama's journal to the findings above
   };
   return table;
 }

@@ -28,12 +28,14 @@ std::optional<std::string> modprobe_setting(const Facts& f, const std::string& m
 // The GTT/TTM lines modprobe ignores or overrides, each naming file:line.
 std::vector<std::string> modprobe_view_notes(const Facts& f);
 void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out);     // kernel.cpp: kernel.old
+void kernel_log_rules(const RuleContext& ctx, std::vector<Finding>& out);  // kernel_log.cpp: kernel.* from the log
 void kfd_gpu_missing(const RuleContext& ctx, std::vector<Finding>& out);  // kfd.cpp: kfd.gpu-missing
 void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.version
 void env_rules(const RuleContext& ctx, std::vector<Finding>& out);        // env.cpp: env.*
 void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime.cpp: runtime.*
 void drm_rules(const RuleContext& ctx, std::vector<Finding>& out);        // drm.cpp: drm.mismatch
 void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out);     // ollama.cpp: ollama.*
+void ollama_journal_rules(const RuleContext& ctx, std::vector<Finding>& out);  // ollama_journal.cpp: ollama.discovery
 void torch_rules(const RuleContext& ctx, std::vector<Finding>& out);      // torch.cpp: torch.*
 void llamacpp_rules(const RuleContext& ctx, std::vector<Finding>& out);   // llamacpp.cpp: llamacpp.*
 void ml_rules(const RuleContext& ctx, std::vector<Finding>& out);         // ml.cpp: ml.rocm-libraries

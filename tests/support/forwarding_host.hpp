@@ -31,6 +31,13 @@ class ForwardingHost : public Host {
     return inner_.run(argv, t);
   }
   void forget() const override { inner_.forget(); }
+  Result<KernelLogText> kernel_log(std::size_t max_bytes, std::chrono::milliseconds t) const override {
+    return inner_.kernel_log(max_bytes, t);
+  }
+  Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
+                                      std::chrono::milliseconds t) const override {
+    return inner_.service_journal(unit, max_bytes, t);
+  }
 
  protected:
   const Host& inner_;

@@ -179,3 +179,51 @@ TEST(SnapshotRecord, PublishRefusesNonEmptyDirectoriesAndLeavesNothingBehind) {
       for (const auto& e : *d) leftovers += e.name + " ";
   EXPECT_EQ(leftovers, "out snap ");
 }
+
+namespace amdml {
+namespace {
+
+// The kernel ring is recorded as DIR/dev/kmsg with the GPU lines only, MACs masked, and
+// replays as the same records; ollama's journal as DIR/var/log/amdml-journal/ollama.log.
+TEST(SnapshotRecord, KernelLogKeepsGpuLinesAndReplays) {
+  test::TestTree src;
+  const std::string a = src.str();
+  put(a + "/amdml-host.json", R"({"format": 1})");
+  put(a + "/dev/kmsg",
+      "6,1,100,-;r8169 0000:04:00.0 eno1: RTL8168h, 0c:9d:92:1a:2b:3c, XID 541\n"
+      "3,2,200,-;amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE\n"
+      "4,3,300,-;amdgpu 0000:c5:00.0: amdgpu: bound to 0c:9d:92:1a:2b:3c\n");
+  put(a + "/var/log/amdml-journal/ollama.log", "Nov 20 box ollama[1]: msg=\"no compatible GPUs were discovered\"\n");
+  auto rooted = make_host(a);
+  ASSERT_TRUE(rooted.ok()) << rooted.error().message;
+  platform::RecordingHost rec(**rooted);
+  auto k = rec.kernel_log(1 << 20, std::chrono::milliseconds(100));
+  ASSERT_TRUE(k.ok());
+  EXPECT_EQ(k->source, "/dev/kmsg");
+  auto j = rec.service_journal("ollama", 1 << 20, std::chrono::milliseconds(100));
+  ASSERT_TRUE(j.ok());
+  const Recording r = rec.recording();
+  ASSERT_TRUE(r.tree.count("/dev/kmsg"));
+  EXPECT_EQ(r.tree.at("/dev/kmsg").content,
+            "3,2,200,-;amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE\n"
+            "4,3,300,-;amdgpu 0000:c5:00.0: amdgpu: bound to xx:xx:xx:xx:xx:xx\n");
+  ASSERT_TRUE(r.tree.count("/var/log/amdml-journal/ollama.log"));
+  EXPECT_EQ(r.tree.at("/var/log/amdml-journal").kind, SnapshotNode::Kind::directory);
+}
+
+TEST(SnapshotRecord, KernelLogRefusalIsRecordedAsAnError) {
+  test::TestTree src;
+  const std::string a = src.str();
+  put(a + "/amdml-host.json",
+      R"({"format": 1, "errors": {"read": {"/dev/kmsg": {"errno": "EPERM", "message": "needs root"}}}})");
+  auto rooted = make_host(a);
+  ASSERT_TRUE(rooted.ok()) << rooted.error().message;
+  platform::RecordingHost rec(**rooted);
+  auto k = rec.kernel_log(1 << 20, std::chrono::milliseconds(100));
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.error().code, EPERM);
+  EXPECT_EQ(rec.recording().errors.at("read").at("/dev/kmsg").code, EPERM);
+}
+
+}  // namespace
+}  // namespace amdml
