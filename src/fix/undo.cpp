@@ -87,10 +87,16 @@ struct Undo {
 
 void Undo::judge_changes() {
   std::map<std::string, std::optional<std::string>> sim;
+  std::set<std::string> drifted;  // reported once: an earlier change of the file is left too
   for (std::size_t k = j.txn.changes.size(); k-- > 0;) {
     formats::Change& ch = j.txn.changes[k];
     if (ch.state == ChangeState::restored) continue;
+    if (drifted.count(ch.path)) {
+      ch.state = ChangeState::drifted;
+      continue;
+    }
     auto skip = [&](const std::string& why) {
+      drifted.insert(ch.path);
       out.skipped.push_back(ch.path + ": " + why);
       ch.state = ChangeState::drifted;
     };
@@ -127,7 +133,6 @@ void Undo::judge_changes() {
       continue;
     }
     if (!is_after && cur != before) {
-      sim[ch.path] = cur;  // an earlier change of the same file drifted too
       skip("changed after amdml wrote it; left as it is");
       continue;
     }

@@ -78,7 +78,7 @@ TEST(FormatsAptSources, DisablingChangesOnlyThatEntry) {
   EXPECT_EQ(parse_one_line(off).entries.size(), 3u);
   // The last line, without a final newline, keeps having none.
   std::string last = disable(f, f.entries[3], "why");
-  EXPECT_EQ(last.substr(last.size() - 20), "30.1/ubuntu noble main");
+  EXPECT_EQ(last.substr(last.size() - 22), "30.1/ubuntu noble main");
 
   auto d = parse_deb822(kDeb822);
   std::string off822 = disable(d, d.entries[1], "why");
