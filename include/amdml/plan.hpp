@@ -1,6 +1,6 @@
 // What `amdml fix` would do and what it did, as plain data: the plan (every byte each
 // recipe would write and every command it would run, src/fix/plan.cpp), the outcome of
-// an apply and of an undo (src/fix/apply.cpp). src/render/fix_text.cpp draws them.
+// an apply and of an undo (src/fix/apply.cpp, undo.cpp). src/render/fix_text.cpp draws them.
 #pragma once
 
 #include <algorithm>
