@@ -1,6 +1,6 @@
 // What `amdml fix` would do and what it did, as plain data: the plan (every byte each
 // recipe would write and every command it would run, src/fix/plan.cpp), the outcome of
-// an apply and of an undo (src/fix/apply.cpp). src/render/fix_text.cpp draws them.
+// an apply and of an undo (src/fix/apply.cpp, undo.cpp). src/render/fix_text.cpp draws them.
 #pragma once
 
 #include <algorithm>
@@ -39,6 +39,9 @@ struct Command {
   // writes (so inside --root too), journaled, renamed back by --undo. A change of its
   // own (a directory moved aside): the recipe has something to do for it.
   bool rename = false;
+  // Owed by an interrupted transaction (its id): the run that was killed wrote its
+  // recipe's files but did not finish this command; this run does.
+  std::string resumes{};
   // argv as one shell command line for people: each word quoted (text::shell_word), so
   // a pasted line runs exactly argv.
   std::string text() const { return text::shell_words(argv); }
@@ -56,10 +59,12 @@ struct RecipePlan {
   std::vector<std::string> notes;               // what the plan noticed (a person's file kept, ...)
   std::vector<std::string> resumes;             // interrupted transactions this recipe finishes
   std::optional<Error> refused;                 // nonsense parameters or a file amdml will not touch
-  // Some file would change, or a directory would be renamed.
+  // Some file would change, a directory would be renamed, or a command an interrupted
+  // run still owes would run.
   bool pending() const {
     return !refused && (std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); }) ||
-                        std::any_of(commands.begin(), commands.end(), [](const Command& c) { return c.rename; }));
+                        std::any_of(commands.begin(), commands.end(),
+                                    [](const Command& c) { return c.rename || !c.resumes.empty(); }));
   }
 };
 
@@ -107,6 +112,10 @@ struct UndoOutcome {
   std::vector<std::string> restored;   // "/etc/group (restored)", "/etc/x (removed: did not exist)"
   std::vector<UndoFile> files;         // the same as data
   std::vector<CommandRecord> commands;
+  // Changes left alone because someone changed them after amdml did (a file edited, a
+  // set-aside directory deleted): "PATH: why". Every other change was undone; the
+  // transaction is then "partly-undone" and the exit status says so.
+  std::vector<std::string> skipped;
   bool nothing = false;                // no transaction to undo
   std::string message;                 // why nothing
 };

@@ -68,7 +68,7 @@ int undo(const GlobalOptions& g, const FixOptions& o, const Session& s, platform
   }
   if (o.format == Format::json) emit_json(fix_undo_json(*r, !s.host->live()));
   else emit_text("", format_undo(*r));
-  return kExitOk;
+  return r->skipped.empty() ? kExitOk : kExitFindings;  // partly undone
 }
 
 }  // namespace

@@ -66,6 +66,20 @@ struct PlanInputs {
 // gshadow repaired, though /etc/group no longer asks for anything.
 Plan plan_fixes(const PlanInputs& in);
 
+// A repository rocm-install adds: its URI and suite, and the list that will hold it.
+struct AptRepo {
+  std::string uri, suite, list;
+};
+
+// Every entry of apt's sources (sources.list, sources.list.d/*.list and *.sources; not
+// the files in `own`, which the recipe replaces) that configures one of repos already:
+// the changes that turn each off in its file (every other byte kept), and a note per
+// file. apt refuses all sources when one URI and suite carry two Signed-By values, so
+// the recipe's entry replaces the old one rather than being added beside it.
+std::vector<FileChange> disable_duplicate_sources(platform::SafeTree& tree, const std::vector<std::string>& own,
+                                                  const std::vector<AptRepo>& repos, const std::string& recipe,
+                                                  std::vector<std::string>& notes);
+
 // Parameter checks, exposed for tests: each returns an error for nonsense.
 Status check_params(const Recipe& r, const FixParams& params, const Facts& facts);
 
@@ -84,9 +98,11 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
                                 platform::SafeTree& journal, const ApplyOptions& options);
 
 // Restores transaction txn (or the newest one applied, interrupted or not completely
-// rolled back) byte for byte. A file whose bytes changed since amdml wrote it is not
-// clobbered: the undo stops before writing anything. A later chmod or chown is kept
-// (the bytes are restored, the newer mode and owner stay; the outcome says so).
+// rolled back) byte for byte, change by change. A change that drifted since amdml made
+// it (a file edited, a set-aside directory deleted or its old name taken) is not
+// clobbered: it is skipped and reported (UndoOutcome::skipped), and every other change
+// is still restored. A later chmod or chown is kept (the bytes are restored, the newer
+// mode and owner stay; the outcome says so).
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host,
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
@@ -98,5 +114,11 @@ std::vector<std::string> interrupted_transactions(platform::SafeTree& journal);
 
 // What those transactions had been asked to do: (transaction, recipe and parameters).
 std::vector<std::pair<std::string, FixRef>> interrupted_requests(platform::SafeTree& journal);
+
+// The commands of rp's recipe that the interrupted transactions it resumes still owe
+// (journaled, never finished: killed before or while they ran), added to rp so the
+// plan shows them and the apply runs them (RecipePlan::pending() is then true). When
+// rp has no file to write, its other commands (which that run did) are dropped.
+void add_owed_commands(RecipePlan& rp, platform::SafeTree& journal);
 
 }  // namespace amdml::fix

@@ -529,6 +529,10 @@ void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams&
   if (c.rp.refused) return;
   whole(step.pin, header + "Package: *\nPin: release o=" + p.origin + "\nPin-Priority: 600\n",
         "prefer AMD's packages over the distribution's of the same name");
+  for (auto& fc : disable_duplicate_sources(c.in.tree, {step.rocm_list, step.graphics_list},
+                                            {{p.rocm_repo, p.codename, step.rocm_list}, {p.graphics_repo, p.codename, step.graphics_list}},
+                                            c.rp.recipe->id, c.rp.notes))
+    c.rp.files.push_back(std::move(fc));
 }
 
 // Release directories no package owns are renamed within /opt to a name the ROCm probe
@@ -851,6 +855,7 @@ Plan plan_fixes(const PlanInputs& in) {
     if (rp.recipe) {
       Ctx c{in, done, rp};
       build(c);
+      add_owed_commands(rp, in.tree);
     }
     done.push_back(rp);
   }

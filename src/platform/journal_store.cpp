@@ -1,12 +1,14 @@
 // The journal's directory layout; see journal_store.hpp.
 #include "platform/journal_store.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 namespace amdml::platform {
@@ -23,6 +25,14 @@ std::string utc_format(const char* fmt) {
 }
 
 }  // namespace
+
+void test_kill_after_point(int step) {
+  const char* v = std::getenv("AMDML_TEST_KILL_AFTER_STEP");
+  if (!v || !*v) return;
+  char* end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  if (*end == '\0' && n == step) ::kill(::getpid(), SIGKILL);
+}
 
 std::string utc_now_iso() { return utc_format("%Y-%m-%dT%H:%M:%SZ"); }
 

@@ -42,6 +42,13 @@ class JournalStore {
   SafeTree& tree_;
 };
 
+// Test seam (docs/fix.md): with AMDML_TEST_KILL_AFTER_STEP=N the process SIGKILLs itself
+// right after step N of an apply did its work (a directory made, a file written, a
+// rename or command done) and before the journal records that it did. The kill before
+// a step is test_kill_point (safe_tree.hpp). N=-K: right after step K made the parent
+// directories of its file, before the journal lists what was made.
+void test_kill_after_point(int step);
+
 // The current UTC time as "2026-11-21T06:15:00Z".
 std::string utc_now_iso();
 

@@ -164,6 +164,7 @@ json fix_undo_json(const UndoOutcome& out, bool rooted) {
   for (const auto& r : out.files) doc["changes"].push_back({{"path", r.path}, {"kind", r.kind}, {"note", r.note}});
   doc["commands"] = json::array();
   for (const auto& c : out.commands) doc["commands"].push_back(record_json(c));
+  doc["skipped"] = out.skipped;
   return doc;
 }
 

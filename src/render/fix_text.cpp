@@ -325,6 +325,10 @@ std::string format_undo(const UndoOutcome& out) {
   for (const auto& c : out.commands) {
     s += "  " + std::string(c.ran ? "ran " : "") + text::shell_words(c.argv) + ": " + c.note + "\n";
   }
+  for (const auto& k : out.skipped) s += "  SKIPPED " + k + "\n";
+  if (!out.skipped.empty())
+    s += "Partly undone: every other change is back. Once the skipped ones are as amdml left them, `amdml fix --undo " + out.txn +
+         "` tries them again.\n";
   return s;
 }
 

@@ -203,3 +203,98 @@ TEST(FixFaultsKill, ReadOnlyEtcExitsOneAndSaysWhy) {
   EXPECT_TRUE(all.find("olled back") != std::string::npos || all.find("nothing was changed") != std::string::npos) << all;
   EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
 }
+
+// Issue 29 M6, L1: rocm-install with a set-aside rename (bad-symlinks: /opt/rocm-6.2.4 no
+// package owns, no /etc/apt at all) and kernel-cmdline (strix-halo: /etc/default/grub,
+// update-grub), SIGKILLed before every step, right after every step did its work and
+// before the journal said so, and right after a step made its file's parent
+// directories. Every time, `fix --undo` puts the tree back exactly: the directory moved
+// back, the created parents removed, the files restored.
+namespace {
+
+struct Recipe {
+  const char* fixture;
+  const char* only;
+};
+
+std::string apply_only(const TestTree& t, const Recipe& r) {
+  return "--root " + t.str() + " fix --no-runtime --apply --yes --only " + r.only;
+}
+
+int steps_of(const Recipe& r) {
+  TestTree ref(r.fixture);
+  become_root_via_sudo(ref);
+  auto clean = run_amdml(apply_only(ref, r));
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+  fs::path dir = ref / "var/lib/amdml/journal";
+  auto j = nlohmann::json::parse(read_file(fs::directory_iterator(dir)->path() / "journal.json"));
+  return static_cast<int>(j["changes"].size() + j["commands"].size());
+}
+
+void kill_everywhere_then_undo(const Recipe& r) {
+  const int steps = steps_of(r);
+  ASSERT_GE(steps, 2);
+  int killed = 0;
+  for (int step = 1; step <= steps; ++step)
+    for (const std::string& env : {"AMDML_TEST_KILL_AT_STEP=" + std::to_string(step),
+                                   "AMDML_TEST_KILL_AFTER_STEP=" + std::to_string(step),
+                                   "AMDML_TEST_KILL_AFTER_STEP=-" + std::to_string(step)}) {
+      SCOPED_TRACE(std::string(r.only) + " " + env + " of " + std::to_string(steps));
+      TestTree t(r.fixture);
+      become_root_via_sudo(t);
+      const auto original = snapshot(t.dir);
+      auto a = run_amdml(apply_only(t, r), env);
+      if (env.find("=-") != std::string::npos && a.signal != 9) {
+        EXPECT_EQ(a.code, 0) << a.out << a.err;  // that step made no directory: a whole run
+      } else {
+        ASSERT_EQ(a.signal, 9) << a.out << a.err;
+        ++killed;
+      }
+      auto u = run_amdml("--root " + t.str() + " fix --undo");
+      EXPECT_EQ(u.code, 0) << u.out << u.err;
+      EXPECT_TRUE(changed(original, snapshot(t.dir)).empty()) << "undo after the kill left: " << changed(original, snapshot(t.dir)).front();
+    }
+  std::printf("[ kill points ] %s: %d steps, %d kills, each undone\n", r.only, steps, killed);
+}
+
+}  // namespace
+
+TEST(FixFaultsKill, RocmInstallWithASetAsideRenameIsUndoneAfterAKillAnywhere) {
+  kill_everywhere_then_undo({"bad-symlinks", "rocm-install"});
+}
+
+TEST(FixFaultsKill, KernelCmdlineIsUndoneAfterAKillAnywhere) { kill_everywhere_then_undo({"strix-halo", "kernel-cmdline"}); }
+
+// M10: killed after its files, before (or while) its commands ran: the next plan shows
+// the commands still owed, the next apply runs them and says so, and a third has
+// nothing to do. Undo (which passes over the run that only finished commands) restores
+// the tree.
+TEST(FixFaultsKill, AnApplyKilledBeforeItsCommandsIsFinishedByTheNext) {
+  for (const Recipe r : {Recipe{"strix-halo", "kernel-cmdline"}, Recipe{"bad-symlinks", "rocm-install"}}) {
+    const int steps = steps_of(r);
+    for (const std::string& env : {"AMDML_TEST_KILL_AT_STEP=" + std::to_string(steps),
+                                   "AMDML_TEST_KILL_AFTER_STEP=" + std::to_string(steps)}) {
+      SCOPED_TRACE(std::string(r.only) + " " + env);
+      TestTree t(r.fixture);
+      become_root_via_sudo(t);
+      const auto original = snapshot(t.dir);
+      ASSERT_EQ(run_amdml(apply_only(t, r), env).signal, 9);
+      const std::string killed_txn = fs::directory_iterator(t / "var/lib/amdml/journal")->path().filename().string();
+      auto plan = run_amdml("--root " + t.str() + " fix --no-runtime --color never --only " + r.only);
+      EXPECT_NE(plan.out.find("finishes transaction " + killed_txn), std::string::npos) << plan.out;
+      EXPECT_NE(plan.out.find("owed by transaction " + killed_txn), std::string::npos) << plan.out;
+      const std::string last_command = r.only == std::string("kernel-cmdline") ? "update-grub" : "install --no-install-recommends";
+      EXPECT_NE(plan.out.find(last_command), std::string::npos) << plan.out;
+      auto second = run_amdml(apply_only(t, r) + " --color never");
+      EXPECT_EQ(second.code, 0) << second.out << second.err;
+      EXPECT_NE(second.out.find("(owed by transaction " + killed_txn + ")"), std::string::npos) << second.out;
+      auto third = run_amdml(apply_only(t, r) + " --color never");
+      EXPECT_NE(third.out.find("Nothing to do"), std::string::npos) << third.out;
+      EXPECT_EQ(run_amdml("--root " + t.str() + " fix --no-runtime").err.find("interrupted"), std::string::npos);
+      auto u = run_amdml("--root " + t.str() + " fix --undo --color never");
+      EXPECT_EQ(u.code, 0) << u.out << u.err;
+      EXPECT_NE(u.out.find(killed_txn), std::string::npos) << u.out;
+      EXPECT_TRUE(changed(original, snapshot(t.dir)).empty());
+    }
+  }
+}

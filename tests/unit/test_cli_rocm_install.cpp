@@ -77,14 +77,114 @@ TEST(CliRocmInstall, AReleaseNoPackageOwnsIsMovedAsideAndUndoPutsItBack) {
   ASSERT_EQ(u.code, 0) << u.out << u.err;
   EXPECT_EQ(snapshot(t.dir), before);
 
-  // The old name taken meanwhile: nothing is renamed over it, nothing restored.
+  // The old name taken meanwhile: nothing is renamed over it; every other change is
+  // undone, and the exit status says the undo was partial (issue 29 M8).
   TestTree t2("bad-symlinks");
   become_root_via_sudo(t2);
   ASSERT_EQ(run_amdml("fix --root " + t2.str() + " --color never --no-runtime --apply --yes --only rocm-install").code, 0);
   t2.write("opt/rocm-6.2.4/.info/version", "6.2.4-999\n");
-  auto refused = run_amdml("fix --root " + t2.str() + " --color never --undo");
-  EXPECT_NE(refused.code, 0);
-  EXPECT_NE(refused.err.find("/opt/rocm-6.2.4"), std::string::npos) << refused.err;
+  auto partial = run_amdml("fix --root " + t2.str() + " --color never --undo");
+  EXPECT_EQ(partial.code, 1) << partial.out << partial.err;
+  expect_has(partial.out, {"SKIPPED /opt/rocm-6.2.4: something took its name", "Partly undone"});
   EXPECT_TRUE(fs::exists(t2 / "opt/amdml-set-aside-rocm-6.2.4/.info/version"));
-  EXPECT_TRUE(fs::exists(t2 / "etc/apt/sources.list.d/rocm.list"));
+  EXPECT_FALSE(fs::exists(t2 / "etc/apt/sources.list.d/rocm.list"));
+  EXPECT_FALSE(fs::exists(t2 / "etc/apt"));
+}
+
+// Issue 29 M8: undo is per change. The set-aside directory deleted (as the plan says to,
+// once the new ROCm works), or /etc/group edited since: it is reported and left alone;
+// the sources, the pin and the directories amdml made are still taken back, and the
+// exit status says the undo was partial.
+TEST(CliRocmInstall, UndoSkipsWhatDriftedAndRestoresEverythingElse) {
+  {
+    TestTree t("bad-symlinks");
+    become_root_via_sudo(t);
+    ASSERT_EQ(run_amdml("fix --root " + t.str() + " --color never --no-runtime --apply --yes --only rocm-install").code, 0);
+    ASSERT_TRUE(fs::exists(t / "etc/apt/sources.list.d/rocm.list"));
+    fs::remove_all(t / "opt/amdml-set-aside-rocm-6.2.4");
+    auto u = run_amdml("fix --root " + t.str() + " --color never --undo");
+    EXPECT_EQ(u.code, 1) << u.out << u.err;
+    expect_has(u.out, {"SKIPPED /opt/rocm-6.2.4: moved aside to /opt/amdml-set-aside-rocm-6.2.4, which no longer exists",
+                       "Partly undone", "/etc/apt/sources.list.d/rocm.list (removed: did not exist before)"});
+    EXPECT_FALSE(fs::exists(t / "etc/apt"));
+    // Partly undone: `--undo` alone finds nothing more to do.
+    auto again = run_amdml("fix --root " + t.str() + " --color never --undo");
+    EXPECT_EQ(again.code, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find("no applied transaction to undo"), std::string::npos) << again.out;
+  }
+  {
+    TestTree t("rocm-install-rx7900xtx-noble");
+    become_root_via_sudo(t);
+    const auto before = snapshot(t.dir);
+    ASSERT_EQ(run_amdml("fix --root " + t.str() + " --color never --no-runtime --apply --yes --only rocm-install").code, 0);
+    const std::string group = read_file(t / "etc/group") + "extra:x:4242:\n";
+    t.write("etc/group", group);
+    auto u = run_amdml("fix --root " + t.str() + " --color never --undo");
+    EXPECT_EQ(u.code, 1) << u.out << u.err;
+    expect_has(u.out, {"SKIPPED /etc/group: changed after amdml wrote it; left as it is",
+                       "/etc/apt/sources.list.d/rocm.list (removed: did not exist before)", "Partly undone"});
+    EXPECT_EQ(read_file(t / "etc/group"), group);
+    auto now = snapshot(t.dir);
+    now.erase("etc/group");
+    auto want = before;
+    want.erase("etc/group");
+    EXPECT_EQ(now, want);
+  }
+}
+
+namespace {
+
+// `apt-cache policy` over a tree's /etc/apt (no lists, no dpkg status): reads every
+// source list, the pins and the keyring paths, and fails as apt-get update would on
+// conflicting entries.
+CliRun apt_policy(const TestTree& t) {
+  fs::create_directories(t / "var/lib/apt/lists/partial");
+  fs::create_directories(t / "var/cache/apt/archives/partial");
+  return shell_run("apt-cache -o Dir::Etc=" + sh_quote((t / "etc/apt").string()) + " -o Dir::State=" +
+                   sh_quote((t / "var/lib/apt").string()) + " -o Dir::Cache=" + sh_quote((t / "var/cache/apt").string()) +
+                   " -o Dir::State::status=/dev/null policy 2>&1");
+}
+
+}  // namespace
+
+// Issue 29 M5: AMD's repository already configured in a deb822 rocm.sources with another
+// keyring. Adding rocm.list beside it would make apt refuse every source ("Conflicting
+// values set for option Signed-By"); the plan turns that stanza off instead (Enabled: no,
+// every other byte kept), says so, and --undo turns it back on. apt-cache policy over
+// the tree proves both.
+TEST(CliRocmInstall, TheSameRepositoryInADeb822FileIsTurnedOffNotDuplicated) {
+  TestTree t("rocm-install-rx7900xtx-noble");
+  become_root_via_sudo(t);
+  const std::string sources =
+      "Types: deb\n"
+      "URIs: https://repo.radeon.com/rocm/apt/7.2.1/\n"
+      "Suites: noble\n"
+      "Components: main\n"
+      "Signed-By: /usr/share/keyrings/amd-rocm.gpg\n";
+  t.write("etc/apt/sources.list.d/rocm.sources", sources);
+  const auto before = snapshot(t.dir);
+  auto plan = run_amdml("fix --root " + t.str() + " --color never --no-runtime --only rocm-install");
+  EXPECT_EQ(plan.code, 0) << plan.out << plan.err;
+  expect_has(plan.out, {"/etc/apt/sources.list.d/rocm.sources already configures https://repo.radeon.com/rocm/apt/7.2.1 noble",
+                        "+Enabled: no"});
+  auto a = run_amdml("fix --root " + t.str() + " --color never --no-runtime --apply --yes --only rocm-install");
+  ASSERT_EQ(a.code, 0) << a.out << a.err;
+  const std::string off = read_file(t / "etc/apt/sources.list.d/rocm.sources");
+  EXPECT_NE(off.find("Enabled: no\n" + sources), std::string::npos) << off;
+  if (have_tool("apt-cache")) {
+    auto policy = apt_policy(t);
+    EXPECT_EQ(policy.code, 0) << policy.out;
+    EXPECT_EQ(policy.out.find("Conflicting"), std::string::npos) << policy.out;
+    // What the recipe would have left without turning it off: apt refuses the sources.
+    t.write("etc/apt/sources.list.d/rocm.sources", sources);
+    auto conflict = apt_policy(t);
+    EXPECT_NE(conflict.out.find("Conflicting values set for option Signed-By"), std::string::npos) << conflict.out;
+    t.write("etc/apt/sources.list.d/rocm.sources", off);
+    fs::remove_all(t / "var/lib/apt");
+    fs::remove_all(t / "var/cache/apt");
+  }
+  auto u = run_amdml("fix --root " + t.str() + " --color never --undo");
+  EXPECT_EQ(u.code, 0) << u.out << u.err;
+  EXPECT_EQ(read_file(t / "etc/apt/sources.list.d/rocm.sources"), sources);
+  EXPECT_EQ(snapshot(t.dir), before);
 }

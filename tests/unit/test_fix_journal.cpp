@@ -26,6 +26,8 @@ using namespace amdml;
 using namespace amdml::fix;
 using namespace amdml::test;
 using nlohmann::json;
+using formats::bytes_json;
+using formats::json_bytes;
 
 namespace {
 
@@ -491,4 +493,98 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   ASSERT_EQ(host.runs.size(), 6u);  // the updates have no inverse
   EXPECT_TRUE(has(host.runs[4], "remove") && has(host.runs[4], "--autoremove") && has(host.runs[4], "rocm"));
   EXPECT_TRUE(has(host.runs[5], "install") && has(host.runs[5], "libhsa-runtime64-1") && has(host.runs[5], "libhsa-runtime-dev"));
+}
+
+namespace {
+
+// apt-get in a temp root: `install ... rocm` adds rocm, rocm-core and a half-configured
+// amdgpu-dkms to the tree's dpkg status and fails (exit 100, as apt does when a
+// maintainer script fails); `purge` takes the named packages out of the status again.
+// Every other command succeeds. It notes whether the sources were still there at purge.
+class FakeApt final : public test::ForwardingHost {
+ public:
+  FakeApt(const Host& inner, fs::path root) : ForwardingHost(inner), root_(std::move(root)) {}
+  Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
+    runs.push_back(argv);
+    CommandResult r;
+    r.exit_code = 0;
+    auto has = [&](const char* w) { return std::find(argv.begin(), argv.end(), w) != argv.end(); };
+    const fs::path status = root_ / "var/lib/dpkg/status";
+    if (!argv.empty() && argv[0] == "curl") {  // the signing key, armored
+      r.out = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENYWJj\n=AbCd\n-----END PGP PUBLIC KEY BLOCK-----\n";
+      return r;
+    }
+    if (has("install") && has("rocm")) {
+      write_file(status, test::read_file(status) +
+                             "\nPackage: rocm-core\nStatus: install ok installed\nVersion: 7.2.1\n"
+                             "\nPackage: amdgpu-dkms\nStatus: install ok half-configured\nVersion: 6.16.6\n"
+                             "\nPackage: rocm\nStatus: install ok unpacked\nVersion: 7.2.1\n");
+      r.exit_code = 100;
+      r.err = "E: Sub-process /usr/bin/dpkg returned an error code (1)\n";
+      return r;
+    }
+    if (has("purge")) {
+      sources_at_purge = fs::exists(root_ / "etc/apt/sources.list.d/rocm.list");
+      std::string text = test::read_file(status), kept;
+      for (std::size_t pos = 0; pos < text.size();) {
+        std::size_t end = text.find("\n\n", pos);
+        std::string stanza = text.substr(pos, end == std::string::npos ? std::string::npos : end + 2 - pos);
+        pos = end == std::string::npos ? text.size() : end + 2;
+        std::string name = stanza.substr(9, stanza.find('\n') - 9);
+        if (std::find(argv.begin(), argv.end(), name) == argv.end()) kept += stanza;
+      }
+      while (kept.size() > 1 && kept.compare(kept.size() - 2, 2, "\n\n") == 0) kept.pop_back();
+      write_file(status, kept);
+    }
+    r.exit_code = 0;
+    return r;
+  }
+  mutable std::vector<std::vector<std::string>> runs;
+  mutable bool sources_at_purge = false;
+
+ private:
+  fs::path root_;
+};
+
+}  // namespace
+
+// Issue 29 M11: a failed apt-get install is undone to the state before it. The journal
+// keeps the packages dpkg had before the attempt; the rollback purges exactly the ones
+// the attempt added (the half-configured amdgpu-dkms too), before the sources go.
+TEST(FixJournal, AFailedAptInstallIsPurgedBackToWhatDpkgHadBefore) {
+  TestTree t("rocm-install-780m-ubuntu-rocm57");
+  const auto original = snapshot(t.dir);
+  Diagnosed d(t.str());
+  FakeApt host(*d.host, t.dir);
+  platform::SafeTree tree(t.str());
+  PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
+  Plan p = plan_fixes(in);
+  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  host.runs.clear();
+  ApplyOptions o = rooted_options();
+  o.run_commands = true;
+  auto r = apply_plan(p, host, tree, tree, o);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->ok);
+  EXPECT_TRUE(r->rolled_back);
+  EXPECT_TRUE(r->rollback_errors.empty());
+  ASSERT_TRUE(r->failure);
+  EXPECT_NE(r->failure->message.find("returned an error code"), std::string::npos) << r->failure->message;
+  const std::vector<std::string> purge = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-y", "-q",
+                                          "purge", "amdgpu-dkms", "rocm", "rocm-core"};
+  EXPECT_NE(std::find(host.runs.begin(), host.runs.end(), purge), host.runs.end());
+  EXPECT_TRUE(host.sources_at_purge) << "the packages must go before the sources they came from";
+  // dpkg's status, the sources, the pin: as before the apply.
+  EXPECT_EQ(snapshot(t.dir), original);
+  auto j = journal_of(t, r->txn);
+  EXPECT_EQ(j["state"], "rolled-back");
+  bool recorded = false;
+  for (const auto& c : j["commands"])
+    if (c.contains("packages_before")) {
+      recorded = true;
+      EXPECT_EQ(c["state"], "failed");
+      EXPECT_NE(std::find(c["packages_before"].begin(), c["packages_before"].end(), "libhsa-runtime64-1"), c["packages_before"].end());
+      EXPECT_EQ(std::find(c["packages_before"].begin(), c["packages_before"].end(), "rocm"), c["packages_before"].end());
+    }
+  EXPECT_TRUE(recorded) << j["commands"].dump(1);
 }
