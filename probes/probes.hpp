@@ -25,6 +25,7 @@ void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm
 // nullptr otherwise (the runtime probe then decides, as it always did).
 std::shared_ptr<EarlyRuntime> start_runtime_early(const ProbeContext& ctx);
 void ml(const ProbeContext& ctx, Facts& f);         // ml.cpp (ollama, PyTorch, llama.cpp)
+void deep(const ProbeContext& ctx, Facts& f);       // deep.cpp (--deep: allocate, copy, fill per GPU)
 
 
 // Not a doctor probe: the image gate's kernel-file listing (image.cpp), under facts.rocm.path.

@@ -22,6 +22,7 @@ const std::vector<ProbeSpec>& probe_table() {
       {"env", "GPU-related environment variables", probes::env},
       {"runtime", "HSA runtime agents and libdrm memory (child process)", probes::runtime},
       {"ml", "ollama, PyTorch, llama.cpp and friends", probes::ml},
+      {"deep", "--deep: allocate, copy and fill on each GPU through the HSA runtime (child processes)", probes::deep},
   };
   return table;
 }

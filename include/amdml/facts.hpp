@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "amdml/facts_deep.hpp"
 #include "amdml/facts_ml.hpp"
 #include "amdml/facts_runtime.hpp"
 #include "amdml/gfx.hpp"
@@ -294,6 +295,7 @@ struct Facts {
   std::vector<Gpu> gpus;                   // the joined view, report order
   RuntimeFacts runtime;                    // HSA + libdrm (facts_runtime.hpp)
   MlFacts ml;                              // ollama, PyTorch, llama.cpp (facts_ml.hpp)
+  DeepFacts deep;                          // --deep: what running on the GPU proved (facts_deep.hpp)
   std::vector<ProbeError> errors;
 
   void error(std::string probe, std::string path, std::string message) {
