@@ -34,9 +34,10 @@ Expectations expectations(const CheckOptions& c) {
   }
   if (!c.min_vram.empty()) e.min_vram = size_flag("--min-vram", c.min_vram);
   if (!c.min_gtt.empty()) e.min_gtt = size_flag("--min-gtt", c.min_gtt);
-  for (const auto& r : c.require)
+  for (const auto& r : c.require) {
     if (r == "runtime") e.require_runtime = true;
-    else if (r == "compute") e.require_compute = true;
+    if (r == "compute") e.require_compute = true;
+  }
   if (e.require_runtime && c.no_runtime) throw UsageError("--require runtime needs the runtime probe: drop --no-runtime");
   if (e.require_compute && c.no_runtime) throw UsageError("--require compute runs on the GPU through the runtime: drop --no-runtime");
   if (!c.rocm.empty()) {

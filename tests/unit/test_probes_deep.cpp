@@ -30,7 +30,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::uint64_t kGiB = 1ull << 30;
 const std::string kMeminfo = std::string(AMDML_FAKE_HSA_VARIANTS) + "/../meminfo/16g-12g-available";
 
 class ScopedEnv {

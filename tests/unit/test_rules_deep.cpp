@@ -10,7 +10,6 @@ using namespace amdml;
 
 namespace {
 
-constexpr std::uint64_t kGiB = 1ull << 30;
 
 const Knowledge& kb() {
   static Knowledge k;
@@ -127,7 +126,8 @@ TEST(DeepRules, AllocationStoppedAtTheCarveOutOnAnOldKernelNamesIt) {
   sys.stop = DeepAllocStop::target;
   sys.error.reset();
   f.deep.gpus[0].steps[0].allocs.push_back(sys);
-  auto v2 = with_id(diagnose(f, kb()), FindingId::deep_verified);
+  auto out2 = diagnose(f, kb());
+  auto v2 = with_id(out2, FindingId::deep_verified);
   ASSERT_EQ(v2.size(), 1u);
   EXPECT_EQ(v2[0]->title, "GPU 0 (AMD Radeon 780M, gfx1103): allocated 24 GiB (system)");
 }
@@ -177,7 +177,8 @@ TEST(DeepRules, CorruptCopyIsAnErrorWithTheOffset) {
   s.data_ok = false;
   s.mismatch_at = 4097;
   f.deep.gpus = {one_gpu({s})};
-  auto v = with_id(diagnose(f, kb()), FindingId::deep_copy_failed);
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_copy_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->title.find("came back different"), std::string::npos);
   EXPECT_NE(v[0]->detail.find("first at offset 4097"), std::string::npos);
@@ -190,7 +191,8 @@ TEST(DeepRules, HungAndUnstartedStepsAreStepFailures) {
   hung.last_step = "hsa_amd_memory_fill";
   DeepStep later = step(DeepStepKind::copy, DeepOutcome::not_run);
   f.deep.gpus = {one_gpu({hung, later})};
-  auto v = with_id(diagnose(f, kb()), FindingId::deep_step_failed);
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_step_failed);
   ASSERT_EQ(v.size(), 2u);
   // Errors sort before warnings.
   EXPECT_EQ(v[0]->severity, Severity::error);
