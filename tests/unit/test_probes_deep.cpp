@@ -273,7 +273,9 @@ TEST(DeepDoctor, TheBudgetHoldsWhenTheFillHangs) {
   EXPECT_TRUE(r.facts.deep.budget_spent);
   EXPECT_LE(r.facts.deep.elapsed_ms, 4000u + 1000u);
   EXPECT_NE(steps[2].outcome, DeepOutcome::ok);
-  if (steps[2].outcome == DeepOutcome::timed_out) EXPECT_EQ(steps[2].last_step, "hsa_amd_memory_fill");
+  if (steps[2].outcome == DeepOutcome::timed_out) {
+    EXPECT_EQ(steps[2].last_step, "hsa_amd_memory_fill");
+  }
   const Finding* fd = find(r.findings, FindingId::deep_step_failed);
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->title.find(steps[2].outcome == DeepOutcome::timed_out ? "fill step did not finish" : "not run"),
