@@ -25,7 +25,10 @@ struct ProbeOptions {
   // probes' children; empty means this executable. Tests point it at the amdml binary.
   std::string runtime_helper;
   std::optional<std::string> python;  // --python PATH
-  bool deep = false;                  // --deep: import torch in a child process
+  bool deep = false;                  // --deep: import torch in a child process, run the deep steps
+  // --deep-timeout: the whole of the deep steps (docs/deep.md); each step's child gets
+  // what is left of it, at most kDeepStepLimit.
+  std::chrono::milliseconds deep_timeout{20000};
 };
 
 namespace probes {

@@ -28,6 +28,7 @@ void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm
 std::shared_ptr<EarlyRuntime> start_runtime_early(const ProbeContext& ctx);
 void ml(const ProbeContext& ctx, Facts& f);         // ml.cpp (ollama, PyTorch, llama.cpp)
 void ollama_journal(const ProbeContext& ctx, Facts& f);  // ollama_journal.cpp (its last start's discovery)
+void deep(const ProbeContext& ctx, Facts& f);       // deep.cpp (--deep: allocate, copy, fill per GPU)
 
 
 // Not a doctor probe: the image gate's kernel-file listing (image.cpp), under facts.rocm.path.

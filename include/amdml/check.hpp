@@ -41,6 +41,7 @@ struct Expectations {
   std::optional<Bytes> min_vram;           // --min-vram: every usable GPU
   std::optional<Bytes> min_gtt;            // --min-gtt: every usable GPU
   bool require_runtime = false;            // --require runtime: HSA enumerates every expected GPU
+  bool require_compute = false;            // --require compute: every usable GPU passed the --deep steps
   std::vector<VersionConstraint> rocm;     // --rocm
   std::string rocm_text;                   // the spec as given, for messages
   bool strict = false;                     // --strict: warnings fail too
@@ -64,7 +65,7 @@ struct CheckReport {
 };
 
 // Every case, doctor checks first (finding catalog order), then expectations in flag
-// order: GPUs, gfx, VRAM, GTT, runtime, ROCm.
+// order: GPUs, gfx, VRAM, GTT, runtime, compute, ROCm.
 CheckReport evaluate_checks(const Report& report, const Expectations& e);
 
 // A GPU ROCm can use here: KFD has a node for it and, when the device nodes are known,

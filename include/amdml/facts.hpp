@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "amdml/facts_boot.hpp"
+#include "amdml/facts_deep.hpp"
 #include "amdml/facts_ml.hpp"
 #include "amdml/facts_runtime.hpp"
 #include "amdml/gfx.hpp"
@@ -310,6 +311,7 @@ struct Facts {
   KernelLogFacts kernel_log;               // this boot's GPU lines (facts_boot.hpp)
   BootFacts boot;                          // Secure Boot, lockdown, DKMS, blacklists
   OllamaJournalFacts ollama_journal;       // ollama's last start, from its journal
+  DeepFacts deep;                          // --deep: what running on the GPU proved (facts_deep.hpp)
   std::vector<ProbeError> errors;
 
   void error(std::string probe, std::string path, std::string message) {

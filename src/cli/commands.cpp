@@ -32,6 +32,7 @@ struct Options {
   CheckOptions check;
   UpdateOptions update;
   std::vector<std::string> drm_nodes;
+  DeepChildOptions deep_child;
 };
 
 using Runner = std::function<int()>;
@@ -48,7 +49,7 @@ CLI::Option* add_format(CLI::App& sub, Format& out, std::initializer_list<Format
 
 // --runtime-timeout SECONDS, the same for every command that probes: a finite number
 // from 0.1 to 600 (nan, inf, 0 and negatives are one-line usage errors, exit 2).
-void add_runtime_timeout(CLI::App& sub, double& seconds) {
+CLI::Validator seconds_validator() {
   // CLI::Range alone lets nan through: every comparison with it is false.
   auto seconds_in_range = [](std::string& text) -> std::string {
     char* end = nullptr;
@@ -57,8 +58,20 @@ void add_runtime_timeout(CLI::App& sub, double& seconds) {
       return "must be a number of seconds from 0.1 to 600, got '" + text + "'";
     return {};
   };
+  return CLI::Validator(seconds_in_range, "SECONDS");
+}
+
+void add_runtime_timeout(CLI::App& sub, double& seconds) {
   sub.add_option("--runtime-timeout", seconds, "Seconds the runtime probe may take before it is killed (default 10)")
-      ->check(CLI::Validator(seconds_in_range, "SECONDS"));
+      ->check(seconds_validator());
+}
+
+// --deep and --deep-timeout SECONDS (the same range as --runtime-timeout).
+void add_deep(CLI::App& sub, bool& deep, double& seconds, const char* help) {
+  sub.add_flag("--deep", deep, help);
+  sub.add_option("--deep-timeout", seconds,
+                 "Seconds all --deep steps may take together; each runs in a child killed when it is spent (default 20)")
+      ->check(seconds_validator());
 }
 
 // The probe flags of doctor, fix, snapshot and report.
@@ -66,7 +79,9 @@ void add_probe_flags(CLI::App& sub, ProbeFlags& p) {
   sub.add_flag("--no-runtime", p.no_runtime, "Skip the HSA runtime and libdrm probes (sysfs and files only)");
   add_runtime_timeout(sub, p.runtime_timeout);
   sub.add_option("--python", p.python, "A Python interpreter or environment to inspect for PyTorch");
-  sub.add_flag("--deep", p.deep, "Import torch in a child process and report what it sees (slower)");
+  add_deep(sub, p.deep, p.deep_timeout,
+           "Prove by running: allocate, copy and fill on each GPU through the HSA runtime, and import torch, each in "
+           "a child process (slower; writes nothing)");
 }
 
 // --no-redact of snapshot and report.
@@ -138,6 +153,18 @@ Runner setup_probe_drm(CLI::App& sub, Options& all) {
   return [&all]() -> int { probe_drm_child(all.drm_nodes); };
 }
 
+Runner setup_deep_hsa(CLI::App& sub, Options& all) {
+  sub.group("");
+  DeepChildOptions& o = all.deep_child;
+  sub.add_option("step", o.step, "memory, copy or fill")->required();
+  sub.add_option("--agent", o.agent, "Index among the runtime's GPU agents");
+  sub.add_option("--system-limit", o.system_limit, "Bytes the GTT/TTM limit promises");
+  sub.add_flag("--apu", o.apu, "The VRAM pool is system memory (bounded by MemAvailable)");
+  sub.add_option("--timeout-ms", o.timeout_ms, "The child's time");
+  sub.add_option("--meminfo", o.meminfo, "The meminfo file to bound system allocations by");
+  return [&all]() -> int { deep_hsa_child(all.deep_child); };
+}
+
 Runner setup_fix(CLI::App& sub, Options& all) {
   FixOptions& o = all.fix;
   sub.add_flag("--apply", o.apply, "Make the changes (needs root): journaled, atomic, re-diagnosed afterwards");
@@ -162,8 +189,10 @@ Runner setup_check(CLI::App& sub, Options& all) {
                  "A gfx target that must be present (repeatable); together they must cover every usable GPU");
   sub.add_option("--min-vram", c.min_vram, "Every usable GPU has at least SIZE of VRAM (64GiB, 512MiB)");
   sub.add_option("--min-gtt", c.min_gtt, "Every usable GPU has a GTT limit of at least SIZE");
-  sub.add_option("--require", c.require, "runtime: the HSA runtime must initialise and enumerate every expected GPU")
-      ->check(CLI::IsMember({"runtime"}));
+  sub.add_option("--require", c.require,
+                 "runtime: the HSA runtime must initialise and enumerate every expected GPU; compute: every GPU "
+                 "allocated, copied and ran the runtime's fill kernel (implies --deep)")
+      ->check(CLI::IsMember({"runtime", "compute"}));
   sub.add_option("--rocm", c.rocm, "ROCm version constraint: \">=6.4\", \">=6.2,<7\", \"==6.4\"");
   sub.add_flag("--strict", c.strict, "Warnings fail too, not only errors");
   add_format(sub, c.format, {Format::text, Format::json, Format::junit},
@@ -175,7 +204,9 @@ Runner setup_check(CLI::App& sub, Options& all) {
                  "Check the image, not the hardware (no GPU needed, e.g. in docker build): ROCm, rocBLAS/hipBLASLt/MIOpen "
                  "kernels, PyTorch and ollama have this gfx target, and HSA_OVERRIDE_GFX_VERSION fits it (repeatable)");
   sub.add_flag("--quiet,-q", c.quiet, "Print only the failed checks, one line each (nothing when all pass)");
-  sub.add_flag("--deep", c.deep, "Import torch in a child process for its arch list (--target) and what it sees");
+  add_deep(sub, c.deep, c.deep_timeout,
+           "Import torch in a child process for its arch list (--target); on hardware, also allocate, copy and fill "
+           "on each GPU (--require compute needs it)");
   return [&all] { return check(all.global, all.check); };
 }
 
@@ -208,6 +239,7 @@ const CommandSpec kCommands[] = {
     {"info", "List GPU agents and memory pools as ROCm sees them (a rocminfo that says why)", setup_info},
     {"__probe-hsa", "", setup_probe_hsa},  // hidden: the runtime probe's child
     {"__probe-drm", "", setup_probe_drm},  // hidden: the libdrm probe's child
+    {"__deep-hsa", "", setup_deep_hsa},    // hidden: one --deep step's child
     {"fix", "Show the fixes for what doctor found; --apply makes them (root), --undo reverts", setup_fix},
     {"check", "Gate for CI and container images: the doctor plus expectations (GPUs, gfx, memory, ROCm)", setup_check},
     {"update", "Download signed, current knowledge (ROCm releases, GPUs, wheels) into /var/lib/amdml (root)", setup_update},

@@ -34,9 +34,12 @@ Expectations expectations(const CheckOptions& c) {
   }
   if (!c.min_vram.empty()) e.min_vram = size_flag("--min-vram", c.min_vram);
   if (!c.min_gtt.empty()) e.min_gtt = size_flag("--min-gtt", c.min_gtt);
-  for (const auto& r : c.require)
+  for (const auto& r : c.require) {
     if (r == "runtime") e.require_runtime = true;
+    if (r == "compute") e.require_compute = true;
+  }
   if (e.require_runtime && c.no_runtime) throw UsageError("--require runtime needs the runtime probe: drop --no-runtime");
+  if (e.require_compute && c.no_runtime) throw UsageError("--require compute runs on the GPU through the runtime: drop --no-runtime");
   if (!c.rocm.empty()) {
     auto spec = parse_version_spec(c.rocm);
     if (!spec) throw UsageError("--rocm " + spec.error().message);
@@ -174,7 +177,8 @@ int check(const GlobalOptions& g, const CheckOptions& c) {
   o.output = c.output;
   o.probe.runtime = !c.no_runtime;
   o.probe.runtime_timeout = runtime_timeout_ms(c.runtime_timeout);
-  o.probe.deep = c.deep;
+  o.probe.deep = c.deep || o.expect.require_compute;
+  o.probe.deep_timeout = runtime_timeout_ms(c.deep_timeout);
   o.quiet = c.quiet;
   return run_gate(g, o);
 }

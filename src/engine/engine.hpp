@@ -58,6 +58,7 @@ struct ProbeFlags {
   double runtime_timeout = 10.0;  // seconds, 0.1 to 600 (the command line checks)
   std::string python;
   bool deep = false;
+  double deep_timeout = 20.0;     // seconds, 0.1 to 600: the whole of the --deep steps
   ProbeOptions options() const;
   // The flags again as command-line words (" --python /opt/env --deep"), for a command
   // printed to run later; each only when it is not the default.
@@ -136,6 +137,7 @@ struct CheckOptions {
   std::vector<std::string> targets;  // --target: the image gate
   bool quiet = false;
   bool deep = false;
+  double deep_timeout = 20.0;
 };
 int check(const GlobalOptions& g, const CheckOptions& o);
 
@@ -152,6 +154,18 @@ int update(const GlobalOptions& g, const UpdateOptions& o);
 // The hidden children of the runtime probes: one JSON document on stdout, then _Exit(0).
 [[noreturn]] void probe_hsa_child();
 [[noreturn]] void probe_drm_child(const std::vector<std::string>& nodes);
+
+// `amdml __deep-hsa STEP`: one deep step in a child (docs/deep.md), printed as one JSON
+// line (formats/deep_record.hpp), then _Exit(0). Bad arguments print a failed step.
+struct DeepChildOptions {
+  std::string step;                 // memory | copy | fill
+  int agent = 0;                    // index among the runtime's GPU agents
+  std::uint64_t system_limit = 0;   // bytes the GTT/TTM limit promises (memory)
+  bool apu = false;
+  std::uint64_t timeout_ms = 5000;
+  std::string meminfo = "/proc/meminfo";
+};
+[[noreturn]] void deep_hsa_child(const DeepChildOptions& o);
 
 // Text on stdout as it is (--help, --version).
 void print(std::string_view text);

@@ -5,7 +5,9 @@
 #include <cstdlib>
 
 #include "engine/engine.hpp"
+#include "formats/deep_record.hpp"
 #include "formats/runtime_record.hpp"
+#include "platform/deep_child.hpp"
 #include "platform/runtime_child.hpp"
 #include "render/render.hpp"
 
@@ -20,6 +22,26 @@ void probe_hsa_child() {
 
 void probe_drm_child(const std::vector<std::string>& nodes) {
   write_stdout(json_text(libdrm_record_json(platform::probe_drm_in_child(nodes)), -1) + "\n");
+  std::_Exit(kExitOk);
+}
+
+void deep_hsa_child(const DeepChildOptions& o) {
+  platform::DeepRequest req;
+  auto kind = parse_deep_step_kind(o.step);
+  DeepStep step;
+  if (!kind) {
+    step.outcome = DeepOutcome::init_failed;
+    step.message = "unknown step \"" + o.step + "\" (memory, copy or fill)";
+  } else {
+    req.step = *kind;
+    req.agent = o.agent;
+    req.system_limit = o.system_limit;
+    req.apu = o.apu;
+    req.timeout_ms = o.timeout_ms;
+    req.meminfo = o.meminfo;
+    step = platform::deep_step_in_child(req);
+  }
+  write_stdout(json_text(deep_step_json(step), -1) + "\n");
   std::_Exit(kExitOk);
 }
 

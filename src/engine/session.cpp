@@ -129,6 +129,7 @@ ProbeOptions ProbeFlags::options() const {
   po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
   if (!python.empty()) po.python = python;
   po.deep = deep;
+  po.deep_timeout = runtime_timeout_ms(deep_timeout);
   return po;
 }
 
@@ -142,6 +143,11 @@ std::string ProbeFlags::args() const {
   }
   if (!python.empty()) out += " --python " + text::shell_word(python);
   if (deep) out += " --deep";
+  if (deep && deep_timeout != ProbeFlags{}.deep_timeout) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", deep_timeout);
+    out += std::string(" --deep-timeout ") + buf;
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "amdml/check.hpp"
+#include "amdml/facts_deep.hpp"
 #include "amdml/facts_ml.hpp"
 #include "amdml/facts_runtime.hpp"
 #include "amdml/knowledge.hpp"
@@ -28,6 +29,17 @@ constexpr EnumName<HsaOutcome> kHsaOutcome[] = {
     {HsaOutcome::not_installed, "not-installed"}, {HsaOutcome::init_failed, "init-failed"},
     {HsaOutcome::ok, "ok"},                       {HsaOutcome::crashed, "crashed"},
     {HsaOutcome::timed_out, "timeout"},           {HsaOutcome::bad_output, "bad-output"},
+};
+constexpr EnumName<DeepStepKind> kDeepStepKind[] = {
+    {DeepStepKind::memory, "memory"}, {DeepStepKind::copy, "copy"}, {DeepStepKind::fill, "fill"}};
+constexpr EnumName<DeepOutcome> kDeepOutcome[] = {
+    {DeepOutcome::ok, "ok"},           {DeepOutcome::failed, "failed"},         {DeepOutcome::init_failed, "init-failed"},
+    {DeepOutcome::crashed, "crashed"}, {DeepOutcome::timed_out, "timeout"},     {DeepOutcome::bad_output, "bad-output"},
+    {DeepOutcome::not_run, "not-run"},
+};
+constexpr EnumName<DeepAllocStop> kDeepAllocStop[] = {
+    {DeepAllocStop::target, "target"},     {DeepAllocStop::meminfo, "meminfo"}, {DeepAllocStop::error, "error"},
+    {DeepAllocStop::deadline, "deadline"}, {DeepAllocStop::no_pool, "no-pool"},
 };
 constexpr EnumName<HsaDeviceType> kHsaDeviceType[] = {{HsaDeviceType::cpu, "cpu"},
                                                       {HsaDeviceType::gpu, "gpu"},

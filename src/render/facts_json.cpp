@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "formats/deep_record.hpp"
 #include "render/format.hpp"
 
 namespace amdml {
@@ -160,6 +161,8 @@ json facts_json(const Facts& f) {
   j["runtime"] = runtime_facts_json(f.runtime);
   j["ml"] = ml_facts_json(f.ml);
   boot_facts_json(f, j);
+  // --deep only: plain doctor's document is unchanged. The recorded form (docs/deep.md).
+  if (f.deep.asked) j["deep"] = deep_record_json(f.deep);
   json errs = json::array();
   for (const auto& e : f.errors) errs.push_back({{"probe", e.probe}, {"path", e.path}, {"message", e.message}});
   j["probe_errors"] = std::move(errs);

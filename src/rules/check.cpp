@@ -188,6 +188,43 @@ void expect_runtime(const Facts& f, const Expectations& e, std::vector<CheckCase
   out.push_back(std::move(c));
 }
 
+// --require compute: every usable GPU allocated, copied (checksummed) and ran the
+// runtime's fill kernel in the --deep steps (facts_deep.hpp); a step that did not run
+// fails the gate as surely as one that failed.
+void expect_compute(const Facts& f, std::vector<CheckCase>& out) {
+  CheckCase c = expect_case("require compute");
+  const DeepFacts& d = f.deep;
+  auto use = usable_gpus(f);
+  std::string bad;
+  auto add = [&bad](const std::string& s) { bad += (bad.empty() ? "" : "; ") + s; };
+  if (!d.asked) {
+    add("the deep steps did not run (--deep)");
+  } else if (d.gpus.empty()) {
+    add(d.reason.empty() ? "no GPU ran the deep steps" : d.reason);
+  }
+  for (auto i : use) {
+    const DeepGpu* g = nullptr;
+    for (const auto& x : d.gpus)
+      if (x.gpu && static_cast<std::size_t>(*x.gpu) == i) g = &x;
+    if (!g) {
+      if (d.asked && !d.gpus.empty()) add(label(f, i) + ": no deep result");
+      continue;
+    }
+    for (const auto& s : g->steps) {
+      c.output += label(f, i) + " " + to_string(s.kind) + ": " + to_string(s.outcome) + "\n";
+      if (s.outcome != DeepOutcome::ok)
+        add(label(f, i) + " " + to_string(s.kind) + " " + to_string(s.outcome) +
+            (s.error ? " (" + *s.error + ")" : s.message.empty() ? "" : " (" + s.message + ")"));
+    }
+  }
+  if (use.empty() && bad.empty()) add("no GPU ROCm can use");
+  if (!bad.empty()) {
+    c.status = CheckStatus::failed;
+    c.message = bad;
+  }
+  out.push_back(std::move(c));
+}
+
 void expect_rocm(const Facts& f, const Expectations& e, std::vector<CheckCase>& out) {
   CheckCase c = expect_case("rocm " + e.rocm_text);
   const auto& r = f.rocm;
@@ -317,6 +354,7 @@ CheckReport evaluate_checks(const Report& r, const Expectations& e) {
   if (e.min_vram) expect_memory(f, "vram", *e.min_vram, &Gpu::vram, out.cases);
   if (e.min_gtt) expect_memory(f, "gtt", *e.min_gtt, &Gpu::gtt, out.cases);
   if (e.require_runtime) expect_runtime(f, e, out.cases);
+  if (e.require_compute) expect_compute(f, out.cases);
   if (!e.rocm.empty()) expect_rocm(f, e, out.cases);
   return out;
 }

@@ -26,6 +26,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"env", rules::env_rules},
       {"runtime", rules::runtime_rules},
       {"drm", rules::drm_rules},
+      {"deep", rules::deep_rules},
       {"ollama", rules::ollama_rules},
       {"torch", rules::torch_rules},
       {"llamacpp", rules::llamacpp_rules},

@@ -34,6 +34,7 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out);  // 
 void env_rules(const RuleContext& ctx, std::vector<Finding>& out);        // env.cpp: env.*
 void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime.cpp: runtime.*
 void drm_rules(const RuleContext& ctx, std::vector<Finding>& out);        // drm.cpp: drm.mismatch
+void deep_rules(const RuleContext& ctx, std::vector<Finding>& out);       // deep.cpp: deep.* (--deep)
 void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out);     // ollama.cpp: ollama.*
 void ollama_journal_rules(const RuleContext& ctx, std::vector<Finding>& out);  // ollama_journal.cpp: ollama.discovery
 void torch_rules(const RuleContext& ctx, std::vector<Finding>& out);      // torch.cpp: torch.*

@@ -9,9 +9,24 @@
 // it. AMDML_FAKE_HSA_PIDFILE, when set, gets a line "child PID" and "grandchild PID",
 // so tests can check that nothing outlives amdml. Handles are indices, so nothing here
 // allocates per call.
+//
+// The deep steps (doctor --deep) call the memory and copy entry points too; they follow
+// the doc comments of hsa.h and hsa_ext_amd.h (ROCr, as Debian's libhsa-runtime-dev
+// ships them): hsa_amd_memory_pool_allocate answers HSA_STATUS_ERROR_OUT_OF_RESOURCES
+// when "no memory is available" -- here once a pool's "accepts" bytes (default: its
+// "size") are held; hsa_amd_memory_async_copy decrements the completion signal when the
+// copy is done; hsa_amd_memory_fill sets `count` uint32 words; hsa_signal_wait_scacquire
+// returns the observed value and may return before the condition holds. Scenario keys:
+// "copy": "corrupt" flips the byte at "corrupt_at" of every device-to-host copy, "hang"
+// never completes one; "fill": "no-code-object" fails with HSA_STATUS_ERROR_INVALID_ISA
+// (what a runtime without a blit kernel for the agent's ISA reports), "hang" never
+// returns. Allocations are MAP_NORESERVE mappings: untouched, they cost no memory, so a
+// sweep of tens of GiB is cheap. AMDML_FAKE_HSA_LOG, when set, gets a line
+// "held <pool handle> <bytes>" after every allocation, so tests can check the bounds.
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -93,6 +109,22 @@ void start_grandchild(const std::string& how) {
   if (g > 0) note_pid("grandchild", g);
 }
 
+struct Allocation {
+  std::uint64_t pool = 0;
+  std::size_t size = 0;
+};
+std::map<void*, Allocation> g_allocations;
+std::map<std::uint64_t, std::size_t> g_held;  // per pool handle
+
+bool is_cpu_agent(std::uint64_t handle) {
+  const nlohmann::json* a = agent_at(handle);
+  return a && a->value("device", "cpu") == "cpu";
+}
+
+void hang_forever() {
+  for (;;) ::pause();
+}
+
 }  // namespace
 
 extern "C" {
@@ -114,8 +146,7 @@ hsa_status_t hsa_init() {
   if (g_desc.contains("grandchild")) start_grandchild(g_desc["grandchild"].get<std::string>());
   std::string init = g_desc.value("init", "ok");
   if (init == "crash") ::raise(SIGSEGV);
-  if (init == "hang")
-    for (;;) ::pause();
+  if (init == "hang") hang_forever();
   if (init == "error") return static_cast<hsa_status_t>(g_desc.value("init_status", 0x1008));
   g_ready = true;
   return HSA_STATUS_SUCCESS;
@@ -128,6 +159,9 @@ hsa_status_t hsa_status_string(hsa_status_t status, const char** text) {
       *text = "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. (fake)";
       break;
     case HSA_STATUS_ERROR: *text = "HSA_STATUS_ERROR: A generic error has occurred. (fake)"; break;
+    case HSA_STATUS_ERROR_INVALID_ISA:
+      *text = "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. (fake)";
+      break;
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   return HSA_STATUS_SUCCESS;
@@ -137,6 +171,11 @@ hsa_status_t hsa_system_get_info(hsa_system_info_t attr, void* value) {
   if (!g_ready) return HSA_STATUS_ERROR_NOT_INITIALIZED;
   auto v = g_desc.value("runtime_version", std::vector<int>{1, 14});
   std::uint16_t x = 0;
+  if (attr == HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY) {
+    std::uint64_t hz = 1000000000;  // what ROCr reports on current hardware (rocminfo: 1000 MHz)
+    std::memcpy(value, &hz, sizeof hz);
+    return HSA_STATUS_SUCCESS;
+  }
   if (attr == HSA_SYSTEM_INFO_VERSION_MAJOR) x = static_cast<std::uint16_t>(v.at(0));
   else if (attr == HSA_SYSTEM_INFO_VERSION_MINOR) x = static_cast<std::uint16_t>(v.at(1));
   else return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -237,6 +276,95 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool, hsa_amd_me
     case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL: return copy_number<bool>(*p, "accessible_by_all", value);
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
+}
+
+hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags, void** ptr) {
+  const nlohmann::json* p = item_at(pool.handle, "pools");
+  if (!p) return static_cast<hsa_status_t>(HSA_STATUS_ERROR_INVALID_MEMORY_POOL);
+  if (!ptr || size == 0 || flags != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!p->value("alloc_allowed", false)) return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  std::size_t granule = p->value("alloc_granule", std::size_t{4096});
+  size = (size + granule - 1) / granule * granule;
+  std::size_t accepts = p->value("accepts", p->value("size", std::size_t{0}));
+  std::size_t& held = g_held[pool.handle];
+  if (held + size > accepts) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  held += size;
+  g_allocations[m] = {pool.handle, size};
+  if (const char* log = std::getenv("AMDML_FAKE_HSA_LOG"); log && *log)
+    if (FILE* f = std::fopen(log, "a")) {
+      std::fprintf(f, "held %llu %zu\n", static_cast<unsigned long long>(pool.handle), held);
+      std::fclose(f);
+    }
+  *ptr = m;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_memory_pool_free(void* ptr) {
+  auto it = g_allocations.find(ptr);
+  if (it == g_allocations.end()) return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  g_held[it->second.pool] -= it->second.size;
+  ::munmap(ptr, it->second.size);
+  g_allocations.erase(it);
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa_agent_t* agents, const uint32_t*, const void* ptr) {
+  if (num_agents == 0 || !agents || !ptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return g_allocations.count(const_cast<void*>(ptr)) ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ALLOCATION;
+}
+
+// A signal is a heap-allocated value; its handle is the address.
+hsa_status_t hsa_signal_create(hsa_signal_value_t initial, uint32_t, const hsa_agent_t*, hsa_signal_t* signal) {
+  if (!signal) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  signal->handle = reinterpret_cast<std::uint64_t>(new hsa_signal_value_t(initial));
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
+  if (signal.handle == 0) return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  delete reinterpret_cast<hsa_signal_value_t*>(signal.handle);
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_signal_condition_t condition,
+                                             hsa_signal_value_t compare, uint64_t timeout_hint, hsa_wait_state_t) {
+  auto* v = reinterpret_cast<hsa_signal_value_t*>(signal.handle);
+  bool met = condition == HSA_SIGNAL_CONDITION_LT ? *v < compare : condition == HSA_SIGNAL_CONDITION_EQ ? *v == compare
+                                                                                                          : *v != compare;
+  if (!met) {  // nothing will change it here: wait out the hint (at most 100 ms), then report the value
+    std::uint64_t ns = std::min<std::uint64_t>(timeout_hint, 100000000);
+    ::usleep(static_cast<useconds_t>(ns / 1000));
+  }
+  return *v;
+}
+
+hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent,
+                                       size_t size, uint32_t, const hsa_signal_t*, hsa_signal_t completion) {
+  if (!dst || !src || completion.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!agent_at(dst_agent.handle) || !agent_at(src_agent.handle)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  std::string how = g_desc.value("copy", "ok");
+  if (how == "hang") return HSA_STATUS_SUCCESS;  // the signal is never decremented
+  std::memcpy(dst, src, size);
+  std::size_t at = g_desc.value("corrupt_at", std::size_t{0});
+  if (how == "corrupt" && is_cpu_agent(dst_agent.handle) && at < size) static_cast<unsigned char*>(dst)[at] ^= 0x40;
+  *reinterpret_cast<hsa_signal_value_t*>(completion.handle) -= 1;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_memory_fill(void* ptr, uint32_t value, size_t count) {
+  if (!g_ready) return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (!ptr || reinterpret_cast<std::uintptr_t>(ptr) % 4) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  std::string how = g_desc.value("fill", "ok");
+  if (how == "hang") hang_forever();
+  if (how == "no-code-object") {
+    std::fprintf(stderr, "fake runtime: no code object for ISA %s\n", g_desc.value("fill_isa", "gfx1103").c_str());
+    return HSA_STATUS_ERROR_INVALID_ISA;
+  }
+  auto* words = static_cast<std::uint32_t*>(ptr);
+  for (std::size_t i = 0; i < count; ++i) words[i] = value;
+  return HSA_STATUS_SUCCESS;
 }
 
 }  // extern "C"

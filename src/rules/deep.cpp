@@ -1,0 +1,203 @@
+// deep.*: where running on the GPU (doctor --deep, facts_deep.hpp) proves or contradicts
+// what the other rules inferred from files. The runtime's answer is the evidence: the
+// call that failed, its status, and the last line the runtime printed.
+#include <cstdio>
+
+#include "rules/rules_internal.hpp"
+
+namespace amdml::rules {
+namespace {
+
+std::string agent_label(const Facts& f, const DeepGpu& g) {
+  if (g.gpu) return gpu_label(f, *g.gpu);
+  return "GPU agent " + std::to_string(g.agent) + (g.name.empty() ? "" : " (" + g.name + ")");
+}
+
+std::string gbps(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB/s", v);
+  return buf;
+}
+
+void tie(Finding& fd, const DeepGpu& g) {
+  if (g.gpu) fd.gpus.push_back(*g.gpu);
+}
+
+void add_step_evidence(Finding& fd, const DeepStep& s) {
+  std::string src = std::string("--deep ") + to_string(s.kind);
+  if (s.call) fd.evidence.push_back({src, *s.call + " returned " + s.error.value_or("an error")});
+  if (!s.message.empty()) fd.evidence.push_back({src, s.message});
+  if (s.last_step) fd.evidence.push_back({src + " (last step)", *s.last_step});
+}
+
+// A sweep that the runtime stopped short of its target, and why that is likely.
+void alloc_short(const RuleContext& ctx, const DeepGpu& g, const DeepAlloc& a, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  const Gpu* gpu = g.gpu ? &f.gpus[static_cast<std::size_t>(*g.gpu)] : nullptr;
+  bool apu = gpu && gpu->apu.value_or(false);
+  auto fd = make_finding(FindingId::deep_alloc_short,
+                         agent_label(f, g) + ": the runtime gave " + format_bytes(a.allocated) + " of the " +
+                             format_bytes(a.target) + " the " + (a.pool == "vram" ? "GPU's memory" : "system") +
+                             " pool promises",
+                         "");
+  std::string why;
+  bool at_carve_out = gpu && gpu->vram && a.allocated.value <= gpu->vram->value + gpu->vram->value / 20;
+  auto kernel = f.os.kernel;
+  if (a.pool == "vram" && apu && at_carve_out) {
+    why = "Allocation stopped at the BIOS carve-out (" + format_bytes(*gpu->vram) +
+          "): KFD keeps this APU's GPU memory in the carve-out instead of GTT. Linux 6.10 lets KFD use GTT on APUs "
+          "with a small carve-out, and Linux 6.15 (or a distribution kernel with its backport) whenever GTT is "
+          "larger; before that, ROCm sees only the carve-out, whatever ttm.pages_limit says.";
+    if (kernel && *kernel < Version{6, 10, 0}) why += " This kernel is " + kernel->str() + ".";
+    else if (kernel && *kernel < Version{6, 15, 0})
+      why += " This kernel is " + kernel->str() + ": a larger carve-out in the firmware setup, or a newer kernel, helps.";
+  } else if (a.pool == "system") {
+    why = "KFD limits pinned system memory to about the RAM minus 1/64 and a reserve, and TTM to its pages_limit; "
+          "another program holding memory, or a limit lower than the configured one, stops the sweep.";
+  } else {
+    why = "The runtime refused memory its own pool size promises: another process holds GPU memory, or the driver's "
+          "limit is lower than the pool reports.";
+  }
+  fd.detail = "amdml allocated in " + format_bytes(a.chunk) + " chunks and the runtime answered " +
+              a.error.value_or("an error") + ". " + why;
+  fd.evidence.push_back({std::string("--deep memory, ") + a.pool + " pool",
+                         format_bytes(a.allocated) + " of " + format_bytes(a.target) + " (" + a.error.value_or("?") + ")"});
+  if (gpu && gpu->vram) fd.evidence.push_back({"mem_info_vram_total", format_bytes(*gpu->vram)});
+  if (f.os.kernel_release) fd.evidence.push_back({"uname -r", *f.os.kernel_release});
+  tie(fd, g);
+  out.push_back(std::move(fd));
+}
+
+void step_failed(const Facts& f, const DeepGpu& g, const DeepStep& s, std::vector<Finding>& out) {
+  std::string what = to_string(s.kind);
+  std::string title, detail;
+  switch (s.outcome) {
+    case DeepOutcome::timed_out:
+      title = "the " + what + " step did not finish within " + std::to_string(s.timeout_ms) + " ms and was killed";
+      detail = "A runtime call that never returns on a GPU is a wedged queue or driver: check `sudo dmesg` for "
+               "amdgpu ring timeouts. When the budget was short, a larger --deep-timeout gives the step more time.";
+      break;
+    case DeepOutcome::crashed:
+      title = "the " + what + " step's child crashed";
+      detail = "The runtime died inside the call named by the last step; a runtime that crashes on a real GPU is "
+               "usually a mismatch between the runtime and the kernel driver, or an HSA_OVERRIDE_GFX_VERSION the "
+               "hardware cannot run.";
+      break;
+    case DeepOutcome::init_failed:
+      title = "the " + what + " step could not start the runtime or find the GPU agent";
+      detail = "The runtime probe saw this agent, but the step's own child could not: the evidence has the runtime's words.";
+      break;
+    case DeepOutcome::not_run:
+      title = "the " + what + " step was not run: the --deep-timeout budget was spent";
+      detail = "Earlier steps used the whole budget; run again with a larger --deep-timeout.";
+      break;
+    default:
+      title = "the " + what + " step's child answered something that is not amdml's JSON";
+      detail = "Something printed over the child's answer; the evidence has what was read.";
+      break;
+  }
+  auto fd = make_finding(FindingId::deep_step_failed, agent_label(f, g) + ": " + title, detail);
+  if (s.outcome == DeepOutcome::not_run) fd.severity = Severity::warning;
+  add_step_evidence(fd, s);
+  tie(fd, g);
+  out.push_back(std::move(fd));
+}
+
+void copy_failed(const Facts& f, const DeepGpu& g, const DeepStep& s, std::vector<Finding>& out) {
+  bool corrupt = s.data_ok && !*s.data_ok;
+  auto fd = make_finding(
+      FindingId::deep_copy_failed,
+      agent_label(f, g) + (corrupt ? ": data copied to the GPU and back came back different"
+                                   : ": a host<->device copy failed"),
+      corrupt ? "The runtime reported success but the bytes differ" +
+                    (s.mismatch_at ? " first at offset " + std::to_string(*s.mismatch_at) : std::string()) +
+                    ". Silent corruption on the way through PCIe or the GPU's memory: check `sudo dmesg` for amdgpu "
+                    "or PCIe (AER) errors, and test the memory with the vendor's tools."
+              : "The runtime's copy engine (SDMA) or blit kernel could not move data for this GPU. Check `sudo dmesg` "
+                "for amdgpu errors; HSA_ENABLE_SDMA=0 makes the runtime copy with kernels instead, which tells the "
+                "two apart.");
+  add_step_evidence(fd, s);
+  tie(fd, g);
+  out.push_back(std::move(fd));
+}
+
+void fill_failed(const Facts& f, const DeepGpu& g, const DeepStep& s, std::vector<Finding>& out) {
+  bool isa = s.error && (*s.error == "HSA_STATUS_ERROR_INVALID_ISA" || *s.error == "HSA_STATUS_ERROR_INVALID_CODE_OBJECT");
+  std::string detail;
+  if (isa) {
+    detail = "hsa_amd_memory_fill runs a kernel that the runtime carries for each ISA it supports. " + *s.error +
+             " means this runtime has no code for the ISA the agent reports (\"" + g.name +
+             "\"): whatever kernels ROCm's libraries ship, nothing will run on this GPU with this runtime. "
+             "An HSA_OVERRIDE_GFX_VERSION naming an ISA this runtime lacks, or a runtime older than the GPU, does "
+             "this; see gfx.* for the override that fits.";
+  } else if (s.data_ok && !*s.data_ok) {
+    detail = "The fill kernel ran but the memory read back does not hold the value it wrote: the kernel ran as "
+             "another ISA (an override across ISA families) or the GPU's memory is faulty.";
+  } else {
+    detail = "The runtime could not run its own fill kernel on this GPU, so no compute kernel will run either. "
+             "The evidence has the runtime's error; `sudo dmesg` may show the GPU side.";
+  }
+  auto fd = make_finding(FindingId::deep_fill_failed, agent_label(f, g) + ": the runtime's fill kernel did not run", detail);
+  add_step_evidence(fd, s);
+  for (const auto& [k, v] : f.env)
+    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) fd.evidence.push_back({"env " + k, v});
+  tie(fd, g);
+  out.push_back(std::move(fd));
+}
+
+// One info line per GPU that passed: what it proved.
+void verified(const Facts& f, const DeepGpu& g, std::vector<Finding>& out) {
+  std::vector<std::string> parts;
+  auto fd = make_finding(FindingId::deep_verified, "", "");
+  for (const auto& s : g.steps) {
+    // A memory step fails when one pool refused; what the other pool gave is still proved.
+    if (s.outcome != DeepOutcome::ok && !(s.kind == DeepStepKind::memory && s.outcome == DeepOutcome::failed)) continue;
+    if (s.kind == DeepStepKind::memory) {
+      for (const auto& a : s.allocs) {
+        if (a.stop == DeepAllocStop::no_pool || a.stop == DeepAllocStop::error) continue;
+        parts.push_back("allocated " + format_bytes(a.allocated) + " (" + a.pool + ")");
+        std::string ev = format_bytes(a.allocated) + " of " + format_bytes(a.target) + ", stopped: " + to_string(a.stop);
+        if (a.stop == DeepAllocStop::meminfo && a.bound)
+          ev += " (MemAvailable minus the margin: " + format_bytes(*a.bound) + "; close programs to prove more)";
+        fd.evidence.push_back({std::string("--deep memory, ") + a.pool + " pool", ev});
+      }
+    } else if (s.kind == DeepStepKind::copy && s.h2d_gbps && s.d2h_gbps) {
+      parts.push_back("copied at " + gbps(*s.h2d_gbps) + " to the GPU, " + gbps(*s.d2h_gbps) + " back");
+      fd.evidence.push_back({"--deep copy", format_bytes(s.bytes.value_or(Bytes{0})) + " each way, checksum matched"});
+    } else if (s.kind == DeepStepKind::fill) {
+      parts.push_back("ran the runtime's fill kernel");
+    }
+  }
+  if (parts.empty()) return;
+  std::string line;
+  for (const auto& p : parts) line += (line.empty() ? "" : ", ") + p;
+  fd.title = agent_label(f, g) + ": " + line;
+  fd.detail = "Proved by running, not inferred. The bandwidth is one pinned transfer each way through "
+              "hsa_amd_memory_async_copy: a PCIe 4.0 x16 card moves about 25 GB/s, an APU's shared memory more.";
+  tie(fd, g);
+  out.push_back(std::move(fd));
+}
+
+}  // namespace
+
+void deep_rules(const RuleContext& ctx, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  for (const auto& g : f.deep.gpus) {
+    for (const auto& s : g.steps) {
+      if (s.outcome == DeepOutcome::ok && s.kind != DeepStepKind::memory) continue;
+      if (s.outcome != DeepOutcome::ok && s.outcome != DeepOutcome::failed) {
+        step_failed(f, g, s, out);
+      } else if (s.kind == DeepStepKind::memory) {
+        for (const auto& a : s.allocs)
+          if (a.stop == DeepAllocStop::error && a.allocated.value < a.target.value) alloc_short(ctx, g, a, out);
+      } else if (s.kind == DeepStepKind::copy) {
+        copy_failed(f, g, s, out);
+      } else {
+        fill_failed(f, g, s, out);
+      }
+    }
+    verified(f, g, out);
+  }
+}
+
+}  // namespace amdml::rules

@@ -1,0 +1,242 @@
+// deep.* rules and the --require compute gate with literal facts: each way a deep step
+// can end maps to its finding, naming the runtime's error and the likely cause.
+#include <gtest/gtest.h>
+
+#include "amdml/check.hpp"
+#include "amdml/report.hpp"
+#include "rules/rules.hpp"
+
+using namespace amdml;
+
+namespace {
+
+
+const Knowledge& kb() {
+  static Knowledge k;
+  return k;
+}
+
+// A Radeon 780M APU (gfx1103) with a 512 MiB carve-out, on the given kernel.
+Facts apu(Version kernel) {
+  Facts f;
+  Gpu g;
+  g.kfd_node = 1;
+  g.gfx = GfxTarget{11, 0, 3};
+  g.marketing_name = "AMD Radeon 780M";
+  g.apu = true;
+  g.vram = Bytes{512ull << 20};
+  g.gtt = Bytes{24 * kGiB};
+  f.gpus = {g};
+  f.os.kernel = kernel;
+  f.os.kernel_release = kernel.str() + "-generic";
+  f.deep.asked = true;
+  return f;
+}
+
+DeepGpu one_gpu(std::vector<DeepStep> steps) {
+  DeepGpu g;
+  g.gpu = 0;
+  g.name = "gfx1103";
+  g.steps = std::move(steps);
+  return g;
+}
+
+DeepStep step(DeepStepKind k, DeepOutcome o) {
+  DeepStep s;
+  s.kind = k;
+  s.outcome = o;
+  return s;
+}
+
+DeepStep good_memory() {
+  DeepStep s = step(DeepStepKind::memory, DeepOutcome::ok);
+  DeepAlloc a;
+  a.pool = "vram";
+  a.target = a.allocated = Bytes{24 * kGiB};
+  a.chunk = Bytes{kGiB};
+  s.allocs = {a};
+  return s;
+}
+
+DeepStep good_copy() {
+  DeepStep s = step(DeepStepKind::copy, DeepOutcome::ok);
+  s.bytes = Bytes{256ull << 20};
+  s.h2d_gbps = 41.3;
+  s.d2h_gbps = 38.5;
+  s.data_ok = true;
+  return s;
+}
+
+std::vector<const Finding*> with_id(const std::vector<Finding>& all, FindingId id) {
+  std::vector<const Finding*> out;
+  for (const auto& f : all)
+    if (f.id == id) out.push_back(&f);
+  return out;
+}
+
+std::string evidence_text(const Finding& f) {
+  std::string s;
+  for (const auto& e : f.evidence) s += e.source + ": " + e.value + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST(DeepRules, AllStepsPassGiveOneInfoLineWithTheBandwidth) {
+  Facts f = apu(Version{6, 17, 0});
+  f.deep.gpus = {one_gpu({good_memory(), good_copy(), step(DeepStepKind::fill, DeepOutcome::ok)})};
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_verified);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->severity, Severity::info);
+  EXPECT_EQ(v[0]->title,
+            "GPU 0 (AMD Radeon 780M, gfx1103): allocated 24 GiB (vram), copied at 41.3 GB/s to the GPU, 38.5 GB/s "
+            "back, ran the runtime's fill kernel");
+  EXPECT_EQ(v[0]->gpus, std::vector<int>{0});
+  EXPECT_TRUE(with_id(out, FindingId::deep_fill_failed).empty());
+  EXPECT_TRUE(with_id(out, FindingId::deep_alloc_short).empty());
+}
+
+TEST(DeepRules, AllocationStoppedAtTheCarveOutOnAnOldKernelNamesIt) {
+  Facts f = apu(Version{6, 8, 0});
+  DeepStep s = step(DeepStepKind::memory, DeepOutcome::failed);
+  DeepAlloc a;
+  a.pool = "vram";
+  a.target = Bytes{24 * kGiB};
+  a.allocated = Bytes{512ull << 20};
+  a.chunk = Bytes{kGiB};
+  a.stop = DeepAllocStop::error;
+  a.error = "HSA_STATUS_ERROR_OUT_OF_RESOURCES";
+  s.allocs = {a};
+  f.deep.gpus = {one_gpu({s})};
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_alloc_short);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->severity, Severity::warning);
+  EXPECT_NE(v[0]->title.find("gave 512 MiB of the 24 GiB"), std::string::npos) << v[0]->title;
+  EXPECT_NE(v[0]->detail.find("carve-out"), std::string::npos);
+  EXPECT_NE(v[0]->detail.find("Linux 6.10"), std::string::npos);
+  EXPECT_NE(v[0]->detail.find("This kernel is 6.8.0."), std::string::npos) << v[0]->detail;
+  EXPECT_NE(v[0]->detail.find("HSA_STATUS_ERROR_OUT_OF_RESOURCES"), std::string::npos);
+  // The refused pool is not claimed as proved; the system pool that gave all it promised is.
+  EXPECT_TRUE(with_id(out, FindingId::deep_verified).empty());
+  DeepAlloc sys = a;
+  sys.pool = "system";
+  sys.allocated = sys.target;
+  sys.stop = DeepAllocStop::target;
+  sys.error.reset();
+  f.deep.gpus[0].steps[0].allocs.push_back(sys);
+  auto out2 = diagnose(f, kb());
+  auto v2 = with_id(out2, FindingId::deep_verified);
+  ASSERT_EQ(v2.size(), 1u);
+  EXPECT_EQ(v2[0]->title, "GPU 0 (AMD Radeon 780M, gfx1103): allocated 24 GiB (system)");
+}
+
+TEST(DeepRules, AllocationBoundedByMemAvailableIsNotAFinding) {
+  Facts f = apu(Version{6, 17, 0});
+  DeepStep s = good_memory();
+  s.allocs[0].stop = DeepAllocStop::meminfo;
+  s.allocs[0].allocated = Bytes{10 * kGiB};
+  s.allocs[0].bound = Bytes{10 * kGiB};
+  f.deep.gpus = {one_gpu({s})};
+  auto out = diagnose(f, kb());
+  EXPECT_TRUE(with_id(out, FindingId::deep_alloc_short).empty());
+  auto v = with_id(out, FindingId::deep_verified);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(evidence_text(*v[0]).find("MemAvailable minus the margin: 10 GiB"), std::string::npos)
+      << evidence_text(*v[0]);
+}
+
+TEST(DeepRules, FillWithoutCodeForTheIsaNamesTheErrorAndTheOverride) {
+  Facts f = apu(Version{6, 17, 0});
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "12.0.0";
+  DeepStep s = step(DeepStepKind::fill, DeepOutcome::failed);
+  s.call = "hsa_amd_memory_fill";
+  s.error = "HSA_STATUS_ERROR_INVALID_ISA";
+  s.message = "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid.; the runtime said: no code "
+              "object for ISA amdgcn-amd-amdhsa--gfx1200";
+  f.deep.gpus = {one_gpu({good_memory(), good_copy(), s})};
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_fill_failed);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->severity, Severity::error);
+  EXPECT_NE(v[0]->detail.find("HSA_STATUS_ERROR_INVALID_ISA means this runtime has no code for the ISA"),
+            std::string::npos) << v[0]->detail;
+  std::string ev = evidence_text(*v[0]);
+  EXPECT_NE(ev.find("hsa_amd_memory_fill returned HSA_STATUS_ERROR_INVALID_ISA"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("no code object for ISA"), std::string::npos);
+  EXPECT_NE(ev.find("env HSA_OVERRIDE_GFX_VERSION: 12.0.0"), std::string::npos);
+  // What did pass is still said.
+  ASSERT_EQ(with_id(out, FindingId::deep_verified).size(), 1u);
+}
+
+TEST(DeepRules, CorruptCopyIsAnErrorWithTheOffset) {
+  Facts f = apu(Version{6, 17, 0});
+  DeepStep s = good_copy();
+  s.outcome = DeepOutcome::failed;
+  s.data_ok = false;
+  s.mismatch_at = 4097;
+  f.deep.gpus = {one_gpu({s})};
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_copy_failed);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0]->title.find("came back different"), std::string::npos);
+  EXPECT_NE(v[0]->detail.find("first at offset 4097"), std::string::npos);
+}
+
+TEST(DeepRules, HungAndUnstartedStepsAreStepFailures) {
+  Facts f = apu(Version{6, 17, 0});
+  DeepStep hung = step(DeepStepKind::fill, DeepOutcome::timed_out);
+  hung.timeout_ms = 3000;
+  hung.last_step = "hsa_amd_memory_fill";
+  DeepStep later = step(DeepStepKind::copy, DeepOutcome::not_run);
+  f.deep.gpus = {one_gpu({hung, later})};
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_step_failed);
+  ASSERT_EQ(v.size(), 2u);
+  // Errors sort before warnings.
+  EXPECT_EQ(v[0]->severity, Severity::error);
+  EXPECT_NE(v[0]->title.find("fill step did not finish within 3000 ms"), std::string::npos) << v[0]->title;
+  EXPECT_NE(evidence_text(*v[0]).find("(last step): hsa_amd_memory_fill"), std::string::npos);
+  EXPECT_EQ(v[1]->severity, Severity::warning);
+  EXPECT_NE(v[1]->title.find("budget was spent"), std::string::npos);
+}
+
+TEST(DeepRules, NothingAskedNothingSaid) {
+  Facts f = apu(Version{6, 17, 0});
+  f.deep = DeepFacts{};
+  for (const auto& fd : diagnose(f, kb())) EXPECT_NE(finding_prefix(fd.id), "deep") << to_string(fd.id);
+}
+
+TEST(CheckExpect, ComputeNeedsEveryUsableGpuToPassEveryStep) {
+  Report r;
+  r.facts = apu(Version{6, 17, 0});
+  Expectations e;
+  e.require_compute = true;
+  auto find = [](const CheckReport& c) -> const CheckCase* {
+    for (const auto& k : c.cases)
+      if (k.name == "require compute") return &k;
+    return nullptr;
+  };
+  r.facts.deep = DeepFacts{};
+  auto c = evaluate_checks(r, e);
+  ASSERT_TRUE(find(c));
+  EXPECT_EQ(find(c)->status, CheckStatus::failed);
+  EXPECT_EQ(find(c)->message, "the deep steps did not run (--deep)");
+
+  r.facts.deep.asked = true;
+  r.facts.deep.reason = "the HSA runtime did not start (init-failed), so nothing ran on a GPU";
+  c = evaluate_checks(r, e);
+  EXPECT_EQ(find(c)->message, r.facts.deep.reason);
+
+  DeepStep fill = step(DeepStepKind::fill, DeepOutcome::failed);
+  fill.error = "HSA_STATUS_ERROR_INVALID_ISA";
+  r.facts.deep.gpus = {one_gpu({good_memory(), good_copy(), fill})};
+  c = evaluate_checks(r, e);
+  EXPECT_EQ(find(c)->status, CheckStatus::failed);
+  EXPECT_EQ(find(c)->message, "GPU 0 (AMD Radeon 780M) fill failed (HSA_STATUS_ERROR_INVALID_ISA)");
+
+  r.facts.deep.gpus = {one_gpu({good_memory(), good_copy(), step(DeepStepKind::fill, DeepOutcome::ok)})};
+  c = evaluate_checks(r, e);
+  EXPECT_EQ(find(c)->status, CheckStatus::passed) << find(c)->message;
+}
