@@ -93,6 +93,9 @@ struct AptSourceStep {
   std::string rocm_list; // "/etc/apt/sources.list.d/rocm.list"
   std::string graphics_list;  // "/etc/apt/sources.list.d/amdgpu.list"
   std::string pin;       // "/etc/apt/preferences.d/rocm-pin-600"
+  // AMD's rpm repositories (dnf): the repository file and the armored key it names.
+  std::string dnf_repo;  // "/etc/yum.repos.d/amdrocm.repo"
+  std::string rpm_key;   // "/etc/pki/rpm-gpg/RPM-GPG-KEY-amdrocm"
 };
 struct AptInstallStep {};
 
