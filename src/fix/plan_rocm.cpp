@@ -138,10 +138,14 @@ void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams&
           "ROCm " + p.release + " from AMD's repository (" + p.channel + ")");
     return;
   }
-  plan_key(c, step.keyring, p, true);
+  // repo.radeon.com's key, or AMD's current repositories' (another key, kept apart as
+  // AMD's guide does, so a driver list signed by the old one keeps working).
+  const bool legacy = p.channel.empty() || p.channel == "amd-legacy";
+  const std::string& keyring = legacy ? step.keyring : step.amd_keyring;
+  plan_key(c, keyring, p, true);
   if (c.rp.refused) return;
   auto line = [&](const std::string& repo) {
-    return "deb [arch=amd64 signed-by=" + step.keyring + "] " + repo + " " + p.codename + " main\n";
+    return "deb [arch=amd64 signed-by=" + keyring + "] " + repo + " " + p.codename + " main\n";
   };
   whole(c, step.rocm_list, header + line(p.rocm_repo),
         "ROCm " + p.release + " from AMD's repository" + (p.channel.empty() ? "" : " (" + p.channel + ")"));

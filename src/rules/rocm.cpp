@@ -94,12 +94,12 @@ void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       fd.severity = Severity::warning;
       fd.evidence.push_back(rev);
       fd.gpus = amd_gpu_indices(f);
-      // Only side by side with this very release, and no package of the other one that
-      // apt could remove: the recipe would find itself in place, so say what to do by hand.
+      // Only side by side, and no package of the other one that apt could remove and no
+      // directory to move aside: the recipe cannot make it one release (another channel's
+      // install would be a third), so say what to do by hand.
       const bool only_side_by_side = why.size() == 1 && f.rocm.installed.size() > 1;
       attach_rocm_install(c, fd);
-      if (only_side_by_side && fd.fix && c.release && c.release->version.major == rel->version.major &&
-          c.release->version.minor == rel->version.minor) {
+      if (only_side_by_side && fd.fix) {
         const auto* rp = std::get_if<RocmInstallParams>(&fd.fix->params);
         if (rp && rp->remove.empty() && rp->set_aside.empty()) {
           fd.fix.reset();

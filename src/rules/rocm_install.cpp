@@ -143,16 +143,18 @@ std::vector<std::string> use_case_packages(const std::vector<std::string>& templ
 // Where the release's name and its repository come from, said once.
 void describe(const Pick& pk, const std::string& distro, const std::vector<GfxTarget>& targets, const RocmInstallParams& p,
               std::vector<std::string>& notes) {
-  const RocmRelease& r = *pk.release;
-  std::string when = r.date.empty() ? "" : ", " + r.date;
   if (pk.channel && pk.channel->distro_own) {
     notes.push_back("AMD publishes no ROCm packages for " + distro + "; " + pk.channel->title + " come from the distribution's "
                     "own signed repositories (" + p.manager + "). Which gfx targets they are built for is not in amdml's knowledge: "
                     "after the install, `rocminfo` shows whether they run " + ml::gfx_names(targets) + ".");
     return;
   }
+  const RocmRelease& r = *pk.release;
+  const std::string when = r.date.empty() ? "" : ", " + r.date;
   if (pk.channel) {
-    notes.push_back("ROCm " + p.release + " (" + r.version.str() + when + ") is the newest release with kernels for " +
+    const auto full = pk.channel->full.find(p.release);
+    const std::string newest = full != pk.channel->full.end() ? full->second.str() : r.version.str();
+    notes.push_back("ROCm " + p.release + " (" + newest + when + ") is the newest release with kernels for " +
                     ml::gfx_names(targets) + " that AMD packages for " + distro + ": " + pk.channel->title + ", " + p.rocm_repo +
                     ".");
     notes.push_back("The signing key " + p.key_url + " is fetched when the fix is applied and must have the fingerprint pinned in "
@@ -333,15 +335,15 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
     p.release = *f.os.id + "-" + *f.os.version_id;  // "fedora-43": the distribution's own release
     p.channel = pk->channel->id;
     p.manager = pk->channel->kind;
-    c.release = ctx.kb.newest_rocm();
+    c.release = nullptr;  // which release, and its targets, are not in the knowledge
   } else {
     p = source_params(ctx, *pk, codename);
-    c.release = pk->release;
+    // The release whose kernels the install brings for every GPU. Through an override
+    // it brings another target's packages: not a release that runs them natively.
+    c.release = pk->via_override ? nullptr : pk->release;
   }
   c.channel = pk->channel;
-  describe(Pick{pk->release ? pk->release : c.release, pk->channel, pk->legacy, pk->via_override, pk->device_targets,
-                pk->distro_name},
-           distro, targets, p, c.notes);
+  describe(*pk, distro, targets, p, c.notes);
   if (pk->via_override)
     c.notes.push_back("ROCm " + p.release + " runs " + ml::gfx_names(targets) + " through HSA_OVERRIDE_GFX_VERSION (the "
                       "hsa-override recipe sets it): no release has its own kernels" +

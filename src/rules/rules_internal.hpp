@@ -81,7 +81,7 @@ Stack ml_stack(const RuleContext& ctx);
 // (natively first, then through the GPU's known override). rocm.* and gfx.override-needed
 // ask for the same plan through this one choice.
 struct RocmChoice {
-  const RocmRelease* release = nullptr;
+  const RocmRelease* release = nullptr;  // runs every GPU natively once installed (nullptr: not so, or unknown)
   const RocmChannel* channel = nullptr;  // nullptr: the legacy repo.radeon.com stream
   std::optional<RocmInstallParams> params;
   std::string why_none;             // no release: why, and what works instead

@@ -73,7 +73,7 @@ TEST(FixRocmChannels, DnfPlanWritesTheRepoFileAndFetchesTheKeyWhenApplied) {
   EXPECT_EQ(key->fetch_url, key_url);  // not fetched while planning
   EXPECT_EQ(key->fingerprint, kKeyFingerprint);
   EXPECT_EQ(key->after, "");
-  for (const char* apt : {"/etc/apt/sources.list.d/rocm.list", "/etc/apt/keyrings/rocm.gpg", "/etc/apt/preferences.d/rocm-pin-600"})
+  for (const char* apt : {"/etc/apt/sources.list.d/rocm.list", "/etc/apt/keyrings/amdrocm.gpg", "/etc/apt/keyrings/rocm.gpg", "/etc/apt/preferences.d/rocm-pin-600"})
     EXPECT_EQ(file(rp, apt), nullptr) << apt;
   ASSERT_EQ(rp.commands.size(), 1u);
   EXPECT_EQ(rp.commands[0].argv, (std::vector<std::string>{"dnf", "-y", "install", "--setopt=install_weak_deps=False",
@@ -126,21 +126,21 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
   params["fingerprint"] = kKeyFingerprint;
   Plan right = plan_with(d, tree, params);
   ASSERT_TRUE(fix::fetch_keys(right, *d.host));
-  const FileChange* key = file(right.recipes.at(0), "/etc/apt/keyrings/rocm.gpg");
+  const FileChange* key = file(right.recipes.at(0), "/etc/apt/keyrings/amdrocm.gpg");
   ASSERT_NE(key, nullptr);
   EXPECT_EQ(key->fetch_url, "");
   EXPECT_EQ(key->after, dearmor_public_key(kKey).value());
   const FileChange* list = file(right.recipes.at(0), "/etc/apt/sources.list.d/rocm.list");
   ASSERT_NE(list, nullptr);
-  EXPECT_NE(list->after.find("deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] "
+  EXPECT_NE(list->after.find("deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] "
                              "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/ stable main\n"),
             std::string::npos);
   EXPECT_EQ(file(right.recipes.at(0), "/etc/apt/preferences.d/rocm-pin-600"), nullptr);
 
   // The key in place: planned again, it is "as wanted" and nothing is fetched.
-  t.write("etc/apt/keyrings/rocm.gpg", key->after);
+  t.write("etc/apt/keyrings/amdrocm.gpg", key->after);
   Plan again = plan_with(d, tree, params);
-  const FileChange* kept = file(again.recipes.at(0), "/etc/apt/keyrings/rocm.gpg");
+  const FileChange* kept = file(again.recipes.at(0), "/etc/apt/keyrings/amdrocm.gpg");
   ASSERT_NE(kept, nullptr);
   EXPECT_FALSE(kept->changes());
   EXPECT_EQ(kept->fetch_url, "");
