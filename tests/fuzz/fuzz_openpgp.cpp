@@ -7,7 +7,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(amdml::fuzz::as_text(data, size));
   auto binary = amdml::dearmor_public_key(text);
   if (binary) FUZZ_CHECK(!binary->empty() && (static_cast<unsigned char>((*binary)[0]) & 0x80));
-  for (const std::string* in : {&text, binary ? &*binary : nullptr}) {
+  const std::string* none = nullptr;
+  for (const std::string* in : {static_cast<const std::string*>(&text), binary ? &*binary : none}) {
     if (!in) continue;
     auto fp = amdml::openpgp_fingerprint(*in);
     if (!fp) continue;
