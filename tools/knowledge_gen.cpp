@@ -134,6 +134,10 @@ void write(std::ostream& o, const Knowledge& k) {
     o << "    x.pytorch_index = " << lit(r.pytorch_index) << ";\n";
     o << "    x.pytorch_versions = " << lit(r.pytorch_versions) << ";\n";
     o << "    x.notes = " << lit(r.notes) << ";\n";
+    o << "    x.date = " << lit(r.date) << ";\n";
+    o << "    x.hip = " << lit(r.hip) << ";\n";
+    o << "    x.drivers = " << list(r.drivers, lit) << ";\n";
+    o << "    x.added = " << list(r.added, lit) << ";\n";
     o << "  }\n";
   }
 
@@ -163,7 +167,8 @@ void write(std::ostream& o, const Knowledge& k) {
   o << "  k.per_node_override_since = " << ver(k.per_node_override_since) << ";\n";
 
   for (const auto& w : k.pytorch)
-    o << "  k.pytorch.push_back(PytorchWheel{" << lit(w.index) << ", " << ver(w.rocm) << ", " << lit(w.torch) << "});\n";
+    o << "  k.pytorch.push_back(PytorchWheel{" << lit(w.index) << ", " << ver(w.rocm) << ", " << lit(w.torch) << ", "
+      << lit(w.kind) << ", " << lit(w.requires_dist) << "});\n";
 
   for (const auto& ob : k.ollama) {
     o << "  {\n    OllamaBuild& x = k.ollama.emplace_back();\n";
@@ -186,6 +191,7 @@ void write(std::ostream& o, const Knowledge& k) {
   o << "  k.apt.graphics_repo = " << lit(a.graphics_repo) << ";\n";
   o << "  k.apt.key_url = " << lit(a.key_url) << ";\n";
   o << "  k.apt.origin = " << lit(a.origin) << ";\n";
+  o << "  k.apt.fingerprint = " << lit(a.fingerprint) << ";\n";
   o << "  k.apt.runtime = " << list(a.runtime, lit) << ";\n";
   o << "  k.apt.development = " << list(a.development, lit) << ";\n";
   o << "  k.apt.dkms = " << list(a.dkms, lit) << ";\n";
@@ -197,6 +203,30 @@ void write(std::ostream& o, const Knowledge& k) {
   for (const auto& d : a.distro_packages)
     o << "  k.apt.distro_packages.push_back(DistroRocm{" << lit(d.distro) << ", " << ver(d.rocm) << ", "
       << "std::vector<std::string>" << list(d.packages, lit) << "});\n";
+
+  // channels.toml: every way ROCm reaches a machine.
+  for (const auto& c : k.channels) {
+    o << "  {\n    RocmChannel& x = k.channels.emplace_back();\n";
+    o << "    x.id = " << lit(c.id) << ";\n";
+    o << "    x.kind = " << lit(c.kind) << ";\n";
+    o << "    x.title = " << lit(c.title) << ";\n";
+    o << "    x.rocm = " << list(c.rocm, ver) << ";\n";
+    for (const auto& [r, v] : c.full) o << "    x.full[" << lit(r) << "] = " << ver(v) << ";\n";
+    o << "    x.repo = " << lit(c.repo) << ";\n";
+    o << "    x.suite = " << lit(c.suite) << ";\n";
+    o << "    x.key_url = " << lit(c.key_url) << ";\n";
+    o << "    x.fingerprint = " << lit(c.fingerprint) << ";\n";
+    for (const auto& [d, n] : c.distros) o << "    x.distros[" << lit(d) << "] = " << lit(n) << ";\n";
+    o << "    x.runtime = " << list(c.runtime, lit) << ";\n";
+    o << "    x.development = " << list(c.development, lit) << ";\n";
+    o << "    x.device = " << lit(c.device) << ";\n";
+    o << "    x.prefix = " << lit(c.prefix) << ";\n";
+    o << "    x.markers = " << list(c.markers, lit) << ";\n";
+    for (const auto& [g, fam] : c.families) o << "    x.families[" << lit(g) << "] = " << lit(fam) << ";\n";
+    o << "    x.distro_own = " << (c.distro_own ? "true" : "false") << ";\n";
+    o << "    x.notes = " << lit(c.notes) << ";\n";
+    o << "  }\n";
+  }
 
   o << "  return k;\n}\n\n";
   o << "std::optional<Version> builtin_newest_rocm() {\n  return "

@@ -52,14 +52,15 @@ struct KernelCmdlineParams {
   bool operator==(const KernelCmdlineParams&) const = default;
 };
 
-// rocm: install one ROCm release from AMD's apt repository (recipe rocm-install).
+// rocm: install one ROCm release from one channel (recipe rocm-install): AMD's apt or
+// rpm repository, or the distribution's own packages (dnf, pacman).
 struct RocmInstallParams {
-  std::string release;        // "7.2" (the knowledge's release), for people
-  std::string rocm_repo;      // "https://repo.radeon.com/rocm/apt/7.2"
-  std::string graphics_repo;  // "https://repo.radeon.com/amdgpu/7.2/ubuntu"
-  std::string codename;       // "noble"
-  std::string key_url;        // AMD's signing key (https://, or file:// for tests)
-  std::string origin;         // the repository's Origin, which the pin file names
+  std::string release;        // "10.1" (the knowledge's release), for people
+  std::string rocm_repo;      // "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/"; "" = the distribution's
+  std::string graphics_repo;  // "https://repo.radeon.com/amdgpu/30.30.1/ubuntu"; "" = no driver repository
+  std::string codename;       // the apt suite: "noble" (legacy), "stable" (TheRock's repositories)
+  std::string key_url;        // the signing key (https://, or file:// for tests); "" = the distribution's
+  std::string origin;         // the apt pin's selector: the Release file's Origin, or the host ("origin ...")
   std::vector<std::string> install;  // packages to install ("rocm-hip-runtime", "amdgpu-dkms")
   std::vector<std::string> remove;   // packages to remove first (another release, the distribution's)
   std::string user;                  // added to groups ("" = nobody)
@@ -67,6 +68,9 @@ struct RocmInstallParams {
   // Release directories no installed package owns ("/opt/rocm-6.2.4": AMD's runfile
   // installer, a tarball, a copied tree), which apt cannot remove: moved aside first.
   std::vector<std::string> set_aside;
+  std::string channel;        // the knowledge's [[channel]] id ("amd-core-10")
+  std::string manager = "apt";  // apt | dnf | pacman
+  std::string fingerprint;    // the key's pinned primary fingerprint (40 hex digits)
   bool operator==(const RocmInstallParams&) const = default;
 };
 

@@ -73,6 +73,10 @@ struct RocmRelease {
   std::string pytorch_index;         // "https://download.pytorch.org/whl/rocm6.2" or ""
   std::string pytorch_versions;      // "2.5.0, 2.5.1"
   std::string notes;
+  std::string date;                  // "2026-10-05": the release's date (RD-ver)
+  std::string hip;                   // HIP runtime version ("7.14.60850"): not the ROCm version
+  std::vector<std::string> drivers;  // kernel drivers (amdgpu-dkms) tested with it ("31.50.0")
+  std::vector<std::string> added;    // products the release added to the official list
 
   bool has_kernels(const GfxTarget& t) const;
   bool is_official(const GfxTarget& t) const;
@@ -127,6 +131,10 @@ struct PytorchWheel {
   std::string index;   // "https://download.pytorch.org/whl/rocm7.1"
   Version rocm;        // 7.1
   std::string torch;   // "2.10.0"
+  // "bundled": ROCm's libraries in torch/lib; "rocm-wheels": none there, the wheel
+  // depends on TheRock's rocm packages (requires), which pip takes from the same index.
+  std::string kind = "bundled";
+  std::string requires_dist;  // "rocm[libraries,device-all]==7.14.*" for rocm-wheels
 };
 
 // The wheel for a set of GPUs, and whether some GPU needs HSA_OVERRIDE_GFX_VERSION on it.
@@ -177,6 +185,7 @@ struct RocmApt {
   std::string rocm_repo;      // "https://repo.radeon.com/rocm/apt/{path}"
   std::string graphics_repo;  // "https://repo.radeon.com/amdgpu/{graphics}/ubuntu"
   std::string key_url;
+  std::string fingerprint;    // the key's pinned fingerprint (40 hex digits)
   std::string origin;         // the Release file's Origin (the pin file names it)
   std::vector<std::string> runtime, development, dkms;  // package sets of the use cases
   std::vector<RocmAptRelease> releases;                 // sorted by rocm
@@ -199,6 +208,34 @@ struct KnowledgeMeta {
 // Days since 1970-01-01 of a "YYYY-MM-DD" date (a real calendar day), nullopt otherwise.
 std::optional<std::int64_t> parse_day(std::string_view date);
 
+// One way ROCm reaches a machine ([[channel]] in recipes/knowledge/channels.toml): AMD's
+// package repositories (legacy repo.radeon.com, repo.amd.com 7.14, the 10.x Core SDK),
+// TheRock's pip wheels and tarballs, AMD's PyTorch wheels, and the distributions' own
+// packages. Templates: {distro} the channel's name for the distribution, {rocm} the
+// release as the channel spells it in names ("10.1"), {version} the full release
+// ("10.1.0"), {gfx} a gfx target ("gfx1201"), {family} TheRock's target family.
+struct RocmChannel {
+  bool operator==(const RocmChannel&) const = default;  // the built-in tables' test compares field by field
+  std::string id;                      // "amd-core-10"
+  std::string kind;                    // apt | dnf | pacman | pip | tarball
+  std::string title;                   // for people: "AMD ROCm Core SDK 10.x (stable.repo.amd.com)"
+  std::vector<Version> rocm;           // the [[rocm]] releases it carries, oldest first (empty: the distribution's own)
+  std::map<std::string, Version> full; // release -> newest point release in it ("10.1" -> 10.1.0)
+  std::string repo;                    // repository / index / download URL template
+  std::string suite;                   // apt suite ("stable"); "" for the others
+  std::string key_url;                 // the signing key
+  std::string fingerprint;             // its primary key's fingerprint, pinned (40 hex digits, upper case)
+  std::map<std::string, std::string> distros;  // "ubuntu 24.04" -> "ubuntu2404"; "fedora" = any release
+  std::vector<std::string> runtime;    // packages (templates) of the use case "run what brings its libraries"
+  std::vector<std::string> development;  // ... "the whole SDK"
+  std::string device;                  // the per-target package ("amdrocm{rocm}-{gfx}", "rocm-sdk-device-{gfx}")
+  std::string prefix;                  // where it installs ("/opt/rocm/core-{rocm}"), "" if not one place
+  std::vector<std::string> markers;    // files it leaves (templates), for recognising it
+  std::map<std::string, std::string> families;  // gfx -> TheRock's target family ("gfx1100" -> "gfx110X-all"), for {family}
+  bool distro_own = false;             // the distribution's own packages (its signed repositories)
+  std::string notes;
+};
+
 struct Knowledge {
   bool operator==(const Knowledge&) const = default;  // the built-in tables' test compares field by field
   KnowledgeMeta meta;
@@ -212,6 +249,11 @@ struct Knowledge {
   std::vector<OllamaBuild> ollama;           // sorted by `from`
   OllamaPolicy ollama_policy;
   RocmApt apt;                                // rocm-releases.toml
+  std::vector<RocmChannel> channels;          // channels.toml, in file order (newest AMD channel first)
+
+  const RocmChannel* find_channel(const std::string& id) const;
+  // The channels carrying release r (major.minor), in file order.
+  std::vector<const RocmChannel*> channels_for(const Version& r) const;
 
   const GfxInfo* find_gfx(const GfxTarget& t) const;
   // Exact (device, revision) first, then the device's default entry (no revision). The

@@ -25,7 +25,12 @@ struct FileChange {
   std::string after;
   std::uint32_t new_mode = 0644;  // for a file that does not exist yet
   std::string why;                // "add alice to render", "amdml's own drop-in"
-  bool changes() const { return !before || *before != after; }
+  // A signing key fetched when the plan is applied (never while planning): fix::fetch_keys
+  // fills `after` with the dearmored key from fetch_url once its primary fingerprint is
+  // `fingerprint`, and refuses the whole apply otherwise. Empty: after is known now.
+  std::string fetch_url;
+  std::string fingerprint;
+  bool changes() const { return !before || *before != after || !fetch_url.empty(); }
 };
 
 struct Command {

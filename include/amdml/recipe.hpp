@@ -89,10 +89,16 @@ struct LoginEnvClearStep {
 // The files of AMD's install guide; the repository URLs and the key come from the
 // parameters (the knowledge's rocm-releases.toml, chosen by the rule).
 struct AptSourceStep {
-  std::string keyring;   // "/etc/apt/keyrings/rocm.gpg" (binary OpenPGP keyring)
+  std::string keyring;   // "/etc/apt/keyrings/rocm.gpg" (binary OpenPGP keyring; repo.radeon.com's key)
+  // The keyring of AMD's current repositories (another key: AMD's guide keeps it apart),
+  // "/etc/apt/keyrings/amdrocm.gpg"; empty: keyring.
+  std::string amd_keyring;
   std::string rocm_list; // "/etc/apt/sources.list.d/rocm.list"
   std::string graphics_list;  // "/etc/apt/sources.list.d/amdgpu.list"
   std::string pin;       // "/etc/apt/preferences.d/rocm-pin-600"
+  // AMD's rpm repositories (dnf): the repository file and the armored key it names.
+  std::string dnf_repo;  // "/etc/yum.repos.d/amdrocm.repo"
+  std::string rpm_key;   // "/etc/pki/rpm-gpg/RPM-GPG-KEY-amdrocm"
 };
 struct AptInstallStep {};
 

@@ -126,6 +126,13 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
       return kExitOk;
     }
   }
+  // The signing keys the plan writes, fetched now and checked against the fingerprints
+  // pinned in the knowledge: a key that differs stops the apply before anything is written.
+  if (auto keys = stage("keys", [&] { return fix::fetch_keys(plan, *s.host); }); !keys) {
+    error_line("nothing was changed: " + keys.error().message);
+    if (json) emit_json(fix_error_json("apply", "nothing was changed: " + keys.error().message));
+    return kExitFindings;
+  }
   // Apply: journaled, each file atomically; a failed step rolls the transaction back.
   auto applied = stage("apply", [&] { return fix::apply_plan(plan, *s.host, tree, tree, apply_options(s)); });
   if (!applied) {

@@ -58,7 +58,17 @@ struct PlanInputs {
   std::optional<std::string> only;          // --only RECIPE
   bool list_initramfs = true;               // false: regenerate whenever an image exists (no lister run)
   bool resume_interrupted = true;           // plan again what a killed run had started
+  // The doctor's advice: no package-manager simulation (apt-get -s) and no child
+  // process at all. Keys are never fetched while planning (see FileChange::fetch_url).
+  bool offline = false;
 };
+
+// Fetches every signing key the plan writes (FileChange::fetch_url), checks its primary
+// fingerprint against the one pinned in the knowledge, and fills in the bytes: done by
+// `fix --apply` after the confirmation and before anything is written. A key that cannot
+// be fetched, is not an OpenPGP key or has another fingerprint is an error, and the
+// apply does not start.
+Status fetch_keys(Plan& plan, const Host& host);
 
 // Every recipe a run that was killed had started (transactions still "applying", see
 // interrupted_transactions) is planned again, from the files as they are now, so the

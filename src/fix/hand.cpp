@@ -128,10 +128,18 @@ void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Findin
           }
         }
       }
+  // Only the findings whose hand commands come from a plan are planned, and offline: the
+  // doctor runs no package manager and fetches nothing (rocm-install's plan says what it
+  // fetches when applied).
+  std::vector<Finding> by_hand;
+  for (const auto& fd : findings)
+    if (fd.fix)
+      if (const Recipe* r = find_recipe(recipes, fd.fix->recipe); r && planned_by_hand(*r)) by_hand.push_back(fd);
   platform::SafeTree tree(host.root());
-  PlanInputs in{host, tree, facts, findings, recipes, std::nullopt};
+  PlanInputs in{host, tree, facts, by_hand, recipes, std::nullopt};
   in.list_initramfs = false;
   in.resume_interrupted = false;
+  in.offline = true;
   const Plan plan = plan_fixes(in);
   for (auto& fd : findings) {
     if (!fd.fix) continue;

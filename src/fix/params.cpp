@@ -232,13 +232,30 @@ Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts
     return clean(u) && (u.rfind("https://", 0) == 0 || u.rfind("file:///", 0) == 0 || u.rfind("http://", 0) == 0);
   };
   if (p.release.empty() || !clean(p.release)) return make_error("rocm-install: params need \"release\"");
-  if (!url(p.rocm_repo) || !url(p.graphics_repo))
-    return make_error("rocm-install: \"rocm_repo\" and \"graphics_repo\" must be https:// or file:/// URLs");
-  if (!url(p.key_url) || p.key_url.rfind("http://", 0) == 0)
+  if (p.manager != "apt" && p.manager != "dnf" && p.manager != "pacman")
+    return make_error("rocm-install: \"manager\" must be apt, dnf or pacman");
+  // The distribution's own packages (Fedora, Arch) name no repository, key or suite.
+  const bool own = p.rocm_repo.empty();
+  if (own && (!p.key_url.empty() || p.manager == "apt"))
+    return make_error("rocm-install: an apt install, or one with a key, needs \"rocm_repo\"");
+  if (!own && !url(p.rocm_repo)) return make_error("rocm-install: \"rocm_repo\" must be an https:// or file:/// URL");
+  if (!p.graphics_repo.empty() && !url(p.graphics_repo))
+    return make_error("rocm-install: \"graphics_repo\" must be an https:// or file:/// URL");
+  if (!own && (!url(p.key_url) || p.key_url.rfind("http://", 0) == 0))
     return make_error("rocm-install: \"key_url\" must be an https:// or file:/// URL");
-  if (p.codename.empty() || !std::all_of(p.codename.begin(), p.codename.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
-    return make_error("rocm-install: \"codename\" must be a distribution codename like noble");
-  if (!clean(p.origin)) return make_error("rocm-install: \"origin\" must be the repository's Origin");
+  if (!own && (p.fingerprint.size() != 40 || p.fingerprint.find_first_not_of("0123456789ABCDEF") != std::string::npos))
+    return make_error("rocm-install: \"fingerprint\" must be the signing key's 40 hex digits (upper case)");
+  if (p.manager == "apt" &&
+      (p.codename.empty() || !std::all_of(p.codename.begin(), p.codename.end(), [](char c) { return c >= 'a' && c <= 'z'; })))
+    return make_error("rocm-install: \"codename\" must be the apt suite, like noble or stable");
+  // The pin names the Release file's Origin ("repo.radeon.com"); none ("") for TheRock's
+  // repositories, whose package names no distribution uses (AMD's guide writes no pin).
+  if (p.manager == "apt" && !p.origin.empty() && !clean(p.origin))
+    return make_error("rocm-install: \"origin\" must be the repository's Origin");
+  if (!p.channel.empty() && !std::all_of(p.channel.begin(), p.channel.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '.';
+      }))
+    return make_error("rocm-install: \"channel\" must be a channel id like amd-core-10");
   auto package = [](const std::string& n) {
     return n.size() >= 2 && ((n[0] >= 'a' && n[0] <= 'z') || is_digit(n[0])) &&
            std::all_of(n.begin(), n.end(), [](char c) {

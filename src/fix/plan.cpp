@@ -15,8 +15,7 @@
 #include "fix/params.hpp"
 #include "formats/fix_params_json.hpp"
 #include "platform/safe_tree.hpp"
-#include "platform/fetch.hpp"
-#include "formats/openpgp_armor.hpp"
+#include "fix/plan_internal.hpp"
 
 namespace amdml::fix {
 
@@ -34,36 +33,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 using paths::basename;
 using paths::dirname;
-
-struct Ctx {
-  const PlanInputs& in;
-  const std::vector<RecipePlan>& earlier;  // recipes planned before this one
-  RecipePlan& rp;
-  // A file as this recipe will find it: what an earlier step of the same plan leaves
-  // there (two groups recipes editing /etc/group), else what is on disk.
-  Result<platform::FileState> state(const std::string& path) {
-    const FileChange* last = nullptr;
-    for (const auto& e : earlier)
-      for (const auto& fc : e.files)
-        if (fc.path == path && !e.refused) last = &fc;
-    for (const auto& fc : rp.files)
-      if (fc.path == path) last = &fc;
-    auto f = in.tree.read(path);
-    if (!last || !f) return f;
-    f->exists = true;
-    f->bytes = last->after;
-    return f;
-  }
-  // The same, but an unreadable or symlinked file refuses the recipe.
-  std::optional<platform::FileState> read(const std::string& path) {
-    auto f = state(path);
-    if (!f) {
-      rp.refused = f.error();
-      return std::nullopt;
-    }
-    return *f;
-  }
-};
 
 void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams& p) {
   for (const auto& path : step.files) {
@@ -482,149 +451,6 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
   const bool changes = std::any_of(fcs.begin(), fcs.end(), [](const FileChange& f) { return f.changes(); });
   for (auto& f : fcs) c.rp.files.push_back(std::move(f));
   if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
-}
-
-// AMD's install guide's files: the dearmored signing key, the two source lists signed
-// by it, and the pin file that makes AMD's packages win over the distribution's.
-void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams& p) {
-  const std::string header = std::string(kOwnMarker) + " (recipe rocm-install): ROCm " + p.release +
-                             ". `amdml fix --undo` removes it.\n";
-  auto whole = [&](const std::string& path, const std::string& bytes, const std::string& why) {
-    auto f = c.read(path);
-    if (!f) return;
-    FileChange fc;
-    fc.path = path;
-    if (f->exists) {
-      fc.before = f->bytes;
-      if (f->bytes != bytes && f->bytes.rfind(kOwnMarker, 0) != 0)
-        c.rp.notes.push_back(path + " exists and is replaced (another release's, or amdgpu-install's); `amdml fix --undo` "
-                             "puts it back");
-    }
-    fc.after = bytes;
-    fc.why = why;
-    c.rp.files.push_back(std::move(fc));
-  };
-  auto key = platform::fetch_url(c.in.host, p.key_url);
-  if (!key && !c.in.host.live()) {
-    c.rp.notes.push_back(step.keyring + ": the key from " + p.key_url + " is fetched when planned on the machine itself "
-                         "(--root touches no network), so it is not shown here");
-  } else if (!key) {
-    c.rp.refused = make_error("rocm-install: " + key.error().message);
-    return;
-  } else {
-    auto binary = dearmor_public_key(*key);
-    if (!binary) {
-      c.rp.refused = make_error("rocm-install: " + p.key_url + ": " + binary.error().message);
-      return;
-    }
-    whole(step.keyring, *binary, "AMD's signing key from " + p.key_url + " (dearmored, as gpg --dearmor writes it)");
-  }
-  if (c.rp.refused) return;
-  auto line = [&](const std::string& repo) {
-    return "deb [arch=amd64 signed-by=" + step.keyring + "] " + repo + " " + p.codename + " main\n";
-  };
-  whole(step.rocm_list, header + line(p.rocm_repo), "ROCm " + p.release + " from AMD's repository");
-  if (c.rp.refused) return;
-  whole(step.graphics_list, header + line(p.graphics_repo), "AMD's kernel driver and graphics libraries for ROCm " + p.release);
-  if (c.rp.refused) return;
-  whole(step.pin, header + "Package: *\nPin: release o=" + p.origin + "\nPin-Priority: 600\n",
-        "prefer AMD's packages over the distribution's of the same name");
-  for (auto& fc : disable_duplicate_sources(c.in.tree, {step.rocm_list, step.graphics_list},
-                                            {{p.rocm_repo, p.codename, step.rocm_list}, {p.graphics_repo, p.codename, step.graphics_list}},
-                                            c.rp.recipe->id, c.rp.notes))
-    c.rp.files.push_back(std::move(fc));
-}
-
-// Release directories no package owns are renamed within /opt to a name the ROCm probe
-// never counts as a release (not "rocm-<digit>"): nothing is deleted, the apply journals
-// the rename and --undo renames them back. It is a change of its own: the recipe is
-// pending for it even when the apt files are already in place.
-void plan_set_aside(Ctx& c, const RocmInstallParams& p) {
-  for (const auto& dir : p.set_aside) {
-    if (!c.in.host.exists(dir)) continue;  // gone already: moved by an earlier run, or by the person
-    const std::string base = dirname(dir) + "/amdml-set-aside-" + basename(dir);
-    std::string to = base;
-    for (int n = 2; c.in.host.exists(to) && n < 100; ++n) to = base + "." + std::to_string(n);
-    if (c.in.host.exists(to)) {
-      c.rp.refused = make_error(dir + ": no free name to move it aside to (" + base + " ... exist); move it by hand");
-      return;
-    }
-    Command cmd{{"mv", "-T", "--", dir, to}, "move " + dir + " aside: no package owns it, so apt cannot remove it",
-                std::chrono::minutes(5)};
-    cmd.undo = std::vector<std::string>{"mv", "-T", "--", to, dir};
-    cmd.rename = true;
-    c.rp.commands.push_back(std::move(cmd));
-    c.rp.notes.push_back(dir + " is moved to " + to + ", where nothing counts it as a ROCm release: nothing is deleted, "
-                         "and --undo moves it back. Delete it once ROCm " + p.release + " works.");
-  }
-}
-
-// apt-get: remove what another ROCm left, read the two new lists only (no other
-// source is refreshed), install the use case. --undo runs each one's inverse.
-void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallParams& p) {
-  plan_set_aside(c, p);
-  if (c.rp.refused) return;
-  const std::vector<std::string> noninteractive = {"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-y", "-q"};
-  auto apt = [&](std::vector<std::string> tail) {
-    auto argv = noninteractive;
-    argv.insert(argv.end(), tail.begin(), tail.end());
-    return argv;
-  };
-  if (!p.remove.empty()) {
-    std::vector<std::string> tail = {"remove"};
-    tail.insert(tail.end(), p.remove.begin(), p.remove.end());
-    // apt also removes what depends on them (libhsa-runtime-dev on libhsa-runtime64-1):
-    // a simulation (read-only; a rooted host has none) names every package, so the plan
-    // says so and --undo installs them all again.
-    std::vector<std::string> removed = p.remove;
-    std::vector<std::string> sim = {"apt-get", "-s", "-q"};
-    sim.insert(sim.end(), tail.begin(), tail.end());
-    if (auto r = c.in.host.run(sim, std::chrono::minutes(2)); r && r->exit_code == 0 && !r->timed_out)
-      for (auto line : text::split_lines(r->out))
-        if (line.rfind("Remv ", 0) == 0) {
-          const auto sp = line.find(' ', 5);
-          std::string name(line.substr(5, sp == std::string_view::npos ? std::string_view::npos : sp - 5));
-          if (auto colon = name.find(':'); colon != std::string::npos) name.resize(colon);  // "libx:amd64"
-          if (std::find(removed.begin(), removed.end(), name) == removed.end()) removed.push_back(name);
-        }
-    if (removed.size() > p.remove.size())
-      c.rp.notes.push_back("apt also removes " +
-                           text::join(std::vector<std::string>(removed.begin() + static_cast<long>(p.remove.size()), removed.end()), " ") +
-                           ", which depend on them");
-    std::vector<std::string> back = {"install", "--no-install-recommends"};
-    back.insert(back.end(), removed.begin(), removed.end());
-    Command cmd{apt(tail), "remove the other ROCm's packages", std::chrono::minutes(30)};
-    cmd.undo = apt(back);
-    c.rp.commands.push_back(std::move(cmd));
-    c.rp.notes.push_back("--undo installs " + text::join(removed, " ") + " again");
-  }
-  if (source)
-    for (const auto& list : {source->rocm_list, source->graphics_list}) {
-      Command cmd{{"apt-get", "update", "-q", "-o", "Dir::Etc::SourceList=" + list, "-o", "Dir::Etc::SourceParts=-", "-o",
-                   "APT::Get::List-Cleanup=0"},
-                  "read " + list + " (only this source)", std::chrono::minutes(10)};
-      cmd.undo = std::vector<std::string>{};
-      c.rp.commands.push_back(std::move(cmd));
-    }
-  std::vector<std::string> tail = {"install", "--no-install-recommends"};
-  tail.insert(tail.end(), p.install.begin(), p.install.end());
-  Command cmd{apt(tail), "install ROCm " + p.release, std::chrono::minutes(60)};
-  std::vector<std::string> fresh;
-  for (const auto& n : p.install)
-    if (!c.in.facts.rocm.packages.count(n)) fresh.push_back(n);
-  if (fresh.empty()) {
-    cmd.undo = std::vector<std::string>{};
-  } else {
-    std::vector<std::string> back = {"remove", "--autoremove"};
-    back.insert(back.end(), fresh.begin(), fresh.end());
-    cmd.undo = apt(back);
-    c.rp.notes.push_back("--undo removes " + text::join(fresh, " ") + " and what apt installed only for them (--autoremove)");
-  }
-  c.rp.commands.push_back(std::move(cmd));
-  if (std::any_of(p.install.begin(), p.install.end(), [](const std::string& n) { return n.find("dkms") != std::string::npos; })) {
-    c.rp.follow_ups.push_back(FollowUp::reboot);
-    c.rp.follow_up_text.push_back("Reboot: amdgpu-dkms's kernel module replaces the running amdgpu driver at boot.");
-  }
 }
 
 void build(Ctx& c) {

@@ -32,10 +32,13 @@ json fix_params_json(const FixParams& params) {
           if (!p.remove.empty()) j["remove"] = p.remove;
         } else {
           j["release"] = p.release;
+          if (!p.channel.empty()) j["channel"] = p.channel;
+          if (p.manager != "apt") j["manager"] = p.manager;
           j["rocm_repo"] = p.rocm_repo;
           j["graphics_repo"] = p.graphics_repo;
           j["codename"] = p.codename;
           j["key_url"] = p.key_url;
+          if (!p.fingerprint.empty()) j["fingerprint"] = p.fingerprint;
           j["origin"] = p.origin;
           j["install"] = p.install;
           if (!p.remove.empty()) j["remove"] = p.remove;
@@ -98,7 +101,7 @@ Result<FixParams> parse_fix_params(const json& j) {
       {"page_pool_size", 1u << 1}, {"value", 1u << 2}, {"per_node", 1u << 2}, {"env", 1u << 3},
       {"unset", 1u << 3}, {"set", 1u << 4},   {"remove", (1u << 4) | (1u << 5)},
       {"release", 1u << 5}, {"rocm_repo", 1u << 5}, {"graphics_repo", 1u << 5}, {"codename", 1u << 5},
-      {"key_url", 1u << 5}, {"origin", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5},
+      {"key_url", 1u << 5}, {"origin", 1u << 5}, {"channel", 1u << 5}, {"manager", 1u << 5}, {"fingerprint", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5},
       {"set_aside", 1u << 5}};
   if (j.empty()) return bad("no parameters");
   unsigned allowed = ~0u;
@@ -157,7 +160,8 @@ Result<FixParams> parse_fix_params(const json& j) {
       RocmInstallParams p;
       for (auto [key, field] : {std::pair{"release", &p.release}, {"rocm_repo", &p.rocm_repo},
                                 {"graphics_repo", &p.graphics_repo}, {"codename", &p.codename},
-                                {"key_url", &p.key_url}, {"origin", &p.origin}, {"login", &p.user}})
+                                {"key_url", &p.key_url}, {"origin", &p.origin}, {"login", &p.user},
+                                {"channel", &p.channel}, {"manager", &p.manager}, {"fingerprint", &p.fingerprint}})
         if (j.contains(key)) {
           AMDML_TRY(*field, string_at(j, key));
         }

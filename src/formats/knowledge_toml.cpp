@@ -199,7 +199,13 @@ Status load_rocm(const std::string& file, const toml::table& root, Knowledge& kb
     if (t->contains("pytorch_index"))
       return make_error(where(file, *t) + ": PyTorch wheels belong in the [[pytorch]] table, not in [[rocm]]");
     r.notes = (*t)["notes"].value_or(std::string());
-    if (auto s = known_keys(file, *t, {"version", "official", "kernels", "distros", "kernel_min", "kernel_max", "notes"},
+    r.date = (*t)["date"].value_or(std::string());
+    r.hip = (*t)["hip"].value_or(std::string());
+    r.drivers = string_list(*t, "drivers");
+    r.added = string_list(*t, "added");
+    if (auto s = known_keys(file, *t,
+                            {"version", "official", "kernels", "distros", "kernel_min", "kernel_max", "notes", "date", "hip",
+                             "drivers", "added"},
                             "[[rocm]]");
         !s)
       return s;
@@ -228,10 +234,16 @@ Status load_pytorch(const std::string& file, const toml::table& root, Knowledge&
     w.index = (*t)["index"].value_or(std::string());
     if (w.index.rfind("https://", 0) != 0) return make_error(where(file, *t) + ": 'index' must be an https:// URL");
     w.torch = (*t)["torch"].value_or(std::string());
+    w.kind = (*t)["kind"].value_or(std::string("bundled"));
+    w.requires_dist = (*t)["requires"].value_or(std::string());
+    if (w.kind != "bundled" && w.kind != "rocm-wheels")
+      return make_error(where(file, *t) + ": 'kind' must be \"bundled\" or \"rocm-wheels\"");
+    if ((w.kind == "rocm-wheels") != !w.requires_dist.empty())
+      return make_error(where(file, *t) + ": a \"rocm-wheels\" wheel names what it 'requires', a bundled one nothing");
     for (const auto& o : kb.pytorch)
       if (o.rocm.major == w.rocm.major && o.rocm.minor == w.rocm.minor)
         return make_error(where(file, *t) + ": a second wheel for ROCm " + short_version(w.rocm));
-    if (auto s = known_keys(file, *t, {"rocm", "index", "torch"}, "[[pytorch]]"); !s) return s;
+    if (auto s = known_keys(file, *t, {"rocm", "index", "torch", "kind", "requires"}, "[[pytorch]]"); !s) return s;
     kb.pytorch.push_back(std::move(w));
   }
   return {};
@@ -401,10 +413,88 @@ Status load_meta(const std::string& file, const toml::table& root, Knowledge& kb
   return {};
 }
 
+bool valid_fingerprint(const std::string& f) {
+  return f.size() == 40 && f.find_first_not_of("0123456789ABCDEF") == std::string::npos;
+}
+
+// channels.toml: [[channel]], one way ROCm reaches a machine.
+Status load_channels(const std::string& file, const toml::table& root, Knowledge& kb) {
+  auto* arr = root["channel"].as_array();
+  if (!arr) return {};
+  static const std::array<std::string_view, 5> kinds = {"apt", "dnf", "pacman", "pip", "tarball"};
+  for (const auto& node : *arr) {
+    auto* t = node.as_table();
+    if (!t) return make_error(file + ": [[channel]] entries must be tables");
+    if (auto s = known_keys(file, *t,
+                            {"id", "kind", "title", "rocm", "full", "repo", "suite", "key_url", "fingerprint", "distros",
+                             "runtime", "development", "device", "prefix", "markers", "distro_own", "notes", "families"},
+                            "[[channel]]");
+        !s)
+      return s;
+    RocmChannel c;
+    c.id = (*t)["id"].value_or(std::string());
+    c.kind = (*t)["kind"].value_or(std::string());
+    c.title = (*t)["title"].value_or(std::string());
+    if (c.id.empty() || c.title.empty()) return make_error(where(file, *t) + ": a [[channel]] needs 'id' and 'title'");
+    if (std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end())
+      return make_error(where(file, *t) + ": 'kind' must be apt, dnf, pacman, pip or tarball");
+    if (kb.find_channel(c.id)) return make_error(where(file, *t) + ": channel '" + c.id + "' is listed twice");
+    for (const auto& s : string_list(*t, "rocm")) {
+      auto v = Version::parse(s);
+      if (!v) return make_error(where(file, *t) + ": 'rocm' must hold releases like \"10.1\"");
+      c.rocm.push_back(*v);
+    }
+    std::sort(c.rocm.begin(), c.rocm.end());
+    if (auto* full = (*t)["full"].as_table())
+      for (const auto& [k, v] : *full) {
+        auto s = v.value<std::string>();
+        auto fv = s ? Version::parse(*s) : std::nullopt;
+        if (!fv || !Version::parse(std::string(k.str())))
+          return make_error(where(file, *t) + ": 'full' maps a release to its newest point release (\"10.1\" = \"10.1.0\")");
+        c.full[std::string(k.str())] = *fv;
+      }
+    c.repo = (*t)["repo"].value_or(std::string());
+    c.suite = (*t)["suite"].value_or(std::string());
+    c.key_url = (*t)["key_url"].value_or(std::string());
+    c.fingerprint = (*t)["fingerprint"].value_or(std::string());
+    c.distro_own = (*t)["distro_own"].value_or(false);
+    // https://, or file:/// (a local stand-in repository in tests).
+    auto url = [](const std::string& u) { return u.rfind("https://", 0) == 0 || u.rfind("file:///", 0) == 0; };
+    if (!c.repo.empty() && !url(c.repo)) return make_error(where(file, *t) + ": 'repo' must be an https:// URL");
+    if (!c.key_url.empty() && (!url(c.key_url) || !valid_fingerprint(c.fingerprint)))
+      return make_error(where(file, *t) + ": a 'key_url' (https://) needs its 'fingerprint' pinned (40 hex digits, upper case)");
+    if ((c.kind == "apt" || c.kind == "dnf") && !c.distro_own && c.key_url.empty())
+      return make_error(where(file, *t) + ": an AMD package repository needs 'key_url' and 'fingerprint'");
+    if (c.kind == "apt" && !c.distro_own && c.suite.empty()) return make_error(where(file, *t) + ": an apt channel needs 'suite'");
+    if (auto* d = (*t)["distros"].as_table())
+      for (const auto& [k, v] : *d) {
+        auto s = v.value<std::string>();
+        if (!s) return make_error(where(file, *t) + ": 'distros' maps \"ubuntu 24.04\" to the channel's name for it");
+        c.distros[std::string(k.str())] = *s;
+      }
+    c.runtime = string_list(*t, "runtime");
+    c.development = string_list(*t, "development");
+    c.device = (*t)["device"].value_or(std::string());
+    c.prefix = (*t)["prefix"].value_or(std::string());
+    c.markers = string_list(*t, "markers");
+    if (auto* fam = (*t)["families"].as_table())
+      for (const auto& [k, v] : *fam) {
+        auto s = v.value<std::string>();
+        if (!s || !GfxTarget::parse_name(std::string(k.str())))
+          return make_error(where(file, *t) + ": 'families' maps gfx names to TheRock's family names");
+        c.families[std::string(k.str())] = *s;
+      }
+    c.notes = (*t)["notes"].value_or(std::string());
+    kb.channels.push_back(std::move(c));
+  }
+  return {};
+}
+
 // rocm-releases.toml: [apt], [[apt_codename]], [[apt_release]], [[distro_rocm]].
 Status load_apt(const std::string& file, const toml::table& root, Knowledge& kb) {
   if (auto* t = root["apt"].as_table()) {
-    if (auto s = known_keys(file, *t, {"rocm_repo", "graphics_repo", "key_url", "origin", "runtime", "development", "dkms"},
+    if (auto s = known_keys(file, *t,
+                            {"rocm_repo", "graphics_repo", "key_url", "fingerprint", "origin", "runtime", "development", "dkms"},
                             "[apt]");
         !s)
       return s;
@@ -413,6 +503,9 @@ Status load_apt(const std::string& file, const toml::table& root, Knowledge& kb)
     a.graphics_repo = (*t)["graphics_repo"].value_or(std::string());
     a.key_url = (*t)["key_url"].value_or(std::string());
     a.origin = (*t)["origin"].value_or(std::string());
+    a.fingerprint = (*t)["fingerprint"].value_or(std::string());
+    if (!valid_fingerprint(a.fingerprint))
+      return make_error(where(file, *t) + ": [apt] needs 'fingerprint', the signing key's 40 hex digits in upper case");
     a.runtime = string_list(*t, "runtime");
     a.development = string_list(*t, "development");
     a.dkms = string_list(*t, "dkms");
@@ -477,11 +570,12 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
       return make_error("recipes/" + f.path + ":" + std::to_string(err.source().begin.line) + ": " +
                         std::string(err.description()));
     }
-    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama, load_apt, load_meta})
+    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama, load_apt,
+                        load_channels, load_meta})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
     if (auto s = known_keys("recipes/" + f.path, root,
                             {"gfx", "chip", "pci", "rocm", "pytorch", "ollama", "ollama_policy", "runtime", "memory",
-                             "kernel_req", "apt", "apt_codename", "apt_release", "distro_rocm", "meta"},
+                             "kernel_req", "apt", "apt_codename", "apt_release", "distro_rocm", "channel", "meta"},
                             "a knowledge file");
         !s)
       return s.error();

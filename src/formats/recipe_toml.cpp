@@ -41,7 +41,7 @@ std::vector<std::string_view> step_keys(StepKind k) {
     case StepKind::env_file: return {"kind", "path", "format", "unit"};
     case StepKind::restart_if_running: return {"kind", "unit"};
     case StepKind::follow_up: return {"kind", "need", "text", "service_text"};
-    case StepKind::apt_source: return {"kind", "keyring", "rocm_list", "graphics_list", "pin"};
+    case StepKind::apt_source: return {"kind", "keyring", "rocm_list", "graphics_list", "pin", "dnf_repo", "rpm_key", "amd_keyring"};
     case StepKind::daemon_reload:
     case StepKind::apt_install:
     case StepKind::initramfs: return {"kind"};
@@ -146,11 +146,16 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
       return RecipeStep(std::move(s));
     }
     case StepKind::apt_source: {
-      AptSourceStep s{str("keyring"), str("rocm_list"), str("graphics_list"), str("pin")};
+      AptSourceStep s{str("keyring"), str("amd_keyring"), str("rocm_list"), str("graphics_list"), str("pin"), str("dnf_repo"),
+                      str("rpm_key")};
       AMDML_TRY_STATUS(need_path(s.keyring, "keyring"));
       AMDML_TRY_STATUS(need_path(s.rocm_list, "rocm_list"));
       AMDML_TRY_STATUS(need_path(s.graphics_list, "graphics_list"));
       AMDML_TRY_STATUS(need_path(s.pin, "pin"));
+      AMDML_TRY_STATUS(need_path(s.dnf_repo, "dnf_repo"));
+      AMDML_TRY_STATUS(need_path(s.rpm_key, "rpm_key"));
+      if (s.amd_keyring.empty()) s.amd_keyring = s.keyring;
+      AMDML_TRY_STATUS(need_path(s.amd_keyring, "amd_keyring"));
       return RecipeStep(std::move(s));
     }
     case StepKind::apt_install: return RecipeStep(AptInstallStep{});

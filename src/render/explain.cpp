@@ -35,6 +35,39 @@ ReleaseSupport support_in(const GfxInfo& g, const RocmRelease& r) {
   return {"none", "no kernels, no override"};
 }
 
+// How to install the newest release with g's kernels: each AMD channel carrying it and
+// the package (or download) with g's device code. AMD's native packages exist for the
+// official targets only (RD-inst714), so a kernels-only target gets pip and tarballs.
+struct InstallRow {
+  const RocmChannel* channel;
+  std::string release;  // "10.1"
+  std::string what;     // "amdrocm10.1-gfx1201", "rocm-sdk-device-gfx1031", a tarball URL
+};
+
+std::vector<InstallRow> install_rows(const Knowledge& kb, const GfxInfo& g) {
+  const RocmRelease* r = nullptr;
+  for (auto it = kb.rocm.rbegin(); it != kb.rocm.rend() && !r; ++it)
+    if (it->has_kernels(g.target)) r = &*it;
+  std::vector<InstallRow> out;
+  if (!r) return out;
+  const std::string rel = short_version(r->version);
+  for (const auto* ch : kb.channels_for(r->version)) {
+    if (ch->distro_own || ch->id == "amd-legacy") continue;
+    if ((ch->kind == "apt" || ch->kind == "dnf") && !r->is_official(g.target)) continue;
+    const auto full_it = ch->full.find(rel);
+    const std::string full = full_it != ch->full.end() ? full_it->second.str() : r->version.str();
+    std::string what = ch->kind == "tarball" ? ch->repo : ch->device;
+    if (ch->kind == "tarball") {
+      auto fam = ch->families.find(g.target.name());
+      if (fam == ch->families.end()) continue;  // no tarball of its own family
+      what = text::replace_all(what, "{family}", fam->second);
+    }
+    what = text::replace_all(text::replace_all(text::replace_all(what, "{rocm}", rel), "{version}", full), "{gfx}", g.target.name());
+    out.push_back({ch, rel, what});
+  }
+  return out;
+}
+
 nlohmann::json gfx_json(const Knowledge& kb, const GfxInfo& g) {
   nlohmann::json j;
   j["gfx_target"] = g.target.name();
@@ -60,9 +93,16 @@ nlohmann::json gfx_json(const Knowledge& kb, const GfxInfo& g) {
   nlohmann::json rel = nlohmann::json::array();
   for (const auto& r : kb.rocm) {
     auto s = support_in(g, r);
-    rel.push_back({{"rocm", short_version(r.version)}, {"status", s.status}, {"detail", s.detail}});
+    nlohmann::json e{{"rocm", short_version(r.version)}, {"status", s.status}, {"detail", s.detail}};
+    if (!r.date.empty()) e["date"] = r.date;
+    rel.push_back(e);
   }
   j["rocm"] = rel;
+  nlohmann::json install = nlohmann::json::array();
+  for (const auto& row : install_rows(kb, g))
+    install.push_back({{"channel", row.channel->id}, {"kind", row.channel->kind}, {"rocm", row.release},
+                       {"title", row.channel->title}, {"package", row.what}});
+  j["install"] = install;
   // The same choice the doctor makes (Knowledge::pytorch_for).
   auto pc = kb.pytorch_for({g.target});
   j["pytorch_index"] = pc.wheel ? nlohmann::json(pc.wheel->index) : nlohmann::json(nullptr);
@@ -98,10 +138,19 @@ std::string gfx_text(const Knowledge& kb, const GfxInfo& g) {
   out += "\nROCm releases\n";
   for (const auto& r : kb.rocm) {
     std::string v = short_version(r.version);
-    out += "  " + v + std::string(v.size() < 8 ? 8 - v.size() : 1, ' ') + support_in(g, r).detail + "\n";
+    std::string date = r.date.empty() ? std::string(10, ' ') : r.date;
+    out += "  " + v + std::string(v.size() < 8 ? 8 - v.size() : 1, ' ') + date + "  " + support_in(g, r).detail + "\n";
+  }
+  if (auto rows = install_rows(kb, g); !rows.empty()) {
+    out += "\nInstall ROCm " + rows.front().release + "\n";
+    for (const auto& ir : rows)
+      out += "  " + ir.channel->kind + std::string(ir.channel->kind.size() < 9 ? 9 - ir.channel->kind.size() : 1, ' ') +
+             ir.what + "   (" + ir.channel->title + ")\n";
   }
   if (auto pc = kb.pytorch_for({g.target}); pc.wheel) {
     out += "\nPyTorch\n  pip install torch --index-url " + pc.wheel->index + "\n";
+    if (!pc.wheel->requires_dist.empty())
+      out += "  (ROCm is not in the wheel: it requires " + pc.wheel->requires_dist + ", which pip takes from the same index)\n";
     if (pc.needs_override) out += "  with HSA_OVERRIDE_GFX_VERSION=" + g.override_to->version_string() + "\n";
   }
   return out;

@@ -25,6 +25,11 @@ json change_json(const FileChange& fc) {
   c["after_sha256"] = sha256_hex(fc.after);
   c["diff"] = unified_diff(fc.path, fc.before, fc.after);
   c["why"] = fc.why;
+  if (!fc.fetch_url.empty()) {  // fetched when applied: its bytes are not known yet
+    c["after_sha256"] = nullptr;
+    c["diff"] = "";
+    c["fetch"] = {{"url", fc.fetch_url}, {"fingerprint", fc.fingerprint}};
+  }
   return c;
 }
 

@@ -192,6 +192,11 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
           continue;
         }
         out += "  " + fc.path + ": " + fc.why + (fc.before ? "" : " (new file)") + "\n";
+        if (!fc.fetch_url.empty()) {
+          out += "    fetched when applied from " + fc.fetch_url + "; refused unless its primary key fingerprint is " +
+                 fc.fingerprint + "\n";
+          continue;
+        }
         out += indent(unified_diff(fc.path, fc.before, fc.after), "    ");
       }
       for (const auto& c : rp.commands) out += "  run: " + c.text() + "   # " + text::one_line(c.why) + "\n";

@@ -161,7 +161,8 @@ std::string findings_block(const Report& r, const TextStyle& s) {
       // rocm-install: the release and the packages; the repository, key and pin details
       // are in `amdml fix`'s plan (and in JSON), not in one comment.
       if (std::holds_alternative<RocmInstallParams>(f.fix->params))
-        for (const char* k : {"rocm_repo", "graphics_repo", "codename", "key_url", "origin", "login", "login_groups"})
+        for (const char* k : {"rocm_repo", "graphics_repo", "codename", "key_url", "origin", "login", "login_groups", "fingerprint",
+                              "manager"})
           params.erase(k);
       for (const auto& [k, v] : params.items()) {
         std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);

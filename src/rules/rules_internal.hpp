@@ -90,13 +90,16 @@ Stack ml_stack(const RuleContext& ctx);
 // (natively first, then through the GPU's known override). rocm.* and gfx.override-needed
 // ask for the same plan through this one choice.
 struct RocmChoice {
-  const RocmRelease* release = nullptr;
+  const RocmRelease* release = nullptr;  // runs every GPU natively once installed (nullptr: not so, or unknown)
+  const RocmChannel* channel = nullptr;  // nullptr: the legacy repo.radeon.com stream
   std::optional<RocmInstallParams> params;
   std::string why_none;             // no release: why, and what works instead
   bool no_release_runs = false;     // ... because no release has kernels for a GPU here
   std::vector<std::string> notes;   // the choices made and why
 };
-RocmChoice choose_rocm(const RuleContext& ctx);
+RocmChoice choose_rocm(const RuleContext& ctx);  // src/rules/rocm_install.cpp
+// AMD's package version ("6.2.4.60204-139~24.04": the release as MMmmpp), not a distribution's.
+bool amd_version(const std::string& v);
 // Gives fd the rocm-install fix of that choice with its notes (or says plainly why no
 // release fits); hand-picked commands give way to it, a PyTorch wheel becomes a note.
 void attach_rocm_install(const RuleContext& ctx, Finding& fd);

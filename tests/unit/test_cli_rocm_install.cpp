@@ -22,30 +22,43 @@ void expect_has(const std::string& text, const std::vector<std::string>& parts) 
 
 }  // namespace
 
-TEST(CliRocmInstall, Rx7900xtxOnNobleGetsRocm72AndEveryFile) {
+// The issue-26 done-when, on the RX 7900 XTX box (Ubuntu 24.04): the current release from
+// the current repository, with the pinned key; no driver repository and no pin for it.
+TEST(CliRocmInstall, Rx7900xtxOnNobleGetsTheCoreSdk101AndEveryFile) {
   auto out = plan_of("rocm-install-rx7900xtx-noble");
   expect_has(out, {"/etc/apt/sources.list.d/rocm.list",
-                   "+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2.1 noble main",
-                   "+deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/30.30.1/ubuntu noble main",
-                   "/etc/apt/preferences.d/rocm-pin-600", "+Pin: release o=repo.radeon.com", "+Pin-Priority: 600",
-                   "/etc/apt/keyrings/rocm.gpg: the key from https://repo.radeon.com/rocm/rocm.gpg.key is fetched",
-                   "+render:x:991:alice", "install --no-install-recommends rocm", "--undo removes rocm",
-                   "No amdgpu-dkms", "Log out and in again"});
-  EXPECT_EQ(out.find("amdgpu-dkms   #"), std::string::npos);
+                   "+deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] "
+                   "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/ stable main",
+                   "/etc/apt/keyrings/amdrocm.gpg: the key from https://stable.repo.amd.com/rocm/gpg/packages.gpg is fetched",
+                   "ROCm 10.1 (10.1.0, 2026-10-05) is the newest release with kernels for gfx1100 that AMD packages for "
+                   "ubuntu 24.04",
+                   "fingerprint pinned in amdml's knowledge (D0F004A0025A1145C7807FCD0701EAC4D5E02107)",
+                   "+render:x:991:alice", "install --no-install-recommends amdrocm-core-sdk10.1-gfx1100",
+                   "--undo removes amdrocm-core-sdk10.1-gfx1100", "No amdgpu-dkms", "Log out and in again"});
+  for (const char* absent : {"amdgpu-dkms   #", "/etc/apt/preferences.d/rocm-pin-600", "amdgpu.list", "repo.radeon.com"})
+    EXPECT_EQ(out.find(absent), std::string::npos) << absent << " in:\n" << out;
 }
 
-TEST(CliRocmInstall, Ubuntus57On780mIsRemovedForRocm72) {
+// The RX 9070 XT (gfx1201) on Ubuntu 24.04 with ROCm 6.3.3, which has no gfx1201 kernels:
+// the current release from the current repository, its own device package, the key pinned.
+TEST(CliRocmInstall, Rx9070xtOnNobleGetsItsDevicePackageFromTheCoreSdk) {
+  auto out = plan_of("rx9070xt-rocm63");
+  expect_has(out, {"https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/ stable main",
+                   "amdrocm-core-sdk10.1-gfx1201", "ROCm 10.1 (10.1.0, 2026-10-05) is the newest release with kernels for gfx1201",
+                   "the key from https://stable.repo.amd.com/rocm/gpg/packages.gpg is fetched"});
+}
+
+TEST(CliRocmInstall, Ubuntus57On780mIsRemovedForRocm101) {
   auto out = plan_of("rocm-install-780m-ubuntu-rocm57");
-  expect_has(out, {"rocm/apt/7.2.1 noble main", "apt-get -y -q remove rocminfo libhsa-runtime64-1", "--undo installs rocminfo",
-                   "resolves gfx.override-needed: ROCm 5.7.1 has no kernels for AMD Radeon 780M (gfx1103); ROCm 7.2 has"});
+  expect_has(out, {"core/packages/ubuntu2404/ stable main", "apt-get -y -q remove rocminfo libhsa-runtime64-1",
+                   "--undo installs rocminfo",
+                   "resolves gfx.override-needed: ROCm 5.7.1 has no kernels for AMD Radeon 780M (gfx1103); ROCm 10.1 has"});
 }
 
 TEST(CliRocmInstall, Rx6600OnJammyReplacesAmds51ListAndUsesItsOverride) {
   auto out = plan_of("rocm-install-rx6600-jammy-rocm51");
-  expect_has(out, {"-deb [arch=amd64] https://repo.radeon.com/rocm/apt/5.1 ubuntu main", "rocm/apt/7.2.1 jammy main",
-                   "exists and is replaced", "through HSA_OVERRIDE_GFX_VERSION"});
-  // AMD's own 5.1 packages are upgraded in place by the new source, not removed.
-  EXPECT_EQ(out.find(" remove rocminfo"), std::string::npos) << out;
+  expect_has(out, {"-deb [arch=amd64] https://repo.radeon.com/rocm/apt/5.1 ubuntu main", "core/packages/ubuntu2204/ stable main",
+                   "exists and is replaced", "through HSA_OVERRIDE_GFX_VERSION", "amdrocm-core-sdk10.1-gfx1030"});
 }
 
 TEST(CliRocmInstall, Rx580SaysPlainlyThatNoReleaseFits) {
@@ -62,7 +75,7 @@ TEST(CliRocmInstall, Rx580SaysPlainlyThatNoReleaseFits) {
 TEST(CliRocmInstall, AReleaseNoPackageOwnsIsMovedAsideAndUndoPutsItBack) {
   auto plan = plan_of("bad-symlinks");
   expect_has(plan, {"run: mv -T -- /opt/rocm-6.2.4 /opt/amdml-set-aside-rocm-6.2.4   # move /opt/rocm-6.2.4 aside: no package "
-                    "owns it", "nothing is deleted, and --undo moves it back. Delete it once ROCm 7.2 works."});
+                    "owns it", "nothing is deleted, and --undo moves it back. Delete it once ROCm 10.1 works."});
   TestTree t("bad-symlinks");
   become_root_via_sudo(t);
   const auto before = snapshot(t.dir);

@@ -14,6 +14,7 @@
 
 #include "render/fix_text.hpp"
 #include "fix/journal.hpp"
+#include "formats/openpgp_armor.hpp"
 #include "platform/host.hpp"
 #include "support/cli.hpp"
 #include "support/knowledge.hpp"
@@ -450,49 +451,69 @@ void expect_note(const RecipePlan& rp, const std::string& note) {
   EXPECT_NE(std::find(rp.notes.begin(), rp.notes.end(), note), rp.notes.end()) << note;
 }
 
-// rocm-install with commands that run: the key comes through the host (curl), dearmored;
-// apt's commands run after the files; --undo restores the files and runs each command's
-// inverse, newest first (remove what was installed, then reinstall what was removed).
+// rocm-install with commands that run: the key is fetched when applied (fix::fetch_keys)
+// and checked against the pinned fingerprint, dearmored; apt's commands run after the
+// files; --undo restores the files and runs each command's inverse, newest first (remove
+// what was installed, then reinstall what was removed).
 TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   TestTree t("rocm-install-780m-ubuntu-rocm57");
+  // A throwaway ed25519 key (gpg --quick-gen-key), its fingerprint as gpg printed it.
+  const std::string key =
+      "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n"
+      "mDMEaweKuBYJKwYBBAHaRw8BAQdAt1XcQBBQAi/dvDMZVF3H9gnfUY8fsnlHasNg\n"
+      "qB8zUjq0KWFtZG1sIHVuaXQgdGVzdCBrZXkgPHRlc3RzQGFtZG1sLmludmFsaWQ+\n"
+      "iJAEExYIADgWIQS7vn2++P7Lf5ypiN+afl3e1Czc6gUCaweKuAIbAwULCQgHAgYV\n"
+      "CgkICwIEFgIDAQIeAQIXgAAKCRCafl3e1Czc6l6wAQCVSoLdoPCMdwlXH/ehHNco\n"
+      "BOBCu3si9/LQVM7P9D1OFQEAxuj0TvosUqR1HfitscJg2CpxbNET1mq72ShVnMAT\n"
+      "SA0=\n=ce43\n-----END PGP PUBLIC KEY BLOCK-----\n";
   const auto original = snapshot(t.dir);
+  const fs::path key_file = fs::path(t.str()).parent_path() / (fs::path(t.str()).filename().string() + ".key.asc");
+  write_file(key_file, key);
   Diagnosed d(t.str());
-  // "\x99\x01\x0d" "abc" armored: what curl hands back for the key URL.
-  RunningHost host(*d.host, "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENYWJj\n=AbCd\n-----END PGP PUBLIC KEY BLOCK-----\n");
+  for (auto& f : d.findings)
+    if (auto* p = f.fix ? std::get_if<RocmInstallParams>(&f.fix->params) : nullptr) {
+      p->key_url = "file://" + key_file.string();
+      p->fingerprint = "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA";
+    }
+  RunningHost host(*d.host, "");
   platform::SafeTree tree(t.str());
   PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
-  ASSERT_EQ(host.runs.size(), 2u);
-  EXPECT_EQ(host.runs[0][0], "curl");
-  EXPECT_EQ(host.runs[1][1], "-s");  // the removal simulated: it names the dependents too
+  ASSERT_EQ(host.runs.size(), 1u);  // nothing fetched while planning
+  EXPECT_EQ(host.runs[0][1], "-s");  // the removal simulated: it names the dependents too
   expect_note(p.recipes[0], "apt also removes libhsa-runtime-dev, which depend on them");
-  const FileChange* key = nullptr;
+  ASSERT_TRUE(fetch_keys(p, host));
+  const FileChange* keyring = nullptr;
   for (const auto& fc : p.recipes[0].files)
-    if (fc.path == "/etc/apt/keyrings/rocm.gpg") key = &fc;
-  ASSERT_TRUE(key);
-  EXPECT_EQ(key->after, std::string("\x99\x01\x0d" "abc"));
+    if (fc.path == "/etc/apt/keyrings/amdrocm.gpg") keyring = &fc;
+  ASSERT_TRUE(keyring);
+  EXPECT_EQ(keyring->after, dearmor_public_key(key).value());
   host.runs.clear();
 
   ApplyOptions o = rooted_options();
   o.run_commands = true;
   auto r = apply_plan(p, host, tree, tree, o);
+  fs::remove(key_file);
   ASSERT_TRUE(r && r->ok);
-  ASSERT_EQ(host.runs.size(), 4u);  // remove Ubuntu's, update two lists, install
+  ASSERT_EQ(host.runs.size(), 3u);  // remove Ubuntu's, update the one list, install
   auto has = [](const std::vector<std::string>& argv, const std::string& w) {
     return std::find(argv.begin(), argv.end(), w) != argv.end();
   };
   EXPECT_TRUE(has(host.runs[0], "remove") && has(host.runs[0], "libhsa-runtime64-1"));
-  EXPECT_TRUE(has(host.runs[3], "install") && has(host.runs[3], "rocm"));
+  auto amd = [](const std::vector<std::string>& argv) {
+    return std::any_of(argv.begin(), argv.end(), [](const std::string& a) { return a.rfind("amdrocm", 0) == 0 && a.find("gfx1103") != a.npos; });
+  };
+  EXPECT_TRUE(has(host.runs[2], "install") && amd(host.runs[2]));
   auto j = journal_of(t, r->txn);
-  EXPECT_EQ(json_bytes(j["commands"][3]["undo"][5]).value_or("?"), "remove");
+  EXPECT_EQ(json_bytes(j["commands"][2]["undo"][5]).value_or("?"), "remove");
 
   auto u = undo_transaction(std::nullopt, host, tree, tree, o);
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_EQ(snapshot(t.dir), original);
-  ASSERT_EQ(host.runs.size(), 6u);  // the updates have no inverse
-  EXPECT_TRUE(has(host.runs[4], "remove") && has(host.runs[4], "--autoremove") && has(host.runs[4], "rocm"));
-  EXPECT_TRUE(has(host.runs[5], "install") && has(host.runs[5], "libhsa-runtime64-1") && has(host.runs[5], "libhsa-runtime-dev"));
+  ASSERT_EQ(host.runs.size(), 5u);  // the update has no inverse
+  EXPECT_TRUE(has(host.runs[3], "remove") && has(host.runs[3], "--autoremove") && amd(host.runs[3]));
+  EXPECT_TRUE(has(host.runs[4], "install") && has(host.runs[4], "libhsa-runtime64-1") && has(host.runs[4], "libhsa-runtime-dev"));
 }
 
 namespace {

@@ -88,6 +88,7 @@ TEST(FixParamsRocm, NonsenseIsRefusedBeforeItBecomesASourceLine) {
   Facts facts;
   RocmInstallParams good{"7.2", "https://repo.radeon.com/rocm/apt/7.2.1", "https://repo.radeon.com/amdgpu/30.30.1/ubuntu",
                          "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"}, {}, "", {}};
+  good.fingerprint = "CA8BB4727A47B4D09B4EE8969386B48A1A693C5C";
   EXPECT_TRUE(parse_rocm_params(good, facts));
   auto refused = [&](auto change) {
     RocmInstallParams p = good;
@@ -102,6 +103,25 @@ TEST(FixParamsRocm, NonsenseIsRefusedBeforeItBecomesASourceLine) {
   EXPECT_TRUE(refused([](auto& p) { p.install = {"rocm; rm -rf /"}; }));
   EXPECT_TRUE(refused([](auto& p) { p.remove = {"-y"}; }));
   EXPECT_TRUE(refused([](auto& p) { p.user = "nobody-in-passwd"; p.groups = {"render"}; }));
+  // The key's fingerprint is pinned: 40 upper-case hex digits, nothing else.
+  EXPECT_TRUE(refused([](auto& p) { p.fingerprint = ""; }));
+  EXPECT_TRUE(refused([](auto& p) { p.fingerprint = "ca8bb4727a47b4d09b4ee8969386b48a1a693c5c"; }));
+  EXPECT_TRUE(refused([](auto& p) { p.fingerprint = "CA8BB4727A47B4D0"; }));
+  EXPECT_TRUE(refused([](auto& p) { p.manager = "zypper"; }));
+  EXPECT_TRUE(refused([](auto& p) { p.channel = "amd core"; }));
+  // TheRock's repositories: suite "stable", no driver repository, no pin.
+  EXPECT_FALSE(refused([](auto& p) {
+    p.rocm_repo = "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/";
+    p.graphics_repo = "";
+    p.codename = "stable";
+    p.origin = "";
+  }));
+  // The distribution's own packages: no repository and no key; never apt.
+  EXPECT_FALSE(refused([](auto& p) {
+    p.manager = "dnf";
+    p.rocm_repo = p.graphics_repo = p.key_url = p.fingerprint = p.codename = p.origin = "";
+  }));
+  EXPECT_TRUE(refused([](auto& p) { p.rocm_repo = p.key_url = ""; }));
   // set_aside: release directories directly under /opt, nothing else is ever renamed.
   EXPECT_FALSE(refused([](auto& p) { p.set_aside = {"/opt/rocm-6.2.4", "/opt/rocm-7.0.2"}; }));
   for (const char* dir : {"/etc", "/opt/rocm", "/opt/rocm-current", "/opt/rocm-6.2.4/lib", "/opt/rocm-6.2.4/..",

@@ -64,6 +64,12 @@ TEST(FixParamsJson, RocmInstallParamsRoundTripAndStayApartFromGroups) {
                       "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"},
                       {"libhsa-runtime64-1"}, "alice", {"render", "video"}};
   auto j = fix_params_json(p);
+  EXPECT_FALSE(j.contains("manager"));  // apt: the default, not written
+  p.channel = "amd-core-10";
+  p.manager = "dnf";
+  p.fingerprint = "D0F004A0025A1145C7807FCD0701EAC4D5E02107";
+  j = fix_params_json(p);
+  EXPECT_EQ(j["manager"], "dnf");
   EXPECT_EQ(j["login"], "alice");  // not "user": that key is the groups recipe's
   EXPECT_FALSE(j.contains("user"));
   auto back = parse_fix_params(j);

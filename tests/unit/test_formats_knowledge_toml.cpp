@@ -93,11 +93,33 @@ TEST(KnowledgeData, PciIdsAreUniqueAndNameKnownTargets) {
     }
 }
 
+// Every channel: its releases are [[rocm]] entries, its AMD repositories pin a key, and
+// every target of a release it carries has a family when the channel downloads by family.
+TEST(KnowledgeData, ChannelsNameKnownReleasesAndPinTheirKeys) {
+  const auto& kb = shipped_knowledge();
+  ASSERT_NE(kb.find_channel("amd-core-10"), nullptr);
+  for (const auto& c : kb.channels) {
+    SCOPED_TRACE(c.id);
+    for (const auto& v : c.rocm) {
+      const RocmRelease* r = kb.find_rocm(v);
+      ASSERT_NE(r, nullptr);
+      EXPECT_EQ(r->version, v);
+      if (c.repo.find("{family}") != std::string::npos)
+        for (const auto& g : r->kernels) EXPECT_TRUE(c.families.count(g.name())) << g.name();
+    }
+    if (!c.distro_own && (c.kind == "apt" || c.kind == "dnf")) EXPECT_EQ(c.fingerprint.size(), 40u);
+    if (c.distro_own) EXPECT_TRUE(c.key_url.empty());
+  }
+  const auto* core = kb.find_channel("amd-core-10");
+  EXPECT_EQ(core->fingerprint, "D0F004A0025A1145C7807FCD0701EAC4D5E02107");
+  EXPECT_EQ(kb.channels_for(Version{10, 1, 0}).front(), core);
+}
+
 TEST(KnowledgeData, ReleasesSortedUniqueAndConsistent) {
   const auto& kb = shipped_knowledge();
   for (std::size_t i = 1; i < kb.rocm.size(); ++i) EXPECT_LT(kb.rocm[i - 1].version, kb.rocm[i].version);
   EXPECT_EQ(kb.rocm.front().version, (Version{5, 7, 0}));
-  EXPECT_EQ(kb.rocm.back().version.major, 7u);
+  EXPECT_EQ(kb.rocm.back().version, (Version{10, 1, 0}));  // ROCm 10.1 (2026-10-05); 10.2 unconfirmed
   for (const auto& r : kb.rocm) {
     SCOPED_TRACE(r.version.str());
     for (const auto& g : r.official) EXPECT_TRUE(r.has_kernels(g)) << g.name();

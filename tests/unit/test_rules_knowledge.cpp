@@ -163,9 +163,11 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
 }
 
+// Current builds (ROCm 10.1) ship gfx1035 kernels (TheRock's stable wheels and tarballs):
+// an early MI300A (gfx940) still runs gfx942's code through its override.
 TEST(GfxOverrideNeeded, WithoutRocmJudgesAgainstCurrentBuilds) {
   Facts f = box("6.8.0-45-generic", nullptr);
-  add_gpu(f, "gfx1035", 0x1681, true);
+  add_gpu(f, "gfx940", 0x74a0, true);
   f.driver.ttm.pages_limit = Pages{28 * kGiB / kPageSize};
   f.gpus[0].gtt = Bytes{28 * kGiB};
   auto hits = with_id(run(f), "gfx.override-needed");
@@ -226,9 +228,9 @@ TEST(GfxOverrideNeeded, AReleaseWithNativeKernelsIsTheFixNotAnOverride) {
   EXPECT_EQ(hits[0]->fix->recipe, "rocm-install");
   const auto* p = std::get_if<RocmInstallParams>(&hits[0]->fix->params);
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->release, "7.2");
+  EXPECT_EQ(p->release, "10.1");
   EXPECT_TRUE(hits[0]->commands.empty());
-  EXPECT_NE(hits[0]->title.find("ROCm 7.2 has"), std::string::npos) << hits[0]->title;
+  EXPECT_NE(hits[0]->title.find("ROCm 10.1 has"), std::string::npos) << hits[0]->title;
   bool stay = false;
   for (const auto& n : hits[0]->notes) stay |= n.find("HSA_OVERRIDE_GFX_VERSION=11.0.0") != std::string::npos;
   EXPECT_TRUE(stay);
@@ -697,12 +699,21 @@ TEST(RocmInstall, ANewNobleBoxGetsTheNewestReleaseWithItsKernelsAndTheWholeStack
   auto hits = with_id(rocm_findings(f), "rocm.missing");
   ASSERT_EQ(hits.size(), 1u);
   auto p = install_params(hits[0]);
-  EXPECT_EQ(p.release, "7.2");
-  EXPECT_EQ(p.rocm_repo, "https://repo.radeon.com/rocm/apt/7.2.1");
-  EXPECT_EQ(p.graphics_repo, "https://repo.radeon.com/amdgpu/30.30.1/ubuntu");
-  EXPECT_EQ(p.codename, "noble");
-  EXPECT_EQ(p.install, std::vector<std::string>{"rocm"});
+  // The 10.x Core SDK from stable.repo.amd.com (channels.toml), the key's fingerprint pinned.
+  EXPECT_EQ(p.release, "10.1");
+  EXPECT_EQ(p.channel, "amd-core-10");
+  EXPECT_EQ(p.manager, "apt");
+  EXPECT_EQ(p.rocm_repo, "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/");
+  EXPECT_EQ(p.graphics_repo, "");
+  EXPECT_EQ(p.codename, "stable");
+  EXPECT_EQ(p.key_url, "https://stable.repo.amd.com/rocm/gpg/packages.gpg");
+  EXPECT_EQ(p.fingerprint, "D0F004A0025A1145C7807FCD0701EAC4D5E02107");
+  EXPECT_EQ(p.origin, "");  // no pin: no distribution uses TheRock's package names
+  EXPECT_EQ(p.install, std::vector<std::string>{"amdrocm-core-sdk10.1-gfx1100"});
   EXPECT_TRUE(p.remove.empty());
+  EXPECT_NE(all_notes(hits[0]).find("ROCm 10.1 (10.1.0, 2026-10-05) is the newest release with kernels for gfx1100 that AMD "
+                                    "packages for ubuntu 24.04"),
+            std::string::npos) << all_notes(hits[0]);
   EXPECT_NE(all_notes(hits[0]).find("No amdgpu-dkms"), std::string::npos) << all_notes(hits[0]);
 }
 
@@ -713,7 +724,7 @@ TEST(RocmInstall, PytorchOrOllamaHereMeansTheHipRuntimeOnly) {
   py.torch_path = "/home/alice/venv/lib/python3.12/site-packages/torch";
   f.ml.python.push_back(py);
   auto p = install_params(with_id(rocm_findings(f), "rocm.missing").at(0));
-  EXPECT_EQ(p.install, std::vector<std::string>{"rocm-hip-runtime"});
+  EXPECT_EQ(p.install, std::vector<std::string>{"amdrocm10.1-gfx1100"});
 }
 
 TEST(RocmInstall, AKernelOlderThanTheGpuGetsAmdgpuDkmsAndTheRebootIsSaid) {
@@ -721,7 +732,10 @@ TEST(RocmInstall, AKernelOlderThanTheGpuGetsAmdgpuDkmsAndTheRebootIsSaid) {
   add_gpu(f, "gfx1201", 0x7550, false);
   auto hit = with_id(rocm_findings(f), "rocm.missing").at(0);
   auto p = install_params(hit);
-  EXPECT_TRUE(has(p.install, "amdgpu-dkms"));
+  // The Core SDK's repository has no driver: the note says where it comes from.
+  EXPECT_FALSE(has(p.install, "amdgpu-dkms"));
+  EXPECT_NE(all_notes(hit).find("lacks gfx1201"), std::string::npos) << all_notes(hit);
+  EXPECT_NE(all_notes(hit).find("amdgpu-install"), std::string::npos) << all_notes(hit);
   EXPECT_NE(all_notes(hit).find("needs a reboot"), std::string::npos) << all_notes(hit);
   // The same GPU on a kernel that has it: no DKMS.
   Facts g = box("6.14.0-29-generic", nullptr);
@@ -738,14 +752,65 @@ TEST(RocmInstall, NoReleaseForTheGpuSaysSoPlainlyAndWhatWorksInstead) {
   EXPECT_NE(all_notes(hit).find("Vulkan"), std::string::npos);
 }
 
-TEST(RocmInstall, RpmDistributionsArePlanOnlyWithNoAptFix) {
+TEST(RocmInstall, RhelGetsAmdsRpmRepositoryThroughDnf) {
   Facts f = box("5.14.0-427.13.1.el9_4.x86_64", nullptr);
   f.os.id = "rhel";
   f.os.version_id = "9.4";
   add_gpu(f, "gfx1100", 0x744C, false);
+  auto p = install_params(with_id(rocm_findings(f), "rocm.missing").at(0));
+  EXPECT_EQ(p.manager, "dnf");
+  EXPECT_EQ(p.channel, "amd-core-10-rpm");
+  EXPECT_EQ(p.rocm_repo, "https://stable.repo.amd.com/rocm/core/packages/rhel9/x86_64");
+  EXPECT_EQ(p.fingerprint, "D0F004A0025A1145C7807FCD0701EAC4D5E02107");
+  EXPECT_EQ(p.install, std::vector<std::string>{"amdrocm-core-devel10.1-gfx1100"});
+}
+
+// Fedora and Arch: AMD has no repository for them; their own ROCm packages, through their
+// own package managers and keys.
+TEST(RocmInstall, FedoraAndArchGetTheirOwnPackages) {
+  Facts f = box("6.18.4-200.fc43.x86_64", nullptr);
+  f.os.id = "fedora";
+  f.os.version_id = "43";
+  add_gpu(f, "gfx1151", 0x1586, true);
   auto hit = with_id(rocm_findings(f), "rocm.missing").at(0);
-  EXPECT_FALSE(hit.fix);
-  EXPECT_NE(all_notes(hit).find("as RPM packages"), std::string::npos) << all_notes(hit);
+  auto p = install_params(hit);
+  EXPECT_EQ(p.manager, "dnf");
+  EXPECT_EQ(p.channel, "fedora");
+  EXPECT_EQ(p.rocm_repo, "");
+  EXPECT_EQ(p.key_url, "");
+  EXPECT_EQ(p.install, (std::vector<std::string>{"rocm-hip-devel", "rocm-runtime", "rocminfo"}));
+  EXPECT_NE(all_notes(hit).find("AMD publishes no ROCm packages for fedora 43"), std::string::npos) << all_notes(hit);
+  Facts a = box("6.18.4-arch1-1", nullptr);
+  a.os.id = "arch";
+  a.os.version_id = "rolling";
+  add_gpu(a, "gfx1100", 0x744C, false);
+  auto pa = install_params(with_id(rocm_findings(a), "rocm.missing").at(0));
+  EXPECT_EQ(pa.manager, "pacman");
+  EXPECT_EQ(pa.install, (std::vector<std::string>{"rocm-hip-sdk", "rocminfo"}));
+}
+
+// Debian: AMD's 7.14 repository has debian12/debian13 (the 10.x pages name Ubuntu only);
+// gfx906 (MI50), with no stable kernels in 7.14 or 10.x, stays on the legacy 7.2 stream.
+TEST(RocmInstall, DebianGets714AndGfx906TheLegacyStream) {
+  Facts f = box("6.1.0-27-amd64", nullptr);
+  f.os.id = "debian";
+  f.os.version_id = "12";
+  add_gpu(f, "gfx1100", 0x744C, false);
+  auto p = install_params(with_id(rocm_findings(f), "rocm.missing").at(0));
+  EXPECT_EQ(p.channel, "amd-rocm-7.14");
+  EXPECT_EQ(p.release, "7.14");
+  EXPECT_EQ(p.rocm_repo, "https://repo.amd.com/rocm/packages-multi-arch/debian12");
+  EXPECT_EQ(p.install, std::vector<std::string>{"amdrocm-core-sdk7.14-gfx1100"});
+  Facts g = box("6.8.0-45-generic", nullptr);
+  add_gpu(g, "gfx906", 0x66AF, false);
+  auto hit = with_id(rocm_findings(g), "rocm.missing").at(0);
+  auto pg = install_params(hit);
+  EXPECT_EQ(pg.channel, "amd-legacy");
+  EXPECT_EQ(pg.release, "7.2");
+  EXPECT_EQ(pg.rocm_repo, "https://repo.radeon.com/rocm/apt/7.2.1");
+  EXPECT_EQ(pg.fingerprint, "CA8BB4727A47B4D09B4EE8969386B48A1A693C5C");
+  EXPECT_EQ(pg.origin, "repo.radeon.com");
+  EXPECT_NE(all_notes(hit).find("have no kernels for gfx906"), std::string::npos) << all_notes(hit);
 }
 
 TEST(RocmInstall, A22_04Rx6600GoesThroughItsOverrideOnJammy) {
@@ -754,8 +819,10 @@ TEST(RocmInstall, A22_04Rx6600GoesThroughItsOverrideOnJammy) {
   add_gpu(f, "gfx1032", 0x73FF, false);
   auto hit = with_id(rocm_findings(f), "rocm.version").at(0);
   auto p = install_params(hit);
-  EXPECT_EQ(p.codename, "jammy");
-  EXPECT_EQ(p.release, "7.2");
+  EXPECT_EQ(p.rocm_repo, "https://stable.repo.amd.com/rocm/core/packages/ubuntu2204/");
+  EXPECT_EQ(p.release, "10.1");
+  // No native packages for gfx1032: those of its override's target, gfx1030.
+  EXPECT_EQ(p.install, std::vector<std::string>{"amdrocm-core-sdk10.1-gfx1030"});
   EXPECT_NE(all_notes(hit).find("HSA_OVERRIDE_GFX_VERSION"), std::string::npos);
 }
 
@@ -773,8 +840,9 @@ TEST(RocmInstall, TwoReleasesSideBySideOrMixedWithTheDistributionsGetOneRelease)
   auto p = install_params(hits[0]);
   EXPECT_TRUE(has(p.remove, "rocm-core6.2.4"));
   EXPECT_TRUE(has(p.remove, "libhsa-runtime64-1"));
-  EXPECT_FALSE(has(p.remove, "rocminfo"));  // AMD's own (its version carries 60401)
-  EXPECT_FALSE(has(p.remove, "rocm-core"));
+  // AMD's legacy packages too: the Core SDK goes in after ROCm 7.2.4 or older is removed (RD-inst).
+  EXPECT_TRUE(has(p.remove, "rocminfo"));
+  EXPECT_TRUE(has(p.remove, "rocm-core"));
 }
 
 TEST(RocmInstall, UbuntusOwnRocmWithoutKernelsForThe780mMovesToAmdsRelease) {
@@ -788,7 +856,7 @@ TEST(RocmInstall, UbuntusOwnRocmWithoutKernelsForThe780mMovesToAmdsRelease) {
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_NE(hits[0].title.find("no kernels for gfx1103"), std::string::npos) << hits[0].title;
   auto p = install_params(hits[0]);
-  EXPECT_EQ(p.release, "7.2");
+  EXPECT_EQ(p.release, "10.1");
   EXPECT_TRUE(has(p.remove, "libhsa-runtime64-1"));
   EXPECT_TRUE(has(p.remove, "rocminfo"));
 }

@@ -1,0 +1,51 @@
+// The planner's working state, shared by src/fix/plan.cpp and the rocm-install steps in
+// src/fix/plan_rocm.cpp: the inputs, the recipes planned before, and the recipe plan
+// being built.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fix/fix.hpp"
+#include "platform/safe_tree.hpp"
+
+namespace amdml::fix {
+
+struct Ctx {
+  const PlanInputs& in;
+  const std::vector<RecipePlan>& earlier;  // recipes planned before this one
+  RecipePlan& rp;
+  // A file as this recipe will find it: what an earlier step of the same plan leaves
+  // there (two groups recipes editing /etc/group), else what is on disk.
+  Result<platform::FileState> state(const std::string& path) {
+    const FileChange* last = nullptr;
+    for (const auto& e : earlier)
+      for (const auto& fc : e.files)
+        if (fc.path == path && !e.refused) last = &fc;
+    for (const auto& fc : rp.files)
+      if (fc.path == path) last = &fc;
+    auto f = in.tree.read(path);
+    if (!last || !f) return f;
+    f->exists = true;
+    f->bytes = last->after;
+    return f;
+  }
+  // The same, but an unreadable or symlinked file refuses the recipe.
+  std::optional<platform::FileState> read(const std::string& path) {
+    auto f = state(path);
+    if (!f) {
+      rp.refused = f.error();
+      return std::nullopt;
+    }
+    return *f;
+  }
+};
+
+
+// rocm-install's steps (plan_rocm.cpp): the repository's files (key, source list, pin),
+// then the package manager's commands.
+void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams& p);
+void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallParams& p);
+
+}  // namespace amdml::fix
