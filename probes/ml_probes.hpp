@@ -14,6 +14,8 @@ namespace amdml::probes {
 void ollama(const ProbeContext& ctx, Facts& f);    // ollama.cpp: binary, version, libraries, service
 void python(const ProbeContext& ctx, Facts& f);    // python.cpp: environments, torch, TF/onnxruntime
 void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp binaries and backends
+void rocm_installs(const ProbeContext& ctx, Facts& f);  // rocm_installs.cpp: every system ROCm, by channel
+void rocm_pip_installs(Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
 
 namespace mlpath {
 std::string join(const std::string& dir, const std::string& name);

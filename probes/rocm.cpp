@@ -8,6 +8,7 @@
 #include "probes/probe_util.hpp"
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
+#include "probes/ml_probes.hpp"
 
 namespace amdml::probes {
 
@@ -76,8 +77,10 @@ void rocm(const ProbeContext& ctx, Facts& f) {
   if (auto opt = h.list_dir("/opt")) {
     // Releases only: "rocm-" and a digit. A directory amdml moved aside (rocm-install,
     // "amdml-set-aside-rocm-6.2.4") or rocm-current is none.
+    // Directories only, named by a version: /opt/rocm-6.2.4.tar.gz or an installer's .run
+    // left in /opt is no release (Version::parse refuses "6.2.4.tar.gz").
     for (const auto& e : *opt)
-      if (e.name.rfind("rocm-", 0) == 0 && e.name.size() > 5 && std::isdigit(static_cast<unsigned char>(e.name[5])))
+      if (e.name.rfind("rocm-", 0) == 0 && Version::parse(e.name.substr(5)) && mlpath::is_dir(h, "/opt/" + e.name))
         r.installed.push_back("/opt/" + e.name);
   }
   auto try_prefix = [&](const std::string& prefix, RocmSource src) {
@@ -89,7 +92,15 @@ void rocm(const ProbeContext& ctx, Facts& f) {
     r.source = src;
     r.path = prefix;
     if (auto c = h.canonical(prefix)) r.resolved_path = *c;
-    if (auto v = read_value(h, f, "rocm", prefix + "/.info/version")) {
+    // The Core SDK's /opt/rocm holds no .info of its own: its "core" alternative names
+    // the release in use (/opt/rocm/core -> /opt/rocm/core-7.14).
+    if (!h.exists(prefix + "/.info/version") && h.exists(prefix + "/core/.info/version")) {
+      if (auto c = h.canonical(prefix + "/core")) r.resolved_path = *c;
+      if (auto v = read_value(h, f, "rocm", prefix + "/core/.info/version")) {
+        r.version_text = *v;
+        r.version = Version::parse(*v);
+      }
+    } else if (auto v = read_value(h, f, "rocm", prefix + "/.info/version")) {
       r.version_text = *v;
       r.version = Version::parse(*v);
       if (!r.version) f.error("rocm", prefix + "/.info/version", "no X.Y.Z version in \"" + v->substr(0, 40) + "\"");
@@ -130,6 +141,7 @@ void rocm(const ProbeContext& ctx, Facts& f) {
       break;
     }
   }
+  rocm_installs(ctx, f);
 }
 
 }  // namespace amdml::probes

@@ -13,5 +13,6 @@ nlohmann::json runtime_facts_json(const RuntimeFacts& r);  // facts_runtime_json
 // Each GPU's memory by source (facts.runtime.memory, and `amdml info`'s "memory").
 nlohmann::json gpu_memory_json(const std::vector<GpuMemoryView>& memory);  // facts_runtime_json.cpp
 nlohmann::json ml_facts_json(const MlFacts& m);            // facts_ml_json.cpp
+nlohmann::json rocm_installs_json(const std::vector<RocmInstall>& installs);  // facts_ml_json.cpp
 
 }  // namespace amdml

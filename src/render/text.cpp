@@ -76,8 +76,9 @@ std::string system_block(const Report& r) {
     if (f.rocm.resolved_path && f.rocm.resolved_path != f.rocm.path) rocm += " -> " + *f.rocm.resolved_path;
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
   }
-  rows.push_back({"ROCm", rocm});
-  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
+  if (f.rocm.source != RocmSource::none || f.rocm.installs.empty()) rows.push_back({"ROCm", rocm});
+  for (auto& row : rocm_install_rows(f.rocm)) rows.push_back(std::move(row));
+  for (auto& row : ml_summary_rows(f)) rows.push_back(std::move(row));
   if (f.container.kind)
     rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});
   return table(rows, "  ");

@@ -22,6 +22,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"kernel", rules::kernel_rules},
       {"kfd", rules::kfd_gpu_missing},
       {"rocm", rules::rocm_version_rules},
+      {"rocm", rules::rocm_device_rules},
       {"env", rules::env_rules},
       {"runtime", rules::runtime_rules},
       {"drm", rules::drm_rules},
