@@ -2,6 +2,7 @@
 // small path helpers they share (dirname/basename are base/paths.hpp's).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,10 @@ namespace amdml::probes {
 void ollama(const ProbeContext& ctx, Facts& f);    // ollama.cpp: binary, version, libraries, service
 void python(const ProbeContext& ctx, Facts& f);    // python.cpp: environments, torch, TF/onnxruntime
 void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp binaries and backends
-void rocm_installs(const ProbeContext& ctx, Facts& f);  // rocm_installs.cpp: every system ROCm, by channel
+// rocm_installs.cpp: every system ROCm, by channel (dpkg_status: /var/lib/dpkg/status's text, when read)
+void rocm_installs(const ProbeContext& ctx, Facts& f, const std::string* dpkg_status);
+// rocm.cpp: the installed packages of /var/lib/dpkg/status that want accepts, name -> version
+std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&));
 void rocm_pip_installs(Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
 
 namespace mlpath {

@@ -46,6 +46,10 @@ static bool rocm_package(const std::string& n) {
 
 // Every installed package of a ROCm in /var/lib/dpkg/status.
 static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& status) {
+  return dpkg_installed(status, rocm_package);
+}
+
+std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&)) {
   std::map<std::string, std::string> out;
   for (const std::string_view s : parse::dpkg_stanzas(status)) {
     const std::string stanza(s);
@@ -61,7 +65,7 @@ static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& 
       return stanza.substr(at, stanza.find('\n', at) - at);
     };
     std::string name = field("Package");
-    if (name.empty() || !rocm_package(name) || field("Status") != "install ok installed") continue;
+    if (name.empty() || !want(name) || field("Status") != "install ok installed") continue;
     out[name] = field("Version");
   }
   return out;
@@ -70,9 +74,11 @@ static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& 
 void rocm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
   auto& r = f.rocm;
+  std::optional<std::string> status;
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
     r.packages = dpkg_rocm_packages(*st);
     r.dpkg_status = true;
+    status = std::move(*st);
   }
   if (auto opt = h.list_dir("/opt")) {
     // Releases only: "rocm-" and a digit. A directory amdml moved aside (rocm-install,
@@ -141,7 +147,7 @@ void rocm(const ProbeContext& ctx, Facts& f) {
       break;
     }
   }
-  rocm_installs(ctx, f);
+  rocm_installs(ctx, f, status ? &*status : nullptr);
 }
 
 }  // namespace amdml::probes

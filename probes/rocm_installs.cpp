@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.hpp"
 #include "formats/ml_outputs.hpp"
 #include "formats/system_files.hpp"
 #include "platform/host.hpp"
@@ -29,6 +30,19 @@ bool is_real_dir(const Host& h, const std::string& p) {
 
 void add_target(RocmInstall& in, const GfxTarget& g) {
   if (std::find(in.targets.begin(), in.targets.end(), g) == in.targets.end()) in.targets.push_back(g);
+}
+
+// rocBLAS's Tensile files in dir name the targets; true when they named any.
+bool rocblas_targets(const Host& h, const std::string& dir, RocmInstall& in) {
+  auto entries = h.list_dir(dir);
+  if (!entries) return false;
+  for (const auto& e : *entries)
+    if (e.name.rfind("TensileLibrary", 0) == 0)
+      if (auto g = mlparse::library_file_target(e.name)) add_target(in, *g);
+  if (in.targets.empty()) return false;
+  std::sort(in.targets.begin(), in.targets.end());
+  in.targets_from = dir;
+  return true;
 }
 
 // The targets a ROCm tree carries device code for, from its own files.
@@ -54,19 +68,8 @@ void read_targets(const Host& h, Facts& f, const std::string& prefix, RocmInstal
       return;
     }
   }
-  for (const char* lib : {"lib/rocblas/library", "lib64/rocblas/library"}) {
-    const std::string dir = mlpath::join(prefix, lib);
-    auto entries = h.list_dir(dir);
-    if (!entries) continue;
-    for (const auto& e : *entries)
-      if (e.name.rfind("TensileLibrary", 0) == 0)
-        if (auto g = mlparse::library_file_target(e.name)) add_target(in, *g);
-    if (!in.targets.empty()) {
-      std::sort(in.targets.begin(), in.targets.end());
-      in.targets_from = dir;
-      return;
-    }
-  }
+  for (const char* lib : {"lib/rocblas/library", "lib64/rocblas/library"})
+    if (rocblas_targets(h, mlpath::join(prefix, lib), in)) return;
 }
 
 // .info/version under prefix (rocm-core writes it; TheRock's tarballs carry it).
@@ -82,7 +85,9 @@ bool read_info_version(const Host& h, const std::string& prefix, RocmInstall& in
   return true;
 }
 
-void legacy_and_core(const Host& h, Facts& f) {
+bool amdrocm_package(const std::string& name) { return name.rfind("amdrocm", 0) == 0; }
+
+void legacy_and_core(const Host& h, Facts& f, const std::map<std::string, std::string>& amdrocm) {
   auto& r = f.rocm;
   for (const auto& dir : r.installed) {
     RocmInstall in;
@@ -120,7 +125,7 @@ void legacy_and_core(const Host& h, Facts& f) {
       in.version_from = "the directory name";
     }
     // amdrocm7.14-gfx1151, amdrocm-core-sdk7.14-gfx1151: the per-target packages of this series.
-    for (const auto& [pkg, ver] : r.packages) {
+    for (const auto& [pkg, ver] : amdrocm) {
       auto at = pkg.find(series + "-gfx");
       if (pkg.rfind("amdrocm", 0) != 0 || at == std::string::npos || std::isdigit(static_cast<unsigned char>(pkg[at - 1])))
         continue;
@@ -152,10 +157,8 @@ void distribution(const Host& h, Facts& f) {
     for (const char* dir : {"/usr/lib/x86_64-linux-gnu/rocblas", "/usr/lib/aarch64-linux-gnu/rocblas"}) {
       auto vers = h.list_dir(dir);
       if (!vers) continue;
-      for (const auto& v : *vers) {
-        read_targets(h, f, mlpath::join(dir, v.name), in);  // rocblas/<ver>/library
-        if (!in.targets.empty()) break;
-      }
+      for (const auto& v : *vers)  // Debian's rocblas/<version>/library
+        if (rocblas_targets(h, mlpath::join(mlpath::join(dir, v.name), "library"), in)) break;
     }
     r.installs.push_back(std::move(in));
   }
@@ -186,6 +189,10 @@ void distribution(const Host& h, Facts& f) {
       }
     }
     read_targets(h, f, "/usr", in);  // /usr/lib64/rocblas/library
+    if (r.source == RocmSource::distro && !r.version && in.version) {
+      r.version = in.version;
+      r.version_text = in.version_text;
+    }
     r.installs.push_back(std::move(in));
   }
   auto local = h.list_dir("/var/lib/pacman/local");
@@ -255,8 +262,10 @@ void system_prefix(const Host& h, Facts& f) {
 
 }  // namespace
 
-void rocm_installs(const ProbeContext& ctx, Facts& f) {
-  legacy_and_core(ctx.host, f);
+void rocm_installs(const ProbeContext& ctx, Facts& f, const std::string* dpkg_status) {
+  // TheRock's native packages: amdrocm7.14, amdrocm10.1-gfx1201, amdrocm-core-sdk10.1 ...
+  const auto amdrocm = dpkg_status ? dpkg_installed(*dpkg_status, amdrocm_package) : std::map<std::string, std::string>{};
+  legacy_and_core(ctx.host, f, amdrocm);
   distribution(ctx.host, f);
   tarballs(ctx.host, f);
   system_prefix(ctx.host, f);

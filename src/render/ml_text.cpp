@@ -49,6 +49,8 @@ std::string torch_rocm(const Facts& f, const PythonEnv& e) {
 
 }  // namespace
 
+std::string kernels_verdict(const Facts& f, const std::vector<GfxTarget>& targets) { return verdict(f, targets); }
+
 std::vector<std::vector<std::string>> rocm_install_rows(const RocmFacts& r) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& in : r.installs) {
@@ -92,7 +94,16 @@ std::vector<std::vector<std::string>> ml_summary_rows(const Facts& f) {
     std::string kinds;
     for (auto k : b.backends) kinds += (kinds.empty() ? "" : "+") + std::string(to_string(k));
     bool hip = std::find(b.backends.begin(), b.backends.end(), LlamaBackend::hip) != b.backends.end();
-    std::string from = hip ? (b.bundled_hip ? ", own ROCm" : ", system ROCm") : "";
+    std::string from;
+    if (hip && b.bundled_hip) {
+      from = ", own ROCm";
+    } else if (hip) {
+      // the system ROCm's verdict, from the targets its files name
+      from = ", system ROCm";
+      const std::string where = f.rocm.resolved_path.value_or(f.rocm.path.value_or(""));
+      for (const auto& in : f.rocm.installs)
+        if (!where.empty() && in.path == where) from += verdict(f, in.targets);
+    }
     rows.push_back({"llama.cpp", b.path + " (" + (kinds.empty() ? "backend unknown" : kinds) + from + ")"});
   }
   return rows;

@@ -13,6 +13,10 @@ namespace amdml {
 // targets, whether that ROCm has kernels for each GPU.
 std::vector<std::vector<std::string>> ml_summary_rows(const Facts& f);
 
+// ", kernels for gfx1151, no kernels for gfx1103" for targets an install's files name;
+// "" when they name none.
+std::string kernels_verdict(const Facts& f, const std::vector<GfxTarget>& targets);
+
 // Every ROCm install the ROCm row does not already name: "7.14.1 (pip) in /home/a/venv: gfx1151".
 std::vector<std::vector<std::string>> rocm_install_rows(const RocmFacts& r);
 

@@ -75,6 +75,12 @@ std::string system_block(const Report& r) {
     rocm += " at " + f.rocm.path.value_or("?");
     if (f.rocm.resolved_path && f.rocm.resolved_path != f.rocm.path) rocm += " -> " + *f.rocm.resolved_path;
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
+    const std::string where = f.rocm.resolved_path.value_or(f.rocm.path.value_or(""));
+    for (const auto& in : f.rocm.installs)
+      if (in.path == where || (f.rocm.source == RocmSource::distro && in.path == "/usr")) {
+        rocm += kernels_verdict(f, in.targets);
+        break;
+      }
   }
   if (f.rocm.source != RocmSource::none || f.rocm.installs.empty()) rows.push_back({"ROCm", rocm});
   for (auto& row : rocm_install_rows(f.rocm)) rows.push_back(std::move(row));
