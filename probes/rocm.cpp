@@ -44,10 +44,7 @@ static bool rocm_package(const std::string& n) {
   return false;
 }
 
-// Every installed package of a ROCm in /var/lib/dpkg/status.
-static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& status) {
-  return dpkg_installed(status, rocm_package);
-}
+static bool amdrocm_package(const std::string& n) { return n.rfind("amdrocm", 0) == 0; }
 
 std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&)) {
   std::map<std::string, std::string> out;
@@ -74,11 +71,13 @@ std::map<std::string, std::string> dpkg_installed(const std::string& status, boo
 void rocm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
   auto& r = f.rocm;
-  std::optional<std::string> status;
+  // One pass over dpkg's status: the ROCm packages, and TheRock's native amdrocm* ones
+  // (amdrocm7.14, amdrocm10.1-gfx1201) the channel probe reads the Core SDK's targets from.
+  std::map<std::string, std::string> amdrocm;
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
-    r.packages = dpkg_rocm_packages(*st);
+    for (auto& [name, ver] : dpkg_installed(*st, [](const std::string& n) { return rocm_package(n) || amdrocm_package(n); }))
+      (amdrocm_package(name) ? amdrocm : r.packages)[name] = ver;
     r.dpkg_status = true;
-    status = std::move(*st);
   }
   if (auto opt = h.list_dir("/opt")) {
     // Releases only: "rocm-" and a digit. A directory amdml moved aside (rocm-install,
@@ -147,7 +146,7 @@ void rocm(const ProbeContext& ctx, Facts& f) {
       break;
     }
   }
-  rocm_installs(ctx, f, status ? &*status : nullptr);
+  rocm_installs(ctx, f, amdrocm);
 }
 
 }  // namespace amdml::probes

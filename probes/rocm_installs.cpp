@@ -85,8 +85,6 @@ bool read_info_version(const Host& h, const std::string& prefix, RocmInstall& in
   return true;
 }
 
-bool amdrocm_package(const std::string& name) { return name.rfind("amdrocm", 0) == 0; }
-
 void legacy_and_core(const Host& h, Facts& f, const std::map<std::string, std::string>& amdrocm) {
   auto& r = f.rocm;
   for (const auto& dir : r.installed) {
@@ -262,9 +260,7 @@ void system_prefix(const Host& h, Facts& f) {
 
 }  // namespace
 
-void rocm_installs(const ProbeContext& ctx, Facts& f, const std::string* dpkg_status) {
-  // TheRock's native packages: amdrocm7.14, amdrocm10.1-gfx1201, amdrocm-core-sdk10.1 ...
-  const auto amdrocm = dpkg_status ? dpkg_installed(*dpkg_status, amdrocm_package) : std::map<std::string, std::string>{};
+void rocm_installs(const ProbeContext& ctx, Facts& f, const std::map<std::string, std::string>& amdrocm) {
   legacy_and_core(ctx.host, f, amdrocm);
   distribution(ctx.host, f);
   tarballs(ctx.host, f);

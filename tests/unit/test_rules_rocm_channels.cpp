@@ -86,10 +86,11 @@ RocmInstall pip_install(const PythonEnv& e) {
   return in;
 }
 
-std::vector<const Finding*> all(const std::vector<Finding>& v, FindingId id) {
-  std::vector<const Finding*> out;
+// The findings with id, copied: the callers pass diagnose()'s result straight in.
+std::vector<Finding> all(const std::vector<Finding>& v, FindingId id) {
+  std::vector<Finding> out;
   for (const auto& x : v)
-    if (x.id == id) out.push_back(&x);
+    if (x.id == id) out.push_back(x);
   return out;
 }
 
@@ -115,14 +116,14 @@ TEST(RocmChannelRules, DeviceWheelsForAnotherFamilyNameThePackageToAdd) {
   auto out = diagnose(f, kb());
   auto dm = all(out, FindingId::rocm_device_missing);
   ASSERT_EQ(dm.size(), 2u);
-  EXPECT_EQ(dm[0]->severity, Severity::error);
-  EXPECT_NE(dm[0]->title.find("add rocm-sdk-device-gfx1151"), std::string::npos) << dm[0]->title;
-  ASSERT_EQ(dm[0]->commands.size(), 1u);
-  EXPECT_EQ(dm[0]->commands[0].rfind("/home/alice/venv/bin/python3 -m pip install 'rocm[device-gfx1151]==7.14.1'", 0), 0u)
-      << dm[0]->commands[0];
-  EXPECT_NE(dm[1]->title.find("add amd-torch-device-gfx1151"), std::string::npos) << dm[1]->title;
-  EXPECT_NE(dm[1]->commands[0].find("'torch[device-gfx1151]==2.12.0+rocm7.14.0'"), std::string::npos) << dm[1]->commands[0];
-  EXPECT_EQ(dm[1]->gpus, std::vector<int>{0});
+  EXPECT_EQ(dm[0].severity, Severity::error);
+  EXPECT_NE(dm[0].title.find("add rocm-sdk-device-gfx1151"), std::string::npos) << dm[0].title;
+  ASSERT_EQ(dm[0].commands.size(), 1u);
+  EXPECT_EQ(dm[0].commands[0].rfind("/home/alice/venv/bin/python3 -m pip install 'rocm[device-gfx1151]==7.14.1'", 0), 0u)
+      << dm[0].commands[0];
+  EXPECT_NE(dm[1].title.find("add amd-torch-device-gfx1151"), std::string::npos) << dm[1].title;
+  EXPECT_NE(dm[1].commands[0].find("'torch[device-gfx1151]==2.12.0+rocm7.14.0'"), std::string::npos) << dm[1].commands[0];
+  EXPECT_EQ(dm[1].gpus, std::vector<int>{0});
 }
 
 TEST(RocmChannelRules, SubFamilyDevicePackageCoversItsMembers) {
@@ -145,7 +146,7 @@ TEST(RocmChannelRules, CoreSdkDevicePackageForAnotherTarget) {
   f.rocm.installs.push_back(in);
   auto dm = all(diagnose(f, kb()), FindingId::rocm_device_missing);
   ASSERT_EQ(dm.size(), 1u);
-  EXPECT_EQ(dm[0]->commands, std::vector<std::string>{"sudo apt install amdrocm7.14-gfx1151"});
+  EXPECT_EQ(dm[0].commands, std::vector<std::string>{"sudo apt install amdrocm7.14-gfx1151"});
 }
 
 TEST(RocmChannelRules, Rocm714WheelWithoutTheRocmWheels) {
@@ -156,9 +157,9 @@ TEST(RocmChannelRules, Rocm714WheelWithoutTheRocmWheels) {
   auto out = diagnose(f, kb());
   auto tw = all(out, FindingId::torch_rocm_wheels);
   ASSERT_EQ(tw.size(), 1u);
-  EXPECT_EQ(tw[0]->severity, Severity::error);
-  ASSERT_EQ(tw[0]->commands.size(), 1u);
-  EXPECT_EQ(tw[0]->commands[0], "/home/alice/venv/bin/python3 -m pip install --index-url https://download.pytorch.org/whl/rocm7.14 "
+  EXPECT_EQ(tw[0].severity, Severity::error);
+  ASSERT_EQ(tw[0].commands.size(), 1u);
+  EXPECT_EQ(tw[0].commands[0], "/home/alice/venv/bin/python3 -m pip install --index-url https://download.pytorch.org/whl/rocm7.14 "
                                  "'rocm[libraries,device-gfx1151]==7.14.*'");
   // A bundled wheel never needs them.
   f.ml.python[0].torch_rocm = TorchRocm::bundled;
@@ -173,9 +174,9 @@ TEST(RocmChannelRules, RocmMissingIsANoteWhenEveryConsumerBringsItsOwn) {
   f.ml.ollama.bundled_rocm = Version{7, 2, 1};
   auto missing = all(diagnose(f, kb()), FindingId::rocm_missing);
   ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(missing[0]->severity, Severity::info);
-  EXPECT_NE(missing[0]->detail.find("ollama (its bundled ROCm 7.2.1 in /usr/local/lib/ollama/rocm_v7_2)"), std::string::npos);
-  EXPECT_FALSE(missing[0]->fix);
+  EXPECT_EQ(missing[0].severity, Severity::info);
+  EXPECT_NE(missing[0].detail.find("ollama (its bundled ROCm 7.2.1 in /usr/local/lib/ollama/rocm_v7_2)"), std::string::npos);
+  EXPECT_FALSE(missing[0].fix);
   // A llama.cpp HIP build that loads the system's: a warning again, naming it.
   LlamaBinary b;
   b.path = "/usr/local/bin/llama-server";
@@ -183,8 +184,8 @@ TEST(RocmChannelRules, RocmMissingIsANoteWhenEveryConsumerBringsItsOwn) {
   f.ml.llama.push_back(b);
   missing = all(diagnose(f, kb()), FindingId::rocm_missing);
   ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(missing[0]->severity, Severity::warning);
-  EXPECT_NE(missing[0]->detail.find("llama.cpp /usr/local/bin/llama-server"), std::string::npos);
+  EXPECT_EQ(missing[0].severity, Severity::warning);
+  EXPECT_NE(missing[0].detail.find("llama.cpp /usr/local/bin/llama-server"), std::string::npos);
 }
 
 TEST(RocmChannelRules, SystemRocmProblemSaysWhomItAffects) {
@@ -198,14 +199,14 @@ TEST(RocmChannelRules, SystemRocmProblemSaysWhomItAffects) {
   f.ml.ollama.bundled_rocm = Version{7, 2, 1};
   auto rv = all(diagnose(f, kb()), FindingId::rocm_version);
   ASSERT_FALSE(rv.empty());
-  for (const auto* x : rv) {
-    EXPECT_EQ(x->severity, Severity::info) << x->title;
-    ASSERT_FALSE(x->notes.empty());
-    EXPECT_EQ(x->notes.front().rfind("Nothing found here loads the system ROCm: ollama", 0), 0u) << x->notes.front();
+  for (const auto& x : rv) {
+    EXPECT_EQ(x.severity, Severity::info) << x.title;
+    ASSERT_FALSE(x.notes.empty());
+    EXPECT_EQ(x.notes.front().rfind("Nothing found here loads the system ROCm: ollama", 0), 0u) << x.notes.front();
   }
   // Nothing found at all: the problem keeps its weight.
   f.ml.ollama = {};
-  for (const auto* x : all(diagnose(f, kb()), FindingId::rocm_version)) EXPECT_NE(x->severity, Severity::info) << x->title;
+  for (const auto& x : all(diagnose(f, kb()), FindingId::rocm_version)) EXPECT_NE(x.severity, Severity::info) << x.title;
 }
 
 TEST(RocmChannelRules, WslListsWhatTheRuntimeEnumerates) {
@@ -220,9 +221,9 @@ TEST(RocmChannelRules, WslListsWhatTheRuntimeEnumerates) {
   EXPECT_TRUE(all(out, FindingId::gpu_none).empty());
   auto w = all(out, FindingId::gpu_wsl);
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_EQ(w[0]->severity, Severity::error);
-  EXPECT_NE(w[0]->notes.at(0).find("torch-directml"), std::string::npos);
-  for (const auto& c : w[0]->commands) EXPECT_EQ(c.find("lspci"), std::string::npos);
+  EXPECT_EQ(w[0].severity, Severity::error);
+  EXPECT_NE(w[0].notes.at(0).find("torch-directml"), std::string::npos);
+  for (const auto& c : w[0].commands) EXPECT_EQ(c.find("lspci"), std::string::npos);
   HsaAgent gpu;
   gpu.name = "gfx1100";
   gpu.marketing_name = "AMD Radeon RX 7900 XTX";
@@ -230,8 +231,8 @@ TEST(RocmChannelRules, WslListsWhatTheRuntimeEnumerates) {
   f.runtime.hsa.agents.push_back(gpu);
   w = all(diagnose(f, kb()), FindingId::gpu_wsl);
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_EQ(w[0]->severity, Severity::info);
-  EXPECT_EQ(w[0]->title, "WSL2: AMD's WSL runtime sees AMD Radeon RX 7900 XTX (gfx1100)");
+  EXPECT_EQ(w[0].severity, Severity::info);
+  EXPECT_EQ(w[0].title, "WSL2: AMD's WSL runtime sees AMD Radeon RX 7900 XTX (gfx1100)");
   // Without /dev/dxg an empty machine is still gpu.none.
   f.os.dxg = false;
   EXPECT_EQ(all(diagnose(f, kb()), FindingId::gpu_none).size(), 1u);
