@@ -30,6 +30,7 @@ bool from_libraries(const Host& host, const std::string& bin, LlamaBinary& b) {
     for (const auto& e : *entries) names.push_back(e.name);
     std::sort(names.begin(), names.end());
     for (const auto& n : names) {
+      if (n.rfind("libamdhip64.so", 0) == 0 && !b.bundled_hip) b.bundled_hip = mlpath::join(d, n);
       std::optional<LlamaBackend> k;
       if (n.rfind("libggml-hip.so", 0) == 0) k = LlamaBackend::hip;
       else if (n.rfind("libggml-vulkan.so", 0) == 0) k = LlamaBackend::vulkan;

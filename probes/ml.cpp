@@ -123,6 +123,7 @@ void ml(const ProbeContext& ctx, Facts& f) {
   f.ml.probed = true;
   ollama(ctx, f);
   python(ctx, f);
+  rocm_pip_installs(f);
   llamacpp(ctx, f);
   vulkan_icds(ctx.host, f);
   rocm_libraries(ctx.host, f);

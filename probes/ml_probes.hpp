@@ -2,6 +2,7 @@
 // small path helpers they share (dirname/basename are base/paths.hpp's).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,11 @@ namespace amdml::probes {
 void ollama(const ProbeContext& ctx, Facts& f);    // ollama.cpp: binary, version, libraries, service
 void python(const ProbeContext& ctx, Facts& f);    // python.cpp: environments, torch, TF/onnxruntime
 void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp binaries and backends
+// rocm_installs.cpp: every system ROCm, by channel (amdrocm: dpkg's installed amdrocm* packages)
+void rocm_installs(const ProbeContext& ctx, Facts& f, const std::map<std::string, std::string>& amdrocm);
+// rocm.cpp: the installed packages of /var/lib/dpkg/status that want accepts, name -> version
+std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&));
+void rocm_pip_installs(Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
 
 namespace mlpath {
 std::string join(const std::string& dir, const std::string& name);

@@ -72,9 +72,9 @@ void os(const ProbeContext& ctx, Facts& f) {
   }
   if (auto devs = h.devices()) {
     for (const auto& d : *devs)
-      if (d.path == "/dev/dxg") f.os.wsl = true;
+      if (d.path == "/dev/dxg") f.os.wsl = f.os.dxg = true;
   } else if (!h.live() && h.exists("/dev/dxg")) {
-    f.os.wsl = true;
+    f.os.wsl = f.os.dxg = true;
   }
 }
 

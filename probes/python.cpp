@@ -54,6 +54,11 @@ void read_torch(const Host& host, const std::string& site, PythonEnv& env) {
   env.torch_hip = v.hip;
   env.torch_cuda = v.cuda;
   env.torch_build = mlparse::torch_build(v);
+  // pytorch.org's wheels up to rocm7.2 carry the HIP runtime in torch/lib; rocm7.14 and
+  // AMD's TheRock wheels load it from the rocm wheels beside torch.
+  if (auto entries = host.list_dir(mlpath::join(torch, "lib")))
+    for (const auto& e : *entries)
+      if (e.name.rfind("libamdhip64.so", 0) == 0) env.torch_bundles_hip = true;
   if (auto entries = host.list_dir(mlpath::join(torch, "lib/rocblas/library"))) {
     for (const auto& e : *entries) {
       auto g = mlparse::library_file_target(e.name);
@@ -65,11 +70,50 @@ void read_torch(const Host& host, const std::string& site, PythonEnv& env) {
   }
 }
 
+// TheRock's wheels (rocm, rocm-sdk-core, rocm-sdk-libraries[-<family>], one
+// rocm-sdk-device-gfxNNNN per target) and AMD's amd-torch-device-gfx* packages, by their
+// dist-info directory names; _rocm_sdk_core is the tree they install.
+void read_rocm_wheel(const std::string& site, const std::string& entry, RocmWheels& w) {
+  if (entry == "_rocm_sdk_core") {
+    if (!w.core_path) w.core_path = mlpath::join(site, entry);
+    return;
+  }
+  auto d = mlparse::dist_info_name(entry);
+  if (!d) return;
+  if (d->name == "rocm") w.rocm_version = d->version;
+  else if (d->name == "rocm-sdk-core") w.core_version = d->version;
+  else if (d->name == "rocm-sdk-libraries" || d->name.rfind("rocm-sdk-libraries-", 0) == 0) w.libraries_version = d->version;
+  else if (d->name.rfind("rocm-sdk-device-", 0) == 0) {
+    w.device_packages.push_back(d->name);
+    if (auto g = GfxTarget::parse_name(d->name.substr(16)); g && std::find(w.device_targets.begin(), w.device_targets.end(), *g) == w.device_targets.end())
+      w.device_targets.push_back(*g);
+  } else if (d->name.rfind("amd-torch-device-", 0) == 0) {
+    w.torch_device_packages.push_back(d->name);
+  }
+}
+
+// Where a ROCm torch gets its ROCm: bundled in torch/lib, AMD's TheRock build (its
+// amd-torch-device packages, or a three-part "+rocm7.14.0" tag), or the rocm wheels.
+TorchRocm torch_rocm_kind(const PythonEnv& env) {
+  if (env.torch_build != TorchBuild::rocm) return TorchRocm::unknown;
+  if (env.torch_bundles_hip) return TorchRocm::bundled;
+  if (!env.rocm_wheels.torch_device_packages.empty()) return TorchRocm::amd_device;
+  const std::string v = env.torch_version.value_or("");
+  auto at = v.find("+rocm");
+  if (at == std::string::npos) return env.rocm_wheels.any() ? TorchRocm::rocm_wheels : TorchRocm::unknown;
+  const std::string tag = v.substr(at + 5);
+  if (std::count(tag.begin(), tag.end(), '.') >= 2) return TorchRocm::amd_device;
+  auto rel = Version::parse(tag);
+  // No HIP runtime in torch/lib: from rocm7.14 that is by design, before it a broken install.
+  return rel && *rel >= Version{7, 14, 0} ? TorchRocm::rocm_wheels : TorchRocm::unknown;
+}
+
 void read_packages(const Host& host, const std::string& site, PythonEnv& env) {
   auto entries = host.list_dir(site);
   if (!entries) return;
   for (const auto& e : *entries) {
     const std::string& n = e.name;
+    read_rocm_wheel(site, n, env.rocm_wheels);
     if (n.size() < 11 || n.compare(n.size() - 10, 10, ".dist-info") != 0) continue;
     std::string stem = n.substr(0, n.size() - 10);
     auto dash = stem.find('-');
@@ -111,6 +155,10 @@ class Finder {
       if (!env.torch_path) read_torch(host_, s, env);
       read_packages(host_, s, env);
     }
+    std::sort(env.rocm_wheels.device_targets.begin(), env.rocm_wheels.device_targets.end());
+    std::sort(env.rocm_wheels.device_packages.begin(), env.rocm_wheels.device_packages.end());
+    std::sort(env.rocm_wheels.torch_device_packages.begin(), env.rocm_wheels.torch_device_packages.end());
+    env.torch_rocm = torch_rocm_kind(env);
     // CPU and CUDA builds cannot see an AMD GPU whatever happens; importing them proves nothing.
     bool worth_importing = env.torch_build == TorchBuild::rocm || env.torch_build == TorchBuild::unknown;
     if (ctx_.options.deep && env.torch_path && env.interpreter && worth_importing) {

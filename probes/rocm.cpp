@@ -8,6 +8,7 @@
 #include "probes/probe_util.hpp"
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
+#include "probes/ml_probes.hpp"
 
 namespace amdml::probes {
 
@@ -43,8 +44,9 @@ static bool rocm_package(const std::string& n) {
   return false;
 }
 
-// Every installed package of a ROCm in /var/lib/dpkg/status.
-static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& status) {
+static bool amdrocm_package(const std::string& n) { return n.rfind("amdrocm", 0) == 0; }
+
+std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&)) {
   std::map<std::string, std::string> out;
   for (const std::string_view s : parse::dpkg_stanzas(status)) {
     const std::string stanza(s);
@@ -60,7 +62,7 @@ static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& 
       return stanza.substr(at, stanza.find('\n', at) - at);
     };
     std::string name = field("Package");
-    if (name.empty() || !rocm_package(name) || field("Status") != "install ok installed") continue;
+    if (name.empty() || !want(name) || field("Status") != "install ok installed") continue;
     out[name] = field("Version");
   }
   return out;
@@ -69,15 +71,21 @@ static std::map<std::string, std::string> dpkg_rocm_packages(const std::string& 
 void rocm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
   auto& r = f.rocm;
+  // One pass over dpkg's status: the ROCm packages, and TheRock's native amdrocm* ones
+  // (amdrocm7.14, amdrocm10.1-gfx1201) the channel probe reads the Core SDK's targets from.
+  std::map<std::string, std::string> amdrocm;
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
-    r.packages = dpkg_rocm_packages(*st);
+    for (auto& [name, ver] : dpkg_installed(*st, [](const std::string& n) { return rocm_package(n) || amdrocm_package(n); }))
+      (amdrocm_package(name) ? amdrocm : r.packages)[name] = ver;
     r.dpkg_status = true;
   }
   if (auto opt = h.list_dir("/opt")) {
     // Releases only: "rocm-" and a digit. A directory amdml moved aside (rocm-install,
     // "amdml-set-aside-rocm-6.2.4") or rocm-current is none.
+    // Directories only, named by a version: /opt/rocm-6.2.4.tar.gz or an installer's .run
+    // left in /opt is no release (Version::parse refuses "6.2.4.tar.gz").
     for (const auto& e : *opt)
-      if (e.name.rfind("rocm-", 0) == 0 && e.name.size() > 5 && std::isdigit(static_cast<unsigned char>(e.name[5])))
+      if (e.name.rfind("rocm-", 0) == 0 && Version::parse(e.name.substr(5)) && mlpath::is_dir(h, "/opt/" + e.name))
         r.installed.push_back("/opt/" + e.name);
   }
   auto try_prefix = [&](const std::string& prefix, RocmSource src) {
@@ -89,7 +97,15 @@ void rocm(const ProbeContext& ctx, Facts& f) {
     r.source = src;
     r.path = prefix;
     if (auto c = h.canonical(prefix)) r.resolved_path = *c;
-    if (auto v = read_value(h, f, "rocm", prefix + "/.info/version")) {
+    // The Core SDK's /opt/rocm holds no .info of its own: its "core" alternative names
+    // the release in use (/opt/rocm/core -> /opt/rocm/core-7.14).
+    if (!h.exists(prefix + "/.info/version") && h.exists(prefix + "/core/.info/version")) {
+      if (auto c = h.canonical(prefix + "/core")) r.resolved_path = *c;
+      if (auto v = read_value(h, f, "rocm", prefix + "/core/.info/version")) {
+        r.version_text = *v;
+        r.version = Version::parse(*v);
+      }
+    } else if (auto v = read_value(h, f, "rocm", prefix + "/.info/version")) {
       r.version_text = *v;
       r.version = Version::parse(*v);
       if (!r.version) f.error("rocm", prefix + "/.info/version", "no X.Y.Z version in \"" + v->substr(0, 40) + "\"");
@@ -130,6 +146,7 @@ void rocm(const ProbeContext& ctx, Facts& f) {
       break;
     }
   }
+  rocm_installs(ctx, f, amdrocm);
 }
 
 }  // namespace amdml::probes

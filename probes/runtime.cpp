@@ -66,6 +66,9 @@ const DeviceAccess* kfd_node(const Facts& f) {
 // runtime to ask explicitly: it is always asked (docs/runtime.md).
 std::optional<std::string> skip_reason(const ProbeContext& ctx, const Facts& f) {
   if (auto lib = ctx.host.env("AMDML_HSA_LIBRARY"); lib && !lib->empty()) return std::nullopt;
+  // WSL2: no PCI device and no KFD; AMD's WSL runtime reaches the GPU through /dev/dxg,
+  // so the HSA runtime is the only thing that can say which GPUs there are.
+  if (f.os.dxg) return std::nullopt;
   const DeviceAccess* kfd = kfd_node(f);
   bool kfd_exists = kfd && kfd->exists;
   if (f.gpus.empty() && !kfd_exists && !f.rocm.hsa_library) return "no AMD GPU, no /dev/kfd and no libhsa-runtime64 found";

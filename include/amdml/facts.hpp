@@ -47,6 +47,7 @@ struct OsFacts {
   std::optional<std::string> machine;         // "x86_64"
   std::optional<std::string> cmdline;         // /proc/cmdline, trimmed
   bool wsl = false;
+  bool dxg = false;  // /dev/dxg exists: WSL2 reaches the GPU through it (no PCI device, no KFD)
   // The command line the boot loader's configuration gives the next boot (kernelstub's
   // user.kernel_options, GRUB's GRUB_CMDLINE_LINUX + _DEFAULT, or /etc/kernel/cmdline,
   // the first that exists) and that file; nullopt when none is readable.
@@ -215,6 +216,32 @@ struct IdentityFacts {
 enum class RocmSource { none, rocm_path, opt_rocm, distro };
 const char* to_string(RocmSource s);
 
+// How a ROCm came onto the machine, each told by its own files.
+enum class RocmChannel {
+  legacy,    // /opt/rocm-X.Y.Z: AMD's packages up to 7.2.x (apt/dnf, amdgpu-install, runfile)
+  core_sdk,  // /opt/rocm/core-X.Y: TheRock's native packages (7.14, 10.x) or its runfile
+  deb,       // the distribution's packages under /usr, by dpkg (Debian, Ubuntu)
+  rpm,       // the distribution's packages under /usr/lib64 (Fedora)
+  pacman,    // the distribution's packages under /usr, by the pacman database (Arch)
+  pip,       // TheRock's wheels (_rocm_sdk_core) in a Python environment
+  tarball,   // a TheRock tarball unpacked somewhere (share/therock/dist_info.json)
+};
+const char* to_string(RocmChannel c);
+
+// One installed ROCm: where, which release, and the gfx targets it carries device code
+// for -- each read from that install's own files.
+struct RocmInstall {
+  RocmChannel channel = RocmChannel::legacy;
+  std::string path;                        // "/opt/rocm-6.2.4", ".../site-packages/_rocm_sdk_core"
+  std::optional<Version> version;
+  std::string version_text;                // as written where it was read ("7.14.1", "6.4.1-1")
+  std::string version_from;                // "/opt/rocm/core-7.14/.info/version", "dpkg libhsa-runtime64-1"
+  std::vector<GfxTarget> targets;          // empty: not known from files
+  std::string targets_from;                // "share/therock/dist_info.json", "rocm_sdk_device_gfx*.dist-info", ...
+  std::vector<std::string> device_packages;  // per-target packages installed ("rocm-sdk-device-gfx1151")
+  std::optional<std::string> python_env;   // the environment's prefix, for pip
+};
+
 struct RocmFacts {
   RocmSource source = RocmSource::none;
   std::optional<std::string> path;              // "/opt/rocm" or "/usr"
@@ -229,6 +256,10 @@ struct RocmFacts {
   // /var/lib/dpkg/status was read: packages is every ROCm package installed, so a
   // release directory none of them belongs to came from no package.
   bool dpkg_status = false;
+  // Every ROCm found, by channel: the release directories, the Core SDK's versions, the
+  // distribution's packages, TheRock's wheels in each Python environment and unpacked
+  // tarballs -- side by side when there are several.
+  std::vector<RocmInstall> installs;
 };
 
 // The docker CLI and daemon socket on a host (collected outside containers only).

@@ -53,6 +53,27 @@ struct OllamaFacts {
 enum class TorchBuild { rocm, cuda, cpu, unknown };
 const char* to_string(TorchBuild b);
 
+// Where a ROCm build of PyTorch gets its ROCm from.
+enum class TorchRocm {
+  unknown,
+  bundled,      // pytorch.org up to rocm7.2 (and AMD's legacy wheels): libamdhip64 in torch/lib
+  rocm_wheels,  // pytorch.org rocm7.14 and later: the rocm, rocm-sdk-* wheels beside it
+  amd_device,   // AMD's TheRock torch[device-gfxNNNN]: amd-torch-device-gfx* plus the rocm wheels
+};
+const char* to_string(TorchRocm k);
+
+// TheRock's ROCm wheels in one environment (dist-info directories, never imported).
+struct RocmWheels {
+  std::optional<std::string> rocm_version;       // the rocm meta package ("7.14.1")
+  std::optional<std::string> core_version;       // rocm-sdk-core
+  std::optional<std::string> libraries_version;  // rocm-sdk-libraries
+  std::optional<std::string> core_path;          // ".../site-packages/_rocm_sdk_core" when present
+  std::vector<GfxTarget> device_targets;         // rocm-sdk-device-gfxNNNN
+  std::vector<std::string> device_packages;      // their names
+  std::vector<std::string> torch_device_packages;  // amd-torch-device-gfx1151, amd-torch-device-gfx110x
+  bool any() const { return rocm_version || core_version || libraries_version || core_path || !device_packages.empty(); }
+};
+
 // What `import torch` saw in a child process (--deep).
 struct TorchRuntime {
   bool ran = false;
@@ -84,6 +105,9 @@ struct PythonEnv {
   std::optional<std::string> torch_cuda;  // "12.1"
   TorchBuild torch_build = TorchBuild::unknown;
   std::vector<GfxTarget> torch_rocblas_targets;  // torch/lib/rocblas/library files (the wheel's gfx list)
+  bool torch_bundles_hip = false;                 // torch/lib/libamdhip64.so* is there
+  TorchRocm torch_rocm = TorchRocm::unknown;      // ROCm builds only
+  RocmWheels rocm_wheels;                         // TheRock's rocm wheels in this environment
   std::vector<PythonPackage> rocm_packages;       // tensorflow-rocm, onnxruntime-rocm
   std::optional<TorchRuntime> runtime;            // --deep
 };
@@ -95,6 +119,9 @@ struct LlamaBinary {
   std::string path;  // "/usr/local/bin/llama-server"
   std::vector<LlamaBackend> backends;
   std::string evidence;  // "libggml-hip.so next to it", "ldd: libamdhip64.so.6"
+  // libamdhip64.so* beside its ggml libraries (lemonade's builds bundle ROCm; ggml-org's
+  // HIP builds load the system's)
+  std::optional<std::string> bundled_hip;
 };
 
 struct VulkanIcd {

@@ -81,6 +81,9 @@ enum class FindingId {
   kernel_iommu_fault,
   kernel_unknown_parameter,
   ollama_discovery,
+  rocm_device_missing,
+  torch_rocm_wheels,
+  gpu_wsl,
 };
 
 struct FindingSpec {
@@ -211,13 +214,19 @@ inline constexpr std::array kFindingCatalog = {
                 "the kernel ignored a GPU module parameter it does not know (a misspelt option)"},
     FindingSpec{FindingId::ollama_discovery, "ollama.discovery", Severity::warning,
                 "ollama's own journal says why its last start found no usable AMD GPU"},
+    FindingSpec{FindingId::rocm_device_missing, "rocm.device-missing", Severity::error,
+                "an installed ROCm's per-target device packages do not include a GPU that is here"},
+    FindingSpec{FindingId::torch_rocm_wheels, "torch.rocm-wheels", Severity::error,
+                "a PyTorch that loads ROCm from TheRock's rocm wheels, and they are not installed"},
+    FindingSpec{FindingId::gpu_wsl, "gpu.wsl", Severity::info,
+                "under WSL2 the GPU is reached through /dev/dxg: what AMD's WSL runtime enumerates"},
 };
 
 namespace detail {
 // Row i describes FindingId i, every enumerator has a row, and every name is a
 // lowercase dotted id ("area.what") that no other row uses.
 constexpr bool finding_catalog_well_formed() {
-  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::ollama_discovery) + 1) return false;
+  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::gpu_wsl) + 1) return false;
   for (std::size_t i = 0; i < kFindingCatalog.size(); ++i) {
     const auto& s = kFindingCatalog[i];
     if (static_cast<std::size_t>(s.id) != i) return false;

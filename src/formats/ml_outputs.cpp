@@ -1,6 +1,9 @@
 // Text parsers for the ML probes; see ml_outputs.hpp.
 #include "formats/ml_outputs.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "formats/json.hpp"
@@ -89,6 +92,59 @@ std::optional<Version> ollama_rocm_dir_version(std::string_view dir) {
     if (c == '_') c = '.';
   if (s.empty() || s.front() < '0' || s.front() > '9') return std::nullopt;
   return Version::parse(s);
+}
+
+std::optional<DistInfoName> dist_info_name(std::string_view n) {
+  constexpr std::string_view suffix = ".dist-info";
+  if (n.size() <= suffix.size() || n.substr(n.size() - suffix.size()) != suffix) return std::nullopt;
+  auto stem = n.substr(0, n.size() - suffix.size());
+  auto dash = stem.find('-');  // wheel names escape '-' in the project name as '_'
+  if (dash == 0 || dash == std::string_view::npos || dash + 1 >= stem.size()) return std::nullopt;
+  DistInfoName d;
+  for (char c : stem.substr(0, dash))
+    d.name += static_cast<char>(c == '_' || c == '.' ? '-' : std::tolower(static_cast<unsigned char>(c)));
+  d.version = std::string(stem.substr(dash + 1));
+  return d;
+}
+
+Result<std::vector<GfxTarget>> therock_dist_targets(std::string_view text) {
+  auto j = parse_json(text);
+  if (!j) return make_error("not JSON: " + j.error().message);
+  if (!j->is_object()) return make_error("not a JSON object");
+  auto it = j->find("dist_amdgpu_targets");
+  if (it == j->end()) return make_error("no \"dist_amdgpu_targets\"");
+  std::vector<std::string> words;
+  if (it->is_string()) {
+    std::string all = it->get<std::string>();
+    std::size_t start = 0;
+    while (start <= all.size()) {
+      auto end = all.find_first_of(";, ", start);
+      if (end == std::string::npos) end = all.size();
+      if (end > start) words.push_back(all.substr(start, end - start));
+      start = end + 1;
+    }
+  } else if (it->is_array()) {
+    for (const auto& e : *it)
+      if (e.is_string()) words.push_back(e.get<std::string>());
+  } else {
+    return make_error("\"dist_amdgpu_targets\" is neither a string nor a list");
+  }
+  std::vector<GfxTarget> out;
+  for (const auto& w : words)
+    if (auto g = GfxTarget::parse_name(w); g && std::find(out.begin(), out.end(), *g) == out.end()) out.push_back(*g);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<std::string> pacman_desc_field(std::string_view desc, std::string_view field) {
+  bool next = false;
+  for (auto line : text::split_lines(desc)) {
+    line = text::trim(line);
+    if (next) return line.empty() ? std::nullopt : std::optional<std::string>(std::string(line));
+    next = line.size() == field.size() + 2 && line.front() == '%' && line.back() == '%' &&
+           line.substr(1, field.size()) == field;
+  }
+  return std::nullopt;
 }
 
 const std::string& torch_probe_program() {

@@ -12,6 +12,7 @@
 #include "amdml/gfx.hpp"
 #include "amdml/host.hpp"
 #include "amdml/version.hpp"
+#include "base/result.hpp"
 
 namespace amdml::mlparse {
 
@@ -36,6 +37,24 @@ std::optional<GfxTarget> library_file_target(std::string_view file_name);
 
 // The ROCm version in an ollama backend directory name ("rocm_v7_2" -> 7.2, "rocm" -> none).
 std::optional<Version> ollama_rocm_dir_version(std::string_view dir_name);
+
+// A Python distribution's metadata directory name: "rocm_sdk_device_gfx1151-7.14.1.dist-info"
+// -> {"rocm-sdk-device-gfx1151", "7.14.1"} (the name lower-cased with _ and . as -, the
+// version as written); nullopt for anything else.
+struct DistInfoName {
+  std::string name;
+  std::string version;
+};
+std::optional<DistInfoName> dist_info_name(std::string_view dir_name);
+
+// The gfx targets TheRock's share/therock/dist_info.json names in "dist_amdgpu_targets"
+// (a "gfx1100;gfx1151" string, or a list). An error when the text is not a JSON object
+// with that key.
+Result<std::vector<GfxTarget>> therock_dist_targets(std::string_view json_text);
+
+// One field of a pacman local-database desc file ("%VERSION%\n6.4.1-1\n\n..."): its
+// first line, or nullopt when the file has no such field.
+std::optional<std::string> pacman_desc_field(std::string_view desc, std::string_view field);
 
 // The one-line Python program --deep runs as `<python> -c <program>`. It imports torch
 // and prints one line "AMDML_TORCH {json}". Fixtures record its output under that key.

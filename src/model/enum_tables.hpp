@@ -4,6 +4,7 @@
 
 #include "amdml/check.hpp"
 #include "amdml/facts_deep.hpp"
+#include "amdml/facts.hpp"
 #include "amdml/facts_ml.hpp"
 #include "amdml/facts_runtime.hpp"
 #include "amdml/knowledge.hpp"
@@ -22,6 +23,14 @@ constexpr EnumName<KernelStatus> kKernelStatus[] = {
     {KernelStatus::ok, "ok"}, {KernelStatus::unstable, "unstable"}, {KernelStatus::unsupported, "unsupported"}};
 constexpr EnumName<TorchBuild> kTorchBuild[] = {
     {TorchBuild::rocm, "rocm"}, {TorchBuild::cuda, "cuda"}, {TorchBuild::cpu, "cpu"}, {TorchBuild::unknown, "unknown"}};
+constexpr EnumName<TorchRocm> kTorchRocm[] = {{TorchRocm::unknown, "unknown"},
+                                              {TorchRocm::bundled, "bundled"},
+                                              {TorchRocm::rocm_wheels, "rocm-wheels"},
+                                              {TorchRocm::amd_device, "amd-device-wheels"}};
+constexpr EnumName<RocmChannel> kRocmChannel[] = {
+    {RocmChannel::legacy, "legacy"}, {RocmChannel::core_sdk, "core-sdk"}, {RocmChannel::deb, "deb"},
+    {RocmChannel::rpm, "rpm"},       {RocmChannel::pacman, "pacman"},     {RocmChannel::pip, "pip"},
+    {RocmChannel::tarball, "tarball"}};
 constexpr EnumName<LlamaBackend> kLlamaBackend[] = {
     {LlamaBackend::hip, "hip"}, {LlamaBackend::vulkan, "vulkan"}, {LlamaBackend::cuda, "cuda"}, {LlamaBackend::cpu, "cpu"}};
 constexpr EnumName<HsaOutcome> kHsaOutcome[] = {

@@ -7,6 +7,8 @@ const char* to_string(IsaFamily f) { return enum_name(names::kIsaFamily, f, "unk
 std::optional<IsaFamily> parse_isa_family(const std::string& s) { return enum_from_name(names::kIsaFamily, s); }
 const char* to_string(KernelStatus s) { return enum_name(names::kKernelStatus, s, "unknown"); }
 const char* to_string(TorchBuild b) { return enum_name(names::kTorchBuild, b, "unknown"); }
+const char* to_string(TorchRocm k) { return enum_name(names::kTorchRocm, k, "unknown"); }
+const char* to_string(RocmChannel c) { return enum_name(names::kRocmChannel, c, "legacy"); }
 const char* to_string(LlamaBackend b) { return enum_name(names::kLlamaBackend, b, "cpu"); }
 const char* to_string(DeepStepKind k) { return enum_name(names::kDeepStepKind, k, "memory"); }
 std::optional<DeepStepKind> parse_deep_step_kind(const std::string& s) { return enum_from_name(names::kDeepStepKind, s); }

@@ -83,6 +83,15 @@ std::optional<Version> Version::parse(std::string_view text) {
       break;
   }
   if (n < 2) return std::nullopt;
+  // What follows may be a build or local part ("-39", "+rocm7.2", "~24.04", ".50100-36",
+  // PEP 440's ".post1" and ".dev0"), never a file name: "6.2.4.tar.gz" and
+  // "rocm-installer-7.14.1-1.run"'s "7.14.1.run" are no version.
+  if (i < text.size() && text[i] == '.') {
+    auto rest = text.substr(i + 1);
+    bool ok = !rest.empty() && (std::isdigit(static_cast<unsigned char>(rest[0])) || rest.rfind("post", 0) == 0 ||
+                                rest.rfind("dev", 0) == 0);
+    if (!ok) return std::nullopt;
+  }
   return Version{parts[0], parts[1], parts[2]};
 }
 

@@ -49,6 +49,16 @@ nlohmann::json runtime_json(const TorchRuntime& t) {
           {"exit_code", opt(t.exit_code)},  {"timed_out", t.timed_out}};
 }
 
+nlohmann::json rocm_wheels_json(const RocmWheels& w) {
+  return {{"rocm", opt(w.rocm_version)},
+          {"sdk_core", opt(w.core_version)},
+          {"sdk_libraries", opt(w.libraries_version)},
+          {"core_path", opt(w.core_path)},
+          {"device_targets", gfx_list(w.device_targets)},
+          {"device_packages", w.device_packages},
+          {"torch_device_packages", w.torch_device_packages}};
+}
+
 }  // namespace
 
 nlohmann::json ml_facts_json(const MlFacts& m) {
@@ -78,12 +88,15 @@ nlohmann::json ml_facts_json(const MlFacts& m) {
                {"hip", opt(e.torch_hip)},
                {"cuda", opt(e.torch_cuda)},
                {"rocblas_targets", gfx_list(e.torch_rocblas_targets)},
+               {"bundles_hip", e.torch_bundles_hip},
+               {"rocm", to_string(e.torch_rocm)},
                {"runtime", e.runtime ? runtime_json(*e.runtime) : nlohmann::json(nullptr)}};
     envs.push_back({{"kind", e.kind},
                     {"prefix", e.prefix},
                     {"interpreter", opt(e.interpreter)},
                     {"site_packages", e.site_packages},
                     {"torch", torch},
+                    {"rocm_wheels", rocm_wheels_json(e.rocm_wheels)},
                     {"rocm_packages", pkgs}});
   }
   j["python"] = envs;
@@ -92,7 +105,7 @@ nlohmann::json ml_facts_json(const MlFacts& m) {
   for (const auto& b : m.llama) {
     auto k = nlohmann::json::array();
     for (auto x : b.backends) k.push_back(to_string(x));
-    llama.push_back({{"path", b.path}, {"backends", k}, {"evidence", b.evidence}});
+    llama.push_back({{"path", b.path}, {"backends", k}, {"evidence", b.evidence}, {"bundled_hip", opt(b.bundled_hip)}});
   }
   j["llama_cpp"] = llama;
   auto icds = nlohmann::json::array();
@@ -102,6 +115,21 @@ nlohmann::json ml_facts_json(const MlFacts& m) {
   for (const auto& l : m.rocm_libraries) libs.push_back({{"name", l.name}, {"package", l.package}, {"present", l.present}});
   j["rocm_libraries"] = libs;
   return j;
+}
+
+nlohmann::json rocm_installs_json(const std::vector<RocmInstall>& installs) {
+  auto out = nlohmann::json::array();
+  for (const auto& i : installs)
+    out.push_back({{"channel", to_string(i.channel)},
+                   {"path", i.path},
+                   {"version", opt_version(i.version)},
+                   {"version_text", i.version_text},
+                   {"version_from", i.version_from},
+                   {"targets", gfx_list(i.targets)},
+                   {"targets_from", i.targets_from},
+                   {"device_packages", i.device_packages},
+                   {"python_env", opt(i.python_env)}});
+  return out;
 }
 
 }  // namespace amdml

@@ -82,7 +82,8 @@ json report_json(const Report& r) {
                {"path", opt(f.rocm.path)},
                {"resolved_path", opt(f.rocm.resolved_path)},
                {"source", f.rocm.source == RocmSource::none ? json(nullptr) : json(to_string(f.rocm.source))},
-               {"hsa_library", opt(f.rocm.hsa_library)}};
+               {"hsa_library", opt(f.rocm.hsa_library)},
+               {"installs", rocm_installs_json(f.rocm.installs)}};
   json gpus = json::array();
   for (const auto& g : f.gpus) gpus.push_back(gpu_json(g));
   j["gpus"] = std::move(gpus);

@@ -75,12 +75,19 @@ std::string system_block(const Report& r) {
     rocm += " at " + f.rocm.path.value_or("?");
     if (f.rocm.resolved_path && f.rocm.resolved_path != f.rocm.path) rocm += " -> " + *f.rocm.resolved_path;
     if (f.rocm.source == RocmSource::distro) rocm += " (distribution packages)";
+    const std::string where = f.rocm.resolved_path.value_or(f.rocm.path.value_or(""));
+    for (const auto& in : f.rocm.installs)
+      if (in.path == where || (f.rocm.source == RocmSource::distro && in.path == "/usr")) {
+        rocm += kernels_verdict(f, in.targets);
+        break;
+      }
   }
-  rows.push_back({"ROCm", rocm});
+  if (f.rocm.source != RocmSource::none || f.rocm.installs.empty()) rows.push_back({"ROCm", rocm});
+  for (auto& row : rocm_install_rows(f.rocm)) rows.push_back(std::move(row));
   if (!f.knowledge.date.empty() || !f.knowledge.source.empty())
     rows.push_back({"Knowledge", (f.knowledge.date.empty() ? std::string("undated") : f.knowledge.date) + " (" +
                                      f.knowledge.source + ")"});
-  for (auto& row : ml_summary_rows(f.ml)) rows.push_back(std::move(row));
+  for (auto& row : ml_summary_rows(f)) rows.push_back(std::move(row));
   if (f.container.kind)
     rows.push_back({"Container", std::string(to_string(*f.container.kind)) + (f.container.rootless ? " (rootless)" : "")});
   return table(rows, "  ");

@@ -117,7 +117,14 @@ Evidence gfx_evidence(const Gpu& g) {
 Evidence rocm_evidence(const Facts& f) {
   const auto& r = f.rocm;
   if (r.source == RocmSource::none) return {"/opt/rocm", "absent"};
-  if (r.source == RocmSource::distro) return {"/var/lib/dpkg/status libhsa-runtime64-1", r.version_text.value_or("unknown")};
+  if (r.source == RocmSource::distro) {
+    // Where the distribution install's version was read: dpkg, rocm-core's header, pacman.
+    for (const auto& in : r.installs)
+      if (in.path == "/usr" && in.version && !in.version_from.empty())
+        return {in.version_from.rfind("dpkg ", 0) == 0 ? "/var/lib/dpkg/status " + in.version_from.substr(5) : in.version_from,
+                in.version_text};
+    return {"/var/lib/dpkg/status libhsa-runtime64-1", r.version_text.value_or("unknown")};
+  }
   return {r.path.value_or("/opt/rocm") + "/.info/version", r.version_text.value_or(r.version ? r.version->str() : "unreadable")};
 }
 

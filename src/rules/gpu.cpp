@@ -1,11 +1,58 @@
 // gpu.none: is there an AMD GPU at all. Every other rule has nothing to say about a
 // GPU that is not there, so this one explains where it may have gone.
+//
+// gpu.wsl: under WSL2 (/dev/dxg) there is no PCI device and no KFD to look at; AMD's WSL
+// runtime (librocdxg) behind the HSA runtime is the only source, so its answer is the
+// GPU list -- never "No AMD GPU found" with an lspci command.
+#include <algorithm>
+
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
 
+namespace {
+
+void wsl_gpus(const Facts& f, std::vector<Finding>& out) {
+  const auto& hsa = f.runtime.hsa;
+  std::vector<std::string> gpus;
+  for (const auto& a : hsa.agents)
+    if (a.device == HsaDeviceType::gpu) gpus.push_back(a.marketing_name.value_or(a.name) + " (" + a.name + ")");
+  const std::string how = "Under WSL2 the GPU is reached through /dev/dxg and AMD's WSL runtime (librocdxg): there is no "
+                          "PCI device or KFD to see, so the HSA runtime is the only source.";
+  std::optional<Finding> fd;
+  if (hsa.outcome == HsaOutcome::ok && !gpus.empty()) {
+    fd = make_finding(FindingId::gpu_wsl, "WSL2: AMD's WSL runtime sees " + text::join(gpus, ", "),
+                      how + " It enumerates " + text::join(gpus, ", ") + ": a card AMD's WSL runtime supports.");
+  } else if (hsa.outcome == HsaOutcome::ok) {
+    fd = make_finding(FindingId::gpu_wsl, "WSL2: AMD's WSL runtime enumerates no GPU",
+                      how + " The runtime started but lists no GPU agent: the card is not one AMD's WSL runtime "
+                            "supports (it covers recent Radeon RX and Radeon PRO cards and Ryzen APUs), or the Windows "
+                            "driver is older than the runtime needs.");
+    fd->severity = Severity::error;
+  } else {
+    std::string why = hsa.reason.empty() ? std::string(to_string(hsa.outcome)) : hsa.reason;
+    fd = make_finding(FindingId::gpu_wsl, "WSL2: the HSA runtime could not list the GPUs",
+                      how + " Asking it failed (" + why + "), so amdml cannot tell which GPU Windows passes through.");
+    fd->severity = Severity::warning;
+    fd->commands.push_back("sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms   # AMD's WSL runtime, on a supported card");
+  }
+  fd->evidence.push_back({"/dev/dxg", "present"});
+  fd->evidence.push_back({hsa.library.value_or("HSA runtime"), "outcome " + std::string(to_string(hsa.outcome)) +
+                                                                   ", " + std::to_string(gpus.size()) + " GPU agent(s)"});
+  if (fd->severity != Severity::info)
+    fd->notes.push_back("A card AMD's WSL runtime does not support runs ML through DirectML instead (pip install "
+                        "torch-directml), or with ROCm under native Linux.");
+  out.push_back(std::move(*fd));
+}
+
+}  // namespace
+
 void gpu_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
+  if (f.gpus.empty() && f.os.dxg) {
+    wsl_gpus(f, out);
+    return;
+  }
   if (f.gpus.empty()) {
     // PCI devices whose vendor or class could not be read may be the GPU: say so rather
     // than claim there is none.

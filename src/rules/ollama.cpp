@@ -410,10 +410,13 @@ std::optional<Shipped> judge_unidentified(const RuleContext& ctx, const OllamaFa
     for (const auto& r : rel) fits.push_back(fit(ctx.kb, r, g));
     bool all_same = std::all_of(fits.begin(), fits.end(), [&](ReleaseFit x) { return x == fits.front(); });
     unanimous = unanimous && all_same;
-    // Every release runs it, natively or with the override: no build lacks it.
-    if (std::find(fits.begin(), fits.end(), ReleaseFit::none) == fits.end()) continue;
-    std::string what = all_same ? "No ollama release has ROCm kernels for " + gpu_label(f, i)
-                                : "This ollama may have no ROCm kernels for " + gpu_label(f, i);
+    // Every release does the same, natively or with the override: the service
+    // environment is judged by that (env_finding) and there is nothing more to say.
+    const bool some_none = std::find(fits.begin(), fits.end(), ReleaseFit::none) != fits.end();
+    if (all_same && !some_none) continue;
+    std::string what = all_same    ? "No ollama release has ROCm kernels for " + gpu_label(f, i)
+                       : some_none ? "This ollama may have no ROCm kernels for " + gpu_label(f, i)
+                                   : "This ollama may need HSA_OVERRIDE_GFX_VERSION for " + gpu_label(f, i);
     std::string detail = unidentified + " ";
     if (all_same) {
       detail += "No ollama release amdml knows (" + span + ") ships ROCm kernels for " + g.name() +
@@ -439,7 +442,17 @@ std::optional<Shipped> judge_unidentified(const RuleContext& ctx, const OllamaFa
                                                             (all_same ? "none" : "some releases")});
     fd.gpus = {i};
     fd.notes.push_back("Once `ollama --version` names the build (with its server running), amdml judges that build exactly.");
+    const auto* info = ctx.kb.find_gfx(g);
+    if (!all_same && info && info->override_to &&
+        std::find(fits.begin(), fits.end(), ReleaseFit::override) != fits.end())
+      fd.notes.push_back("On the releases without " + g.name() + " kernels, Environment=\"HSA_OVERRIDE_GFX_VERSION=" +
+                         info->override_to->version_string() + "\" in the service runs its " + info->override_to->name() +
+                         " kernels" + (some_none ? "" : "; that setting works on every release") + ".");
     const auto& pol = ctx.kb.ollama_policy;
+    if (!all_same)
+      fd.notes.push_back("ollama's Vulkan backend runs it without ROCm kernels: on by default since v" +
+                         short_version(pol.vulkan_default_from) + " (OLLAMA_VULKAN=1 from v" +
+                         short_version(pol.vulkan_opt_in_from) + "), with a Vulkan driver (Mesa RADV) installed.");
     if (all_same)
       fd.notes.push_back("ollama's Vulkan backend can run it: OLLAMA_VULKAN=1 from v" + short_version(pol.vulkan_opt_in_from) +
                          ", on by default since v" + short_version(pol.vulkan_default_from) +

@@ -23,6 +23,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"kernel", rules::kernel_log_rules},  // kernel.* read off this boot's kernel log
       {"kfd", rules::kfd_gpu_missing},
       {"rocm", rules::rocm_version_rules},
+      {"rocm", rules::rocm_device_rules},
       {"env", rules::env_rules},
       {"runtime", rules::runtime_rules},
       {"drm", rules::drm_rules},

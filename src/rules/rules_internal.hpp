@@ -30,6 +30,7 @@ std::vector<std::string> modprobe_view_notes(const Facts& f);
 void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out);     // kernel.cpp: kernel.old
 void kernel_log_rules(const RuleContext& ctx, std::vector<Finding>& out);  // kernel_log.cpp: kernel.* from the log
 void kfd_gpu_missing(const RuleContext& ctx, std::vector<Finding>& out);  // kfd.cpp: kfd.gpu-missing
+void rocm_device_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.device-missing
 void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.version
 void env_rules(const RuleContext& ctx, std::vector<Finding>& out);        // env.cpp: env.*
 void runtime_rules(const RuleContext& ctx, std::vector<Finding>& out);    // runtime.cpp: runtime.*

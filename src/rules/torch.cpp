@@ -1,5 +1,6 @@
 // torch.*: the PyTorch in each Python environment doctor looked at -- a ROCm build, with
-// kernels for the GPU's gfx, for a ROCm the driver supports, and (with --deep) working
+// kernels for the GPU's gfx, for a ROCm the driver supports, with the rocm wheels it
+// loads ROCm from (rocm7.14 and later, AMD's TheRock builds), and (with --deep) working
 // when imported in a child process.
 #include <algorithm>
 
@@ -56,8 +57,48 @@ void torch_build_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<
   out.push_back(std::move(fd));
 }
 
+// pytorch.org's rocm7.14 wheels and AMD's TheRock builds carry no ROCm in torch/lib: they
+// load it from the rocm, rocm-sdk-core and rocm-sdk-libraries wheels, which pip installs
+// beside them. Without those, import torch fails on libamdhip64.
+void torch_wheels_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Finding>& out) {
+  if (env.torch_rocm != TorchRocm::rocm_wheels && env.torch_rocm != TorchRocm::amd_device) return;
+  const auto& w = env.rocm_wheels;
+  if (w.core_path || w.core_version) return;
+  const Facts& f = ctx.facts;
+  const std::string ver = env.torch_version.value_or("?");
+  const bool amd = env.torch_rocm == TorchRocm::amd_device;
+  auto fd = make_finding(FindingId::torch_rocm_wheels,
+                         "PyTorch in " + env.prefix + " needs TheRock's rocm wheels, which are not installed",
+                         "torch " + ver + (amd ? " is AMD's TheRock build" : " is a pytorch.org ROCm 7.14-or-later wheel") +
+                             ": it carries no ROCm in torch/lib and loads it from the rocm, rocm-sdk-core and "
+                             "rocm-sdk-libraries wheels, which are missing from " + env.prefix +
+                             ", so import torch fails to load libamdhip64.");
+  fd.evidence.push_back({*env.torch_path + "/lib", "no libamdhip64.so"});
+  for (const auto& s : env.site_packages) fd.evidence.push_back({s, "no rocm_sdk_core dist-info or _rocm_sdk_core"});
+  // The ROCm series from torch's local version tag: "+rocm7.14" (pytorch.org), "+rocm7.14.0" (AMD).
+  std::string series;
+  if (auto at = ver.find("+rocm"); at != std::string::npos)
+    if (auto v = Version::parse(ver.substr(at + 5))) series = std::to_string(v->major) + "." + std::to_string(v->minor);
+  std::string extras = "libraries";
+  for (int i : ml::gpus_with_gfx(f)) extras += ",device-" + f.gpus[i].gfx->name();
+  const std::string py = text::shell_word(env.interpreter.value_or("python3"));
+  const std::string spec = text::shell_word("rocm[" + extras + "]" + (series.empty() ? std::string() : "==" + series + ".*"));
+  if (!amd && !series.empty())
+    fd.commands.push_back(py + " -m pip install --index-url " + text::shell_word("https://download.pytorch.org/whl/rocm" + series) +
+                          " " + spec);
+  else
+    fd.commands.push_back(py + " -m pip install " + spec + "   # from the index this torch came from");
+  fd.notes.push_back("pip installs them with torch from the same index; they go missing when torch was installed with "
+                     "--no-deps or copied from another environment.");
+  fd.gpus = amd_gpu_indices(f);
+  out.push_back(std::move(fd));
+}
+
 void torch_gfx_rule(const RuleContext& ctx, const PythonEnv& env, std::vector<Finding>& out) {
   if (env.torch_build != TorchBuild::rocm) return;
+  // Its device code comes from the rocm wheels' device packages: rocm.device-missing and
+  // torch.rocm-wheels judge those.
+  if (env.torch_rocm == TorchRocm::rocm_wheels || env.torch_rocm == TorchRocm::amd_device) return;
   const Facts& f = ctx.facts;
   std::vector<GfxTarget> targets;
   std::string source;
@@ -184,6 +225,7 @@ void torch_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   for (const auto& env : f.ml.python) {
     if (!env.torch_path) continue;
     torch_build_rule(ctx, env, out);
+    torch_wheels_rule(ctx, env, out);
     torch_gfx_rule(ctx, env, out);
     torch_driver_rule(ctx, env, out);
     torch_runtime_rule(ctx, env, out);

@@ -15,6 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)mlparse::torch_build(py);
   if (auto g = mlparse::library_file_target(text)) FUZZ_CHECK(g->major >= 1 && g->minor <= 15 && g->stepping <= 15);
   (void)mlparse::ollama_rocm_dir_version(text);
+  if (auto d = mlparse::dist_info_name(text)) FUZZ_CHECK(!d->name.empty() && !d->version.empty());
+  if (auto t = mlparse::therock_dist_targets(text))
+    for (const auto& g : *t) FUZZ_CHECK(g.minor <= 15 && g.stepping <= 15);
+  (void)mlparse::pacman_desc_field(text, "VERSION");
   for (int code : {0, 1, -6}) {
     amdml::CommandResult r;
     r.exit_code = code;

@@ -31,7 +31,16 @@ inline nlohmann::json findings_view(const std::string& doctor) {
     f.push_back({x["id"], x["severity"], x["gpus"], x["fix"].is_null() ? json() : x["fix"]["recipe"]});
   json gpus = j["gpus"];
   for (auto& g : gpus) g.erase("unique_id");
-  return {{"findings", f}, {"gpus", gpus}, {"summary", j["summary"]}, {"rocm", j["rocm"]}, {"host", j["host"]}};
+  json rocm = j["rocm"];
+  // TheRock's wheels live in a Python environment under a home directory, whose user
+  // name redaction replaces: their paths are not what a snapshot must keep.
+  if (rocm.contains("installs"))
+    for (auto& in : rocm["installs"])
+      if (!in["python_env"].is_null()) {
+        in.erase("path");
+        in.erase("python_env");
+      }
+  return {{"findings", f}, {"gpus", gpus}, {"summary", j["summary"]}, {"rocm", rocm}, {"host", j["host"]}};
 }
 
 }  // namespace amdml::test

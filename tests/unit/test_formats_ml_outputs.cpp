@@ -76,3 +76,42 @@ TEST(MlParse, TorchProgramIsOneLine) {
   EXPECT_EQ(torch_probe_program().find('\n'), std::string::npos);
   EXPECT_NE(torch_probe_program().find("AMDML_TORCH"), std::string::npos);
 }
+
+TEST(MlParse, DistInfoNames) {
+  auto d = dist_info_name("rocm_sdk_device_gfx1151-7.14.1.dist-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "rocm-sdk-device-gfx1151");
+  EXPECT_EQ(d->version, "7.14.1");
+  d = dist_info_name("amd_torch_device_gfx110x-2.12.0+rocm7.14.0.dist-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "amd-torch-device-gfx110x");
+  EXPECT_EQ(d->version, "2.12.0+rocm7.14.0");
+  EXPECT_EQ(dist_info_name("Rocm_SDK.Core-7.14.0.post1.dist-info")->name, "rocm-sdk-core");
+  EXPECT_FALSE(dist_info_name("rocm_sdk_core"));
+  EXPECT_FALSE(dist_info_name("-1.0.dist-info"));
+  EXPECT_FALSE(dist_info_name("rocm-.dist-info"));
+  EXPECT_FALSE(dist_info_name(".dist-info"));
+}
+
+TEST(MlParse, TheRockDistInfoTargets) {
+  auto t = therock_dist_targets(R"({"dist_amdgpu_targets": "gfx1201;gfx1200;gfx1201"})");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->size(), 2u);
+  EXPECT_EQ((*t)[0].name(), "gfx1200");
+  t = therock_dist_targets(R"({"dist_amdgpu_targets": ["gfx1151", "gfx942:xnack-"]})");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->size(), 2u);
+  EXPECT_FALSE(therock_dist_targets("{ not json"));
+  EXPECT_FALSE(therock_dist_targets(R"(["gfx942"])"));
+  EXPECT_FALSE(therock_dist_targets(R"({"other": 1})"));
+  EXPECT_FALSE(therock_dist_targets(R"({"dist_amdgpu_targets": 3})"));
+}
+
+TEST(MlParse, PacmanDescFields) {
+  const char* desc = "%NAME%\nrocm-core\n\n%VERSION%\n6.4.4-1\n\n%BASE%\nrocm-core\n";
+  EXPECT_EQ(pacman_desc_field(desc, "VERSION").value_or(""), "6.4.4-1");
+  EXPECT_EQ(pacman_desc_field(desc, "NAME").value_or(""), "rocm-core");
+  EXPECT_FALSE(pacman_desc_field(desc, "URL"));
+  EXPECT_FALSE(pacman_desc_field("%VERSION%\n", "VERSION"));
+  EXPECT_FALSE(pacman_desc_field("%VERSION%\n\n6.4.4\n", "VERSION"));
+}

@@ -35,6 +35,15 @@ TEST(Version, ParsesLeadingTriple) {
   EXPECT_EQ(Version::parse("v0.12.3")->str(), "0.12.3");
   EXPECT_EQ(Version::parse("6.2")->str(), "6.2.0");
   EXPECT_EQ(Version::parse("5.2.3-3")->str(), "5.2.3");
+  // Python's post and dev releases, AMD's MMmmpp build part: versions.
+  EXPECT_EQ(Version::parse("7.14.0.post1")->str(), "7.14.0");
+  EXPECT_EQ(Version::parse("7.15.0.dev0+abc")->str(), "7.15.0");
+  EXPECT_EQ(Version::parse("5.1.0.50100-36")->str(), "5.1.0");
+  // A file name that starts with a version is none (issue 29 M9).
+  EXPECT_FALSE(Version::parse("6.2.4.tar.gz"));
+  EXPECT_FALSE(Version::parse("7.14.1.run"));
+  EXPECT_FALSE(Version::parse("6.2.zip"));
+  EXPECT_FALSE(Version::parse("6.2.4."));
   EXPECT_FALSE(Version::parse("garbage"));
   EXPECT_FALSE(Version::parse("7"));
   EXPECT_LT(*Version::parse("6.10.0"), *Version::parse("6.15.0"));
