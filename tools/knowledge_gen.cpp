@@ -206,7 +206,7 @@ void write(std::ostream& o, const Knowledge& k) {
 
   // channels.toml: every way ROCm reaches a machine.
   for (const auto& c : k.channels) {
-    o << "  {\n    RocmChannel& x = k.channels.emplace_back();\n";
+    o << "  {\n    ChannelSpec& x = k.channels.emplace_back();\n";
     o << "    x.id = " << lit(c.id) << ";\n";
     o << "    x.kind = " << lit(c.kind) << ";\n";
     o << "    x.title = " << lit(c.title) << ";\n";

@@ -214,8 +214,8 @@ std::optional<std::int64_t> parse_day(std::string_view date);
 // packages. Templates: {distro} the channel's name for the distribution, {rocm} the
 // release as the channel spells it in names ("10.1"), {version} the full release
 // ("10.1.0"), {gfx} a gfx target ("gfx1201"), {family} TheRock's target family.
-struct RocmChannel {
-  bool operator==(const RocmChannel&) const = default;  // the built-in tables' test compares field by field
+struct ChannelSpec {
+  bool operator==(const ChannelSpec&) const = default;  // the built-in tables' test compares field by field
   std::string id;                      // "amd-core-10"
   std::string kind;                    // apt | dnf | pacman | pip | tarball
   std::string title;                   // for people: "AMD ROCm Core SDK 10.x (stable.repo.amd.com)"
@@ -249,11 +249,11 @@ struct Knowledge {
   std::vector<OllamaBuild> ollama;           // sorted by `from`
   OllamaPolicy ollama_policy;
   RocmApt apt;                                // rocm-releases.toml
-  std::vector<RocmChannel> channels;          // channels.toml, in file order (newest AMD channel first)
+  std::vector<ChannelSpec> channels;          // channels.toml, in file order (newest AMD channel first)
 
-  const RocmChannel* find_channel(const std::string& id) const;
+  const ChannelSpec* find_channel(const std::string& id) const;
   // The channels carrying release r (major.minor), in file order.
-  std::vector<const RocmChannel*> channels_for(const Version& r) const;
+  std::vector<const ChannelSpec*> channels_for(const Version& r) const;
 
   const GfxInfo* find_gfx(const GfxTarget& t) const;
   // Exact (device, revision) first, then the device's default entry (no revision). The

@@ -431,7 +431,7 @@ Status load_channels(const std::string& file, const toml::table& root, Knowledge
                             "[[channel]]");
         !s)
       return s;
-    RocmChannel c;
+    ChannelSpec c;
     c.id = (*t)["id"].value_or(std::string());
     c.kind = (*t)["kind"].value_or(std::string());
     c.title = (*t)["title"].value_or(std::string());

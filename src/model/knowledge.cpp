@@ -228,14 +228,14 @@ const OllamaBuild* Knowledge::find_ollama(const Version& v) const {
   return nullptr;
 }
 
-const RocmChannel* Knowledge::find_channel(const std::string& id) const {
+const ChannelSpec* Knowledge::find_channel(const std::string& id) const {
   for (const auto& c : channels)
     if (c.id == id) return &c;
   return nullptr;
 }
 
-std::vector<const RocmChannel*> Knowledge::channels_for(const Version& r) const {
-  std::vector<const RocmChannel*> out;
+std::vector<const ChannelSpec*> Knowledge::channels_for(const Version& r) const {
+  std::vector<const ChannelSpec*> out;
   for (const auto& c : channels)
     if (std::any_of(c.rocm.begin(), c.rocm.end(), [&](const Version& v) { return v.major == r.major && v.minor == r.minor; }))
       out.push_back(&c);

@@ -39,7 +39,7 @@ ReleaseSupport support_in(const GfxInfo& g, const RocmRelease& r) {
 // the package (or download) with g's device code. AMD's native packages exist for the
 // official targets only (RD-inst714), so a kernels-only target gets pip and tarballs.
 struct InstallRow {
-  const RocmChannel* channel;
+  const ChannelSpec* channel;
   std::string release;  // "10.1"
   std::string what;     // "amdrocm10.1-gfx1201", "rocm-sdk-device-gfx1031", a tarball URL
 };

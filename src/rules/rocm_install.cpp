@@ -45,7 +45,7 @@ bool release_owned(const std::map<std::string, std::string>& packages, const Ver
 
 // The channel's name for this distribution: "ubuntu 24.04", else "rhel 10" for any
 // 10.x, else the bare id ("fedora" = every release).
-std::string channel_distro(const RocmChannel& ch, const std::string& id, const std::string& version) {
+std::string channel_distro(const ChannelSpec& ch, const std::string& id, const std::string& version) {
   for (const std::string& key : {id + " " + version, id + " " + version.substr(0, version.find('.')), id})
     if (auto it = ch.distros.find(key); it != ch.distros.end()) return it->second;
   return {};
@@ -59,7 +59,7 @@ std::string fill(std::string s, const std::string& rocm, const std::string& full
 
 struct Pick {
   const RocmRelease* release = nullptr;
-  const RocmChannel* channel = nullptr;     // nullptr: the legacy stream
+  const ChannelSpec* channel = nullptr;     // nullptr: the legacy stream
   const RocmAptRelease* legacy = nullptr;
   bool via_override = false;
   std::vector<GfxTarget> device_targets;   // the targets whose device packages are installed
@@ -274,7 +274,7 @@ RocmInstallParams source_params(const RuleContext& ctx, const Pick& pk, const st
     p.origin = apt.origin;
     return p;
   }
-  const RocmChannel& ch = *pk.channel;
+  const ChannelSpec& ch = *pk.channel;
   const auto full_it = ch.full.find(p.release);
   const std::string full = full_it != ch.full.end() ? full_it->second.str() : pk.release->version.str();
   p.channel = ch.id;

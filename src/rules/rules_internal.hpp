@@ -92,7 +92,7 @@ Stack ml_stack(const RuleContext& ctx);
 // ask for the same plan through this one choice.
 struct RocmChoice {
   const RocmRelease* release = nullptr;  // runs every GPU natively once installed (nullptr: not so, or unknown)
-  const RocmChannel* channel = nullptr;  // nullptr: the legacy repo.radeon.com stream
+  const ChannelSpec* channel = nullptr;  // nullptr: the legacy repo.radeon.com stream
   std::optional<RocmInstallParams> params;
   std::string why_none;             // no release: why, and what works instead
   bool no_release_runs = false;     // ... because no release has kernels for a GPU here
