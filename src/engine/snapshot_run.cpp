@@ -7,6 +7,7 @@
 #include "render/render.hpp"
 #include "rules/rules.hpp"
 #include "platform/host_recording.hpp"
+#include "platform/knowledge_store.hpp"
 
 namespace amdml::engine {
 
@@ -15,6 +16,9 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   platform::RecordingHost rec(*s.host);
   run.report.facts = run_probes(rec, s.kb, po);
   run.report.facts.knowledge = knowledge_facts(s);
+  // Through the recorder: the snapshot keeps the day (amdml-host.json "time"), so its
+  // replay judges the knowledge's age as this run does.
+  run.report.facts.knowledge.today = platform::host_today(rec);
   run_rules(run.report, s.kb, &s.recipes, &rec);
   Stage record("record");
   run.recording = rec.recording();

@@ -94,6 +94,33 @@ Result<KernelstubConfig> read_kernelstub(std::string_view text) {
   return c;
 }
 
+namespace {
+
+// A new option as a JSON string token, written here rather than through a JSON library's
+// dump: the rest of the list keeps its own bytes. Kernel parameters are ASCII words; a
+// byte outside ASCII (never valid in one) becomes U+FFFD, a control byte \u00XX.
+std::string json_string_token(const std::string& word) {
+  std::string out = "\"";
+  for (unsigned char ch : word) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch < 0x20 || ch == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[ch >> 4];
+      out += hex[ch & 15];
+    } else if (ch >= 0x80) {
+      out += "\xef\xbf\xbd";
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string write_kernelstub(const KernelstubConfig& c, const std::vector<std::string>& options) {
   if (options == c.options) return c.text;
   std::string list = "[";
@@ -103,7 +130,7 @@ std::string write_kernelstub(const KernelstubConfig& c, const std::vector<std::s
     for (std::size_t k = 0; k < c.options.size() && source.empty(); ++k)
       if (c.options[k] == options[i]) source = c.sources[k];
     if (source.empty())
-      source = nlohmann::json(options[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      source = json_string_token(options[i]);
     list += source;
   }
   list += (options.empty() ? "" : c.close) + "]";

@@ -200,6 +200,10 @@ void rocm(Io& io, RocmRelease& r) {
   io.str(r.pytorch_index);
   io.str(r.pytorch_versions);
   io.str(r.notes);
+  io.str(r.date);
+  io.str(r.hip);
+  strings(io, r.drivers);
+  strings(io, r.added);
 }
 
 template <class Io>
@@ -244,6 +248,8 @@ void wheel(Io& io, PytorchWheel& w) {
   io.str(w.index);
   ver(io, w.rocm);
   io.str(w.torch);
+  io.str(w.kind);
+  io.str(w.requires_dist);
 }
 
 template <class Io>
@@ -275,6 +281,7 @@ void apt(Io& io, RocmApt& a) {
   io.str(a.rocm_repo);
   io.str(a.graphics_repo);
   io.str(a.key_url);
+  io.str(a.fingerprint);
   io.str(a.origin);
   strings(io, a.runtime);
   strings(io, a.development);
@@ -295,6 +302,42 @@ void apt(Io& io, RocmApt& a) {
   });
 }
 
+// A std::map as its sorted pairs; reading refuses pairs out of order or repeated.
+template <class Io, class V, class F>
+void sorted_map(Io& io, std::map<std::string, V>& m, F f) {
+  std::vector<std::pair<std::string, V>> items(m.begin(), m.end());
+  list(io, items, [&](Io& i, std::pair<std::string, V>& kv) {
+    i.str(kv.first);
+    f(i, kv.second);
+  });
+  if constexpr (Io::reading) {
+    m = {items.begin(), items.end()};
+    if (m.size() != items.size() || !std::is_sorted(items.begin(), items.end())) io.good = false;
+  }
+}
+
+template <class Io>
+void channel(Io& io, ChannelSpec& c) {
+  io.str(c.id);
+  io.str(c.kind);
+  io.str(c.title);
+  list(io, c.rocm, ver<Io>);
+  sorted_map(io, c.full, ver<Io>);
+  io.str(c.repo);
+  io.str(c.suite);
+  io.str(c.key_url);
+  io.str(c.fingerprint);
+  sorted_map(io, c.distros, [](Io& i, std::string& s) { i.str(s); });
+  strings(io, c.runtime);
+  strings(io, c.development);
+  io.str(c.device);
+  io.str(c.prefix);
+  strings(io, c.markers);
+  sorted_map(io, c.families, [](Io& i, std::string& s) { i.str(s); });
+  flag(io, c.distro_own);
+  io.str(c.notes);
+}
+
 template <class Io>
 void knowledge(Io& io, Knowledge& k) {
   i32(io, k.meta.format);
@@ -309,6 +352,7 @@ void knowledge(Io& io, Knowledge& k) {
   list(io, k.ollama, ollama<Io>);
   policy(io, k.ollama_policy);
   apt(io, k.apt);
+  list(io, k.channels, channel<Io>);
 }
 
 }  // namespace

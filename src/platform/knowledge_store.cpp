@@ -55,6 +55,9 @@ std::optional<std::string> host_today(const Host& host) {
     if (!::gmtime_r(&now, &tm)) return std::nullopt;
     char buf[16];
     if (std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm) != 10) return std::nullopt;
+    // A snapshot keeps the day it was taken as amdml-host.json's "time", so its replay
+    // judges the knowledge's age as the live run did (a no-op on other hosts).
+    host.record_fact("time", std::string(buf));
     return std::string(buf);
   }
   auto t = host.recorded("time");

@@ -114,6 +114,12 @@ void rocm_device_rules(const RuleContext& ctx, std::vector<Finding>& out) {
       const auto& g = *f.gpus[i].gfx;
       if (std::find(in.targets.begin(), in.targets.end(), g) != in.targets.end() || any_covers(in.device_packages, prefix, g))
         continue;
+      // A GPU set to run as another target (HSA_OVERRIDE_GFX_VERSION) loads that target's
+      // code: that target's package is the one it needs.
+      if (auto ov = override_for(f, f.gpus[i]); ov && ov->parse.target && *ov->parse.target != g &&
+          (std::find(in.targets.begin(), in.targets.end(), *ov->parse.target) != in.targets.end() ||
+           any_covers(in.device_packages, prefix, *ov->parse.target)))
+        continue;
       missing.push_back(i);
       if (in.channel == RocmChannel::pip) {
         add.push_back("rocm-sdk-device-" + g.name());

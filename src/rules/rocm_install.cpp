@@ -405,7 +405,22 @@ void attach_rocm_install(const RocmChoice& c, Finding& fd) {
     if (c.no_release_runs) keep_only_pip();
     return;
   }
-  fd.fix = FixRef{"rocm-install", *c.params};
+  const auto& p = *c.params;
+  if (p.rocm_repo.empty() && (p.manager == "dnf" || p.manager == "pacman")) {
+    // The distribution's own packages: no file for amdml to write, so `fix` would have
+    // nothing to journal or check and would say "nothing to do" (it ties commands to
+    // file changes). The install is a hand command, never a promised `fix --only`.
+    for (const auto& n : c.notes) fd.notes.push_back(n);
+    std::vector<std::string> argv = p.manager == "dnf" ? std::vector<std::string>{"sudo", "dnf", "install", "-y"}
+                                                       : std::vector<std::string>{"sudo", "pacman", "-S", "--needed"};
+    argv.insert(argv.end(), p.install.begin(), p.install.end());
+    for (const auto& cmd : fd.commands)
+      if (cmd.find("pip install") != std::string::npos) fd.notes.push_back("For PyTorch alone there is another way: " + cmd);
+    fd.commands.assign(1, text::shell_words(argv));
+    fd.roles.clear();
+    return;
+  }
+  fd.fix = FixRef{"rocm-install", p};
   for (const auto& n : c.notes) fd.notes.push_back(n);
   // The hand commands are the recipe's (derived from its plan); a PyTorch wheel is
   // another remedy, not the same change by hand, so it is said as a note.

@@ -170,15 +170,15 @@ TEST(CliRocmInstall, TheSameRepositoryInADeb822FileIsTurnedOffNotDuplicated) {
   become_root_via_sudo(t);
   const std::string sources =
       "Types: deb\n"
-      "URIs: https://repo.radeon.com/rocm/apt/7.2.1/\n"
-      "Suites: noble\n"
+      "URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/\n"
+      "Suites: stable\n"
       "Components: main\n"
       "Signed-By: /usr/share/keyrings/amd-rocm.gpg\n";
   t.write("etc/apt/sources.list.d/rocm.sources", sources);
   const auto before = snapshot(t.dir);
   auto plan = run_amdml("fix --root " + t.str() + " --color never --no-runtime --only rocm-install");
   EXPECT_EQ(plan.code, 0) << plan.out << plan.err;
-  expect_has(plan.out, {"/etc/apt/sources.list.d/rocm.sources already configures https://repo.radeon.com/rocm/apt/7.2.1 noble",
+  expect_has(plan.out, {"/etc/apt/sources.list.d/rocm.sources already configures https://stable.repo.amd.com/rocm/core/packages/ubuntu2404 stable",
                         "+Enabled: no"});
   auto a = run_amdml("fix --root " + t.str() + " --color never --no-runtime --apply --yes --only rocm-install");
   ASSERT_EQ(a.code, 0) << a.out << a.err;
@@ -195,6 +195,9 @@ TEST(CliRocmInstall, TheSameRepositoryInADeb822FileIsTurnedOffNotDuplicated) {
     t.write("etc/apt/sources.list.d/rocm.sources", off);
     fs::remove_all(t / "var/lib/apt");
     fs::remove_all(t / "var/cache/apt");
+    // apt-cache made these parents where the tree had none: they are the test's, not amdml's.
+    for (const char* d : {"var/cache", "var/lib", "var"})
+      if (!before.count(d) && fs::is_directory(t / d) && fs::is_empty(t / d)) fs::remove(t / d);
   }
   auto u = run_amdml("fix --root " + t.str() + " --color never --undo");
   EXPECT_EQ(u.code, 0) << u.out << u.err;

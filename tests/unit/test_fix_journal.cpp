@@ -535,7 +535,12 @@ class FakeApt final : public test::ForwardingHost {
       r.out = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENYWJj\n=AbCd\n-----END PGP PUBLIC KEY BLOCK-----\n";
       return r;
     }
-    if (has("install") && has("rocm")) {
+    // The release's install (AMD's names: rocm, or amdrocm10.1-gfx1103 since TheRock), not
+    // the inverse of the removal that reinstalls the distribution's packages.
+    const bool release = has("rocm") || std::any_of(argv.begin(), argv.end(), [](const std::string& w) {
+                           return w.rfind("amdrocm", 0) == 0;
+                         });
+    if (has("install") && release) {
       write_file(status, test::read_file(status) +
                              "\nPackage: rocm-core\nStatus: install ok installed\nVersion: 7.2.1\n"
                              "\nPackage: amdgpu-dkms\nStatus: install ok half-configured\nVersion: 6.16.6\n"
@@ -575,12 +580,30 @@ class FakeApt final : public test::ForwardingHost {
 TEST(FixJournal, AFailedAptInstallIsPurgedBackToWhatDpkgHadBefore) {
   TestTree t("rocm-install-780m-ubuntu-rocm57");
   const auto original = snapshot(t.dir);
+  // The repository's key, fetched at apply time and checked against the pinned
+  // fingerprint: a throwaway one beside the tree (as in RocmInstallUndoRunsTheInversesNewestFirst).
+  const fs::path key_file = fs::path(t.str()).parent_path() / (fs::path(t.str()).filename().string() + ".key.asc");
+  write_file(key_file,
+             "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n"
+             "mDMEaweKuBYJKwYBBAHaRw8BAQdAt1XcQBBQAi/dvDMZVF3H9gnfUY8fsnlHasNg\n"
+             "qB8zUjq0KWFtZG1sIHVuaXQgdGVzdCBrZXkgPHRlc3RzQGFtZG1sLmludmFsaWQ+\n"
+             "iJAEExYIADgWIQS7vn2++P7Lf5ypiN+afl3e1Czc6gUCaweKuAIbAwULCQgHAgYV\n"
+             "CgkICwIEFgIDAQIeAQIXgAAKCRCafl3e1Czc6l6wAQCVSoLdoPCMdwlXH/ehHNco\n"
+             "BOBCu3si9/LQVM7P9D1OFQEAxuj0TvosUqR1HfitscJg2CpxbNET1mq72ShVnMAT\n"
+             "SA0=\n=ce43\n-----END PGP PUBLIC KEY BLOCK-----\n");
   Diagnosed d(t.str());
+  for (auto& f : d.findings)
+    if (auto* rp = f.fix ? std::get_if<RocmInstallParams>(&f.fix->params) : nullptr) {
+      rp->key_url = "file://" + key_file.string();
+      rp->fingerprint = "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA";
+    }
   FakeApt host(*d.host, t.dir);
   platform::SafeTree tree(t.str());
   PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_TRUE(fetch_keys(p, host));
+  fs::remove(key_file);
   host.runs.clear();
   ApplyOptions o = rooted_options();
   o.run_commands = true;

@@ -766,27 +766,26 @@ TEST(RocmInstall, RhelGetsAmdsRpmRepositoryThroughDnf) {
 }
 
 // Fedora and Arch: AMD has no repository for them; their own ROCm packages, through their
-// own package managers and keys.
+// own package managers and keys. amdml writes no file for that, so `fix` would have nothing
+// to do: the install is a hand command, never a `fix --only rocm-install`.
 TEST(RocmInstall, FedoraAndArchGetTheirOwnPackages) {
   Facts f = box("6.18.4-200.fc43.x86_64", nullptr);
   f.os.id = "fedora";
   f.os.version_id = "43";
   add_gpu(f, "gfx1151", 0x1586, true);
   auto hit = with_id(rocm_findings(f), "rocm.missing").at(0);
-  auto p = install_params(hit);
-  EXPECT_EQ(p.manager, "dnf");
-  EXPECT_EQ(p.channel, "fedora");
-  EXPECT_EQ(p.rocm_repo, "");
-  EXPECT_EQ(p.key_url, "");
-  EXPECT_EQ(p.install, (std::vector<std::string>{"rocm-hip-devel", "rocm-runtime", "rocminfo"}));
+  EXPECT_FALSE(hit.fix.has_value());
+  ASSERT_EQ(hit.commands.size(), 1u);
+  EXPECT_EQ(hit.commands[0], "sudo dnf install -y rocm-hip-devel rocm-runtime rocminfo");
   EXPECT_NE(all_notes(hit).find("AMD publishes no ROCm packages for fedora 43"), std::string::npos) << all_notes(hit);
   Facts a = box("6.18.4-arch1-1", nullptr);
   a.os.id = "arch";
   a.os.version_id = "rolling";
   add_gpu(a, "gfx1100", 0x744C, false);
-  auto pa = install_params(with_id(rocm_findings(a), "rocm.missing").at(0));
-  EXPECT_EQ(pa.manager, "pacman");
-  EXPECT_EQ(pa.install, (std::vector<std::string>{"rocm-hip-sdk", "rocminfo"}));
+  auto ha = with_id(rocm_findings(a), "rocm.missing").at(0);
+  EXPECT_FALSE(ha.fix.has_value());
+  ASSERT_EQ(ha.commands.size(), 1u);
+  EXPECT_EQ(ha.commands[0], "sudo pacman -S --needed rocm-hip-sdk rocminfo");
 }
 
 // Debian: AMD's 7.14 repository has debian12/debian13 (the 10.x pages name Ubuntu only);
