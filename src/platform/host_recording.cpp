@@ -1,6 +1,7 @@
 // RecordingHost: forward, then note what came back (see host_recording.hpp).
 #include "formats/kmsg.hpp"
 #include "formats/system_files.hpp"
+#include "base/text.hpp"
 #include "platform/host_recording.hpp"
 
 #include <cerrno>
@@ -276,8 +277,8 @@ std::optional<nlohmann::json> RecordingHost::recorded(const std::string& key) co
 
 Result<CommandResult> RecordingHost::run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const {
   auto r = inner_.run(argv, timeout);
-  std::string key;
-  for (const auto& a : argv) key += (key.empty() ? "" : " ") + a;
+  // Words joined by one blank, an empty first word too (" x" stays " x").
+  const std::string key = text::join(argv, " ");
   std::lock_guard<std::recursive_mutex> lock(mu_);
   RecordedCommand c;
   if (r) c.result = *r;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fd.hpp"
+#include "base/text.hpp"
 #include "platform/host.hpp"
 #include "formats/system_files.hpp"
 #include "formats/host_manifest.hpp"
@@ -112,8 +113,8 @@ class RootedHost final : public Host {
     return it->second;
   }
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds) const override {
-    std::string key;
-    for (const auto& a : argv) key += (key.empty() ? "" : " ") + a;
+    // Words joined by one blank, an empty first word too (" x" stays " x").
+    const std::string key = text::join(argv, " ");
     auto it = m_.commands.find(key);
     if (it == m_.commands.end()) return make_error(key + ": not recorded in amdml-host.json", ENOENT);
     // A program that could not be started on the recorded machine.
