@@ -172,6 +172,10 @@ void print(std::string_view text);
 // "amdml: error: MESSAGE" (or another prefix) on stderr, the message made terminal-safe.
 void error_line(const std::string& message, const char* prefix = "amdml: error: ");
 
+// "WHAT needs root. Run:" and the command on its own line (already shell-quoted), on
+// stderr; returns kExitNeedRoot so callers can `return need_root_line(...)`.
+int need_root_line(const std::string& what, const std::string& command);
+
 // -v / -vv (GlobalOptions::verbose): where the stage and probe times go (stderr).
 void set_verbosity(int level);
 

@@ -41,9 +41,8 @@ bool host_is_root(const Host& host) {
 void emit_json(const nlohmann::json& doc) { emit("", json_text(doc) + "\n"); }
 
 int need_root(const std::string& what, const std::string& cmd, const FixOptions& o, const char* mode) {
-  std::fprintf(stderr, "amdml: error: %s needs root. Run:\n  %s\n", what.c_str(), cmd.c_str());
   if (o.format == Format::json) emit_json(fix_error_json(mode, what + " needs root: " + cmd));
-  return kExitNeedRoot;
+  return need_root_line(what, cmd);
 }
 
 fix::ApplyOptions apply_options(const Session& s) {

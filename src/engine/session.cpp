@@ -175,4 +175,11 @@ void error_line(const std::string& message, const char* prefix) {
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
+int need_root_line(const std::string& what, const std::string& command) {
+  error_line(what + " needs root. Run:");
+  std::string line = "  " + line_text(command) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  return kExitNeedRoot;
+}
+
 }  // namespace amdml::engine

@@ -142,9 +142,8 @@ int update(const GlobalOptions& g, const UpdateOptions& o) {
   if (s.host->live() && !o.check) {
     auto id = s.host->identity();
     if (!id.euid || *id.euid != 0) {
-      const char* flag = o.rollback ? " --rollback" : "";
-      std::fprintf(stderr, "amdml: error: amdml update%s needs root. Run:\n  sudo amdml update%s\n", flag, flag);
-      return kExitNeedRoot;
+      std::string cmd = std::string("amdml update") + (o.rollback ? " --rollback" : "");
+      return need_root_line(cmd, "sudo " + cmd);
     }
   }
   try {

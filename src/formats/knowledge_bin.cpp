@@ -206,17 +206,28 @@ void rocm(Io& io, RocmRelease& r) {
   strings(io, r.added);
 }
 
-template <class Io>
-void status_map(Io& io, std::map<std::string, KernelStatus>& m) {
-  std::vector<std::pair<std::string, KernelStatus>> items(m.begin(), m.end());
-  list(io, items, [](Io& i, std::pair<std::string, KernelStatus>& kv) {
-    i.str(kv.first);
-    enumeration(i, kv.second, KernelStatus::unknown);
+// A std::map as its sorted pairs; reading refuses pairs out of order or repeated.
+template <class Io, class K, class V, class FK, class FV>
+void sorted_map(Io& io, std::map<K, V>& m, FK key, FV value) {
+  std::vector<std::pair<K, V>> items(m.begin(), m.end());
+  list(io, items, [&](Io& i, std::pair<K, V>& kv) {
+    key(i, kv.first);
+    value(i, kv.second);
   });
   if constexpr (Io::reading) {
     m = {items.begin(), items.end()};
-    if (m.size() != items.size() || !std::is_sorted(items.begin(), items.end())) io.good = false;  // as a map writes them
+    if (m.size() != items.size() || !std::is_sorted(items.begin(), items.end())) io.good = false;
   }
+}
+
+template <class Io, class V, class F>
+void sorted_map(Io& io, std::map<std::string, V>& m, F value) {
+  sorted_map(io, m, [](Io& i, std::string& k) { i.str(k); }, value);
+}
+
+template <class Io>
+void status_map(Io& io, std::map<std::string, KernelStatus>& m) {
+  sorted_map(io, m, [](Io& i, KernelStatus& st) { enumeration(i, st, KernelStatus::unknown); });
 }
 
 template <class Io>
@@ -265,15 +276,7 @@ void policy(Io& io, OllamaPolicy& p) {
   ver(io, p.igpu_drop_from);
   ver(io, p.vulkan_default_from);
   ver(io, p.vulkan_opt_in_from);
-  std::vector<std::pair<GfxTarget, Version>> items(p.igpu_allow.begin(), p.igpu_allow.end());
-  list(io, items, [](Io& i, std::pair<GfxTarget, Version>& kv) {
-    gfx(i, kv.first);
-    ver(i, kv.second);
-  });
-  if constexpr (Io::reading) {
-    p.igpu_allow = {items.begin(), items.end()};
-    if (p.igpu_allow.size() != items.size() || !std::is_sorted(items.begin(), items.end())) io.good = false;
-  }
+  sorted_map(io, p.igpu_allow, gfx<Io>, ver<Io>);
 }
 
 template <class Io>
@@ -300,20 +303,6 @@ void apt(Io& io, RocmApt& a) {
     ver(i, d.rocm);
     strings(i, d.packages);
   });
-}
-
-// A std::map as its sorted pairs; reading refuses pairs out of order or repeated.
-template <class Io, class V, class F>
-void sorted_map(Io& io, std::map<std::string, V>& m, F f) {
-  std::vector<std::pair<std::string, V>> items(m.begin(), m.end());
-  list(io, items, [&](Io& i, std::pair<std::string, V>& kv) {
-    i.str(kv.first);
-    f(i, kv.second);
-  });
-  if constexpr (Io::reading) {
-    m = {items.begin(), items.end()};
-    if (m.size() != items.size() || !std::is_sorted(items.begin(), items.end())) io.good = false;
-  }
 }
 
 template <class Io>

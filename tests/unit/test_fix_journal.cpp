@@ -22,6 +22,7 @@
 #include "support/forwarding_host.hpp"
 #include "platform/journal_store.hpp"
 #include "platform/safe_tree.hpp"
+#include "support/test_key.hpp"
 
 using namespace amdml;
 using namespace amdml::fix;
@@ -457,15 +458,7 @@ void expect_note(const RecipePlan& rp, const std::string& note) {
 // what was installed, then reinstall what was removed).
 TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   TestTree t("rocm-install-780m-ubuntu-rocm57");
-  // A throwaway ed25519 key (gpg --quick-gen-key), its fingerprint as gpg printed it.
-  const std::string key =
-      "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n"
-      "mDMEaweKuBYJKwYBBAHaRw8BAQdAt1XcQBBQAi/dvDMZVF3H9gnfUY8fsnlHasNg\n"
-      "qB8zUjq0KWFtZG1sIHVuaXQgdGVzdCBrZXkgPHRlc3RzQGFtZG1sLmludmFsaWQ+\n"
-      "iJAEExYIADgWIQS7vn2++P7Lf5ypiN+afl3e1Czc6gUCaweKuAIbAwULCQgHAgYV\n"
-      "CgkICwIEFgIDAQIeAQIXgAAKCRCafl3e1Czc6l6wAQCVSoLdoPCMdwlXH/ehHNco\n"
-      "BOBCu3si9/LQVM7P9D1OFQEAxuj0TvosUqR1HfitscJg2CpxbNET1mq72ShVnMAT\n"
-      "SA0=\n=ce43\n-----END PGP PUBLIC KEY BLOCK-----\n";
+  const std::string key = kTestKey;  // the throwaway key of tests/support/test_key.hpp
   const auto original = snapshot(t.dir);
   const fs::path key_file = fs::path(t.str()).parent_path() / (fs::path(t.str()).filename().string() + ".key.asc");
   write_file(key_file, key);
@@ -473,7 +466,7 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   for (auto& f : d.findings)
     if (auto* p = f.fix ? std::get_if<RocmInstallParams>(&f.fix->params) : nullptr) {
       p->key_url = "file://" + key_file.string();
-      p->fingerprint = "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA";
+      p->fingerprint = kTestKeyFingerprint;
     }
   RunningHost host(*d.host, "");
   platform::SafeTree tree(t.str());
@@ -583,19 +576,12 @@ TEST(FixJournal, AFailedAptInstallIsPurgedBackToWhatDpkgHadBefore) {
   // The repository's key, fetched at apply time and checked against the pinned
   // fingerprint: a throwaway one beside the tree (as in RocmInstallUndoRunsTheInversesNewestFirst).
   const fs::path key_file = fs::path(t.str()).parent_path() / (fs::path(t.str()).filename().string() + ".key.asc");
-  write_file(key_file,
-             "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n"
-             "mDMEaweKuBYJKwYBBAHaRw8BAQdAt1XcQBBQAi/dvDMZVF3H9gnfUY8fsnlHasNg\n"
-             "qB8zUjq0KWFtZG1sIHVuaXQgdGVzdCBrZXkgPHRlc3RzQGFtZG1sLmludmFsaWQ+\n"
-             "iJAEExYIADgWIQS7vn2++P7Lf5ypiN+afl3e1Czc6gUCaweKuAIbAwULCQgHAgYV\n"
-             "CgkICwIEFgIDAQIeAQIXgAAKCRCafl3e1Czc6l6wAQCVSoLdoPCMdwlXH/ehHNco\n"
-             "BOBCu3si9/LQVM7P9D1OFQEAxuj0TvosUqR1HfitscJg2CpxbNET1mq72ShVnMAT\n"
-             "SA0=\n=ce43\n-----END PGP PUBLIC KEY BLOCK-----\n");
+  write_file(key_file, kTestKey);
   Diagnosed d(t.str());
   for (auto& f : d.findings)
     if (auto* rp = f.fix ? std::get_if<RocmInstallParams>(&f.fix->params) : nullptr) {
       rp->key_url = "file://" + key_file.string();
-      rp->fingerprint = "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA";
+      rp->fingerprint = kTestKeyFingerprint;
     }
   FakeApt host(*d.host, t.dir);
   platform::SafeTree tree(t.str());

@@ -14,6 +14,7 @@
 #include "support/forwarding_host.hpp"
 #include "support/knowledge.hpp"
 #include "support/tree.hpp"
+#include "support/test_key.hpp"
 
 namespace amdml {
 namespace {
@@ -21,19 +22,8 @@ namespace {
 using namespace amdml::test;
 using fix::PlanInputs;
 
-// A throwaway ed25519 key (gpg --quick-gen-key; gpg printed the fingerprint below).
-const char* kKey =
-    "-----BEGIN PGP PUBLIC KEY BLOCK-----\n"
-    "\n"
-    "mDMEaweKuBYJKwYBBAHaRw8BAQdAt1XcQBBQAi/dvDMZVF3H9gnfUY8fsnlHasNg\n"
-    "qB8zUjq0KWFtZG1sIHVuaXQgdGVzdCBrZXkgPHRlc3RzQGFtZG1sLmludmFsaWQ+\n"
-    "iJAEExYIADgWIQS7vn2++P7Lf5ypiN+afl3e1Czc6gUCaweKuAIbAwULCQgHAgYV\n"
-    "CgkICwIEFgIDAQIeAQIXgAAKCRCafl3e1Czc6l6wAQCVSoLdoPCMdwlXH/ehHNco\n"
-    "BOBCu3si9/LQVM7P9D1OFQEAxuj0TvosUqR1HfitscJg2CpxbNET1mq72ShVnMAT\n"
-    "SA0=\n"
-    "=ce43\n"
-    "-----END PGP PUBLIC KEY BLOCK-----\n";
-const char* kKeyFingerprint = "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA";
+const char* kKey = kTestKey;
+const char* kKeyFingerprint = kTestKeyFingerprint;
 
 Plan plan_with(Diagnosed& d, platform::SafeTree& tree, const nlohmann::json& params) {
   static std::vector<Finding> findings;

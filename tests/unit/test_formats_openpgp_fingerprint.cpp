@@ -7,6 +7,7 @@
 
 #include "base/sha1.hpp"
 #include "formats/openpgp_armor.hpp"
+#include "support/test_key.hpp"
 
 namespace amdml {
 
@@ -19,19 +20,7 @@ std::string hex(const std::array<std::uint8_t, 20>& d) {
   return out;
 }
 
-// `gpg --quick-gen-key "amdml unit test key <tests@amdml.invalid>" ed25519` and
-// `gpg --armor --export`; gpg printed fpr BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA.
-const char* kKey =
-    "-----BEGIN PGP PUBLIC KEY BLOCK-----\n"
-    "\n"
-    "mDMEaweKuBYJKwYBBAHaRw8BAQdAt1XcQBBQAi/dvDMZVF3H9gnfUY8fsnlHasNg\n"
-    "qB8zUjq0KWFtZG1sIHVuaXQgdGVzdCBrZXkgPHRlc3RzQGFtZG1sLmludmFsaWQ+\n"
-    "iJAEExYIADgWIQS7vn2++P7Lf5ypiN+afl3e1Czc6gUCaweKuAIbAwULCQgHAgYV\n"
-    "CgkICwIEFgIDAQIeAQIXgAAKCRCafl3e1Czc6l6wAQCVSoLdoPCMdwlXH/ehHNco\n"
-    "BOBCu3si9/LQVM7P9D1OFQEAxuj0TvosUqR1HfitscJg2CpxbNET1mq72ShVnMAT\n"
-    "SA0=\n"
-    "=ce43\n"
-    "-----END PGP PUBLIC KEY BLOCK-----\n";
+const char* kKey = amdml::test::kTestKey;
 
 }  // namespace
 
@@ -48,12 +37,12 @@ TEST(OpenpgpFingerprint, IsWhatGpgPrintsForTheSameKey) {
   ASSERT_TRUE(bin) << bin.error().message;
   auto fp = openpgp_fingerprint(*bin);
   ASSERT_TRUE(fp) << fp.error().message;
-  EXPECT_EQ(*fp, "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA");
+  EXPECT_EQ(*fp, amdml::test::kTestKeyFingerprint);
   // AMD's packages.gpg is the binary key followed by an armored copy: dearmoring the
   // concatenation gives the key again, with the same fingerprint.
   auto both = dearmor_public_key(*bin + kKey);
   ASSERT_TRUE(both);
-  EXPECT_EQ(openpgp_fingerprint(*both).value_or(""), "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA");
+  EXPECT_EQ(openpgp_fingerprint(*both).value_or(""), amdml::test::kTestKeyFingerprint);
 }
 
 TEST(OpenpgpFingerprint, RefusesWhatIsNoV4PublicKey) {
@@ -72,7 +61,7 @@ TEST(OpenpgpFingerprint, RefusesWhatIsNoV4PublicKey) {
   other[10] = static_cast<char>(other[10] ^ 1);  // one bit of the key material
   auto fp = openpgp_fingerprint(other);
   ASSERT_TRUE(fp);
-  EXPECT_NE(*fp, "BBBE7DBEF8FECB7F9CA988DF9A7E5DDED42CDCEA");
+  EXPECT_NE(*fp, amdml::test::kTestKeyFingerprint);
 }
 
 }  // namespace amdml
