@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -75,4 +78,29 @@ TEST(CliFlags, RecipesWithAnUnknownKnowledgeKeyFailNamingFileAndLine) {
   std::filesystem::remove_all(dir);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err, "amdml: error: recipes/knowledge/gfx.toml:5: unknown key 'override_to' in [[gfx]]\n");
+}
+
+// Every flag a command's --help lists is documented in the README: the help text is the
+// parser's own, so a flag added without its README line fails here.
+TEST(CliFlags, EveryFlagInHelpIsInTheReadme) {
+  const std::string readme = read_file(std::filesystem::path(AMDML_SOURCE_DIR) / "README.md");
+  ASSERT_FALSE(readme.empty());
+  std::set<std::string> flags;
+  for (const std::string cmd : {"", "doctor", "snapshot", "report", "explain", "info", "fix", "check", "update"}) {
+    std::vector<std::string> args;
+    if (!cmd.empty()) args.push_back(cmd);
+    args.push_back("--help");
+    CliRun r = shell_run(amdml_command(args));
+    ASSERT_EQ(r.code, 0) << cmd << ": " << r.err;
+    std::size_t before = flags.size();
+    // CLI11 lists an option as "  --name ..." or "  -o,--name ...", one per line.
+    static const std::regex option_line(R"(^ +(?:-[A-Za-z],)?(--[a-z0-9][a-z0-9-]*))");
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+      if (std::smatch m; std::regex_search(line, m, option_line)) flags.insert(m[1]);
+    EXPECT_GT(flags.size() + (cmd.empty() ? 0 : 1), before) << cmd << " --help lists no flag";
+  }
+  flags.erase("--help");
+  EXPECT_GT(flags.size(), 30u);
+  for (const auto& f : flags) EXPECT_NE(readme.find("`" + f), std::string::npos) << f << " is not in README.md";
 }
