@@ -57,7 +57,11 @@ std::string causes_text(const ExplainedMatch& m, std::size_t width) {
     for (const auto& ev : c.evidence)
       out += std::string(kIndent, ' ') + (ev.supports ? "+ " : "- ") + wrap(ev.source + ": " + ev.text, kIndent + 2, width);
     if (c.verdict != CauseVerdict::ruled_out) {
-      for (const auto& cmd : c.commands) out += std::string(kIndent, ' ') + "run: " + cmd + "\n";
+      for (std::size_t i = 0; i < c.commands.size(); ++i)
+        // Labelled as the doctor's text labels a finding's steps: fix, then, or.
+        out += std::string(kIndent, ' ') +
+               (i >= c.command_roles.size() ? "then" : c.command_roles[i] == "run" ? "fix" : c.command_roles[i]) +
+               ": " + c.commands[i] + "\n";
       if (!c.cause->fix.empty()) out += std::string(kIndent, ' ') + "fix: " + wrap(c.cause->fix, kIndent + 5, width);
     }
   }
@@ -136,6 +140,7 @@ nlohmann::json error_explain_json(const ErrorExplanation& e) {
                         {"findings", ids},
                         {"evidence", ev},
                         {"commands", c.commands},
+                        {"command_roles", c.command_roles},
                         {"fix", c.cause->fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.cause->fix)}});
     }
     matches.push_back({{"id", mt.entry->id},

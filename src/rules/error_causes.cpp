@@ -116,7 +116,9 @@ Shown show(ErrorCheck c, const Facts& f) {
       return {false, "no GPU here is an APU"};
     case ErrorCheck::torch_rocm: return torch_rocm(f);
     case ErrorCheck::ollama:
-      if (f.ml.ollama.installed) return {true, "ollama " + f.ml.ollama.version_text.value_or("") + " at " + f.ml.ollama.binary.value_or("?")};
+      if (f.ml.ollama.installed)
+        return {true, "ollama " + (f.ml.ollama.version ? f.ml.ollama.version->str() + " " : std::string()) + "at " +
+                          f.ml.ollama.binary.value_or("?")};
       return {f.ml.probed ? std::optional<bool>(false) : std::nullopt, "ollama is not installed"};
   }
   return {};
@@ -129,7 +131,11 @@ CheckedCause check_one(const ErrorCause& c, std::size_t rank, const Facts& facts
   for (const auto& f : findings)
     if (std::find(c.findings.begin(), c.findings.end(), f.id) != c.findings.end()) {
       out.evidence.push_back({std::string(to_string(f.id)), f.title, true});
-      if (out.commands.empty()) out.commands = f.commands;
+      if (out.commands.empty())
+        for (std::size_t i = 0; i < f.commands.size(); ++i) {
+          out.commands.push_back(f.commands[i]);
+          out.command_roles.emplace_back(to_string(f.command_role(i)));
+        }
       out.verdict = CauseVerdict::confirmed;
     }
   bool all_hold = !c.checks.empty(), against = false;

@@ -19,7 +19,8 @@ char low(char c) { return static_cast<char>(std::tolower(static_cast<unsigned ch
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex(char c) { return is_digit(c) || (low(c) >= 'a' && low(c) <= 'f'); }
 bool is_word(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '+' || c == '-' || c == '~';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '+' || c == '-' || c == '~' ||
+         c == ':';
 }
 
 // The length of a capture of kind k at line[pos] (greedy), or 0 when none starts there.
@@ -160,7 +161,8 @@ void add_hit(std::vector<ErrorMatch>& out, const ErrorEntry& e, const Line& l, c
   if (it == out.end()) {
     ErrorMatch m;
     m.entry = &e;
-    m.captures = caps;
+    for (const auto& c : caps)
+      if (c.first != "text") m.captures.push_back(c);
     m.specificity = spec;
     m.via = via;
     out.push_back(std::move(m));

@@ -34,7 +34,8 @@ struct ErrorMatch {
   const ErrorEntry* entry = nullptr;
   std::vector<MatchedLine> lines;  // the first kMaxQuotedLines
   std::size_t count = 0;           // every line that matched
-  std::vector<std::pair<std::string, std::string>> captures;  // of the first line: {"gfx", "gfx1031"}
+  // Of the first line: {"gfx", "gfx1031"}, {"num", "1"}, {"word", "polaris12_mc.bin"} ({text} is not kept).
+  std::vector<std::pair<std::string, std::string>> captures;
   std::size_t specificity = 0;     // literal bytes of the pattern that matched the first line
   std::string via;                 // "pattern", "kernel log" or "ollama log"
   std::set<std::size_t> seen;      // every line number counted (so one line counts once)
@@ -69,6 +70,7 @@ struct CheckedCause {
   CauseVerdict verdict = CauseVerdict::unknown;
   std::vector<CauseEvidence> evidence;
   std::vector<std::string> commands;  // a confirming finding's own commands (already shell-quoted)
+  std::vector<std::string> command_roles;  // commands[i]'s role: "run", "then" or "or"
 };
 
 // The causes of e on this machine: confirmed first, then not known, then ruled out,

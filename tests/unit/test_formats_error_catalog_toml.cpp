@@ -105,7 +105,7 @@ TEST(ErrorCatalogToml, MalformedCataloguesAreOneClearLine) {
     std::string from, to, want;
   };
   const std::vector<Case> cases = {
-      {"title = \"One\"", "titel = \"One\"", "t.toml:1: unknown key 'titel' in [[error]]"},
+      {"title = \"One\"", "titel = \"One\"", "t.toml:3: unknown key 'titel' in [[error]]"},
       {"gfx.override-invalid", "gfx.override-invalidd", "'gfx.override-invalidd' is not a finding id"},
       {"\"override\", ", "\"overide\", ", "'overide' is not a check"},
       {"node-{num}", "node-{number}", "unknown capture {number}"},
