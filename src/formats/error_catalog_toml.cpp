@@ -190,7 +190,7 @@ Result<ErrorCatalog> parse_error_catalog(std::string_view text, const std::strin
   const toml::node* n = root.get("error");
   if (!n) return cat;
   const toml::array* a = n->as_array();
-  if (!a || !a->is_array_of_tables()) return make_error(where(path, *n) + ": 'error' must be [[error]] tables");
+  if (!a || (!a->empty() && !a->is_array_of_tables())) return make_error(where(path, *n) + ": 'error' must be [[error]] tables");
   if (a->size() > kMaxEntries) return make_error(where(path, *n) + ": more than " + std::to_string(kMaxEntries) + " entries");
   for (const auto& item : *a) {
     AMDML_TRY(auto e, parse_entry(path, *item.as_table()));
@@ -245,7 +245,7 @@ std::string write_error_catalog(const ErrorCatalog& catalog) {
     entries.push_back(std::move(t));
   }
   toml::table root;
-  root.insert("error", std::move(entries));
+  if (!entries.empty()) root.insert("error", std::move(entries));
   std::ostringstream out;
   out << root << "\n";
   return out.str();
