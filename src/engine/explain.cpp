@@ -170,8 +170,9 @@ int explain(const GlobalOptions& g, const ExplainOptions& o) {
   const bool json = o.format == Format::json;
   if (e.kind == Explanation::Kind::error) {
     // Not a known subject: an error message when the catalogue knows it or it reads like one.
-    const ErrorCatalog cat = open_catalog(s);
-    if (!scan_error_text(cat, o.subject).matches.empty() || looks_like_error_text(o.subject))
+    // A --recipes DIR without errors/ keeps the subject error; explain_message reports it.
+    const auto cat = load_error_catalog(s.recipes);
+    if (looks_like_error_text(o.subject) || (cat && !scan_error_text(*cat, o.subject).matches.empty()))
       return explain_message(g, o, o.subject, 0);
   }
   if (json) write_stdout(json_text(explain_json(s.kb, e)) + "\n");

@@ -180,3 +180,19 @@ TEST(ExplainError, HostileAndHugeStdinGiveOneDocument) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(nlohmann::json::parse(r.out)["kind"], "error");
 }
+
+// --recipes DIR without errors/: subjects work as before; an error text says the
+// catalogue is missing, in one line.
+TEST(ExplainError, RecipesWithoutACatalogue) {
+  TestTree t;
+  t.mkdir("/knowledge");
+  for (const auto& e : fs::directory_iterator(source_path("recipes/knowledge")))
+    fs::copy_file(e.path(), t.path() / "knowledge" / e.path().filename());
+  auto r = amdml_run({"--recipes", t.str(), "explain", "acess.kfd"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown subject 'acess.kfd'"), std::string::npos) << r.err;
+  r = amdml_run({"--root", root("rdna3-dgpu"), "--recipes", t.str(), "explain", "Memory access fault by GPU node-1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("amdml: error: the recipes hold no errors/*.toml"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
