@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace amdml {
@@ -79,6 +80,9 @@ enum class OllamaReason {
 };
 const char* to_string(OllamaReason r);
 const char* to_string(KernelEventKind k);
+// The names above back to the values (nullopt: no such name), for the error catalogue.
+std::optional<OllamaReason> parse_ollama_reason(std::string_view name);
+std::optional<KernelEventKind> parse_kernel_event_kind(std::string_view name);
 
 struct OllamaJournalLine {
   OllamaReason reason = OllamaReason::no_compatible_gpu;

@@ -28,6 +28,7 @@ struct Options {
   SnapshotOptions snapshot;
   ReportOptions report;
   ExplainOptions explain;
+  std::vector<std::string> explain_words;  // explain's subject, word by word (unquoted text)
   InfoOptions info;
   CheckOptions check;
   UpdateOptions update;
@@ -128,9 +129,18 @@ Runner setup_report(CLI::App& sub, Options& all) {
 
 Runner setup_explain(CLI::App& sub, Options& all) {
   ExplainOptions& o = all.explain;
-  sub.add_option("subject", o.subject, "A gfx target (gfx1103, 11.0.3), a PCI id (1002:15bf, 15bf), a product name (\"7900 XTX\", 780M) or a finding id")->required();
+  sub.add_option("subject", all.explain_words,
+                 "A gfx target (gfx1103, 11.0.3), a PCI id (1002:15bf, 15bf), a product name (\"7900 XTX\", 780M), a "
+                 "finding id, an error message (\"Memory access fault by GPU node-1\"), or - to read a pasted log on stdin")
+      ->required();
   add_format(sub, o.format, {Format::text, Format::json}, "Output format: text (default) or json (schema amdml.explain/1)");
-  return [&all] { return explain(all.global, all.explain); };
+  add_probe_flags(sub, o.probe);
+  return [&all] {
+    std::string subject;
+    for (const auto& w : all.explain_words) subject += (subject.empty() ? "" : " ") + w;
+    all.explain.subject = subject;
+    return explain(all.global, all.explain);
+  };
 }
 
 Runner setup_info(CLI::App& sub, Options& all) {
@@ -235,7 +245,7 @@ const CommandSpec kCommands[] = {
     {"doctor", "Diagnose this machine for ML on AMD GPUs (the default command)", setup_doctor},
     {"snapshot", "Record what the doctor reads into a --root tree (DIR or FILE.tar.gz), redacted", setup_snapshot},
     {"report", "Print a Markdown bug report for a GitHub issue (--snapshot attaches a snapshot)", setup_report},
-    {"explain", "What amdml knows about a gfx target, a PCI id or a finding id", setup_explain},
+    {"explain", "What amdml knows about a gfx target, a PCI id, a finding id or an error message (- : a pasted log)", setup_explain},
     {"info", "List GPU agents and memory pools as ROCm sees them (a rocminfo that says why)", setup_info},
     {"__probe-hsa", "", setup_probe_hsa},  // hidden: the runtime probe's child
     {"__probe-drm", "", setup_probe_drm},  // hidden: the libdrm probe's child

@@ -109,8 +109,9 @@ struct ReportOptions {
 int report(const GlobalOptions& g, const ReportOptions& o);
 
 struct ExplainOptions {
-  std::string subject;
+  std::string subject;  // the words given, joined by blanks; "-": an error text on stdin
   Format format = Format::text;
+  ProbeFlags probe;     // an error text is checked on the machine with the doctor's probes
 };
 int explain(const GlobalOptions& g, const ExplainOptions& o);
 

@@ -3,6 +3,11 @@
 // ("7900 XTX", "780M") or a finding id --
 // family, products, support per ROCm release, override and caveats, the PyTorch index,
 // or the finding's documentation page. Reads no machine state.
+//
+// An error message instead ("Memory access fault by GPU node-1", or `-`: a pasted log on
+// stdin) is matched against the error catalogue (recipes/errors/), and each matched
+// entry's causes are checked on the machine with the doctor's own probes and rules
+// (--root honoured): docs/explain.md.
 #include <algorithm>
 #include <cctype>
 
@@ -13,6 +18,11 @@
 #include "render/render.hpp"
 #include "rules/rules.hpp"
 #include "platform/embedded.hpp"
+#include "platform/stdin_text.hpp"
+#include "platform/terminal.hpp"
+#include "render/explain_error.hpp"
+#include "rules/error_explain.hpp"
+#include "formats/error_catalog_toml.hpp"
 
 namespace amdml::engine {
 
@@ -100,11 +110,71 @@ Explanation resolve(const Knowledge& kb, const std::string& subject) {
 
 }  // namespace
 
+namespace {
+
+ErrorCatalog open_catalog(const Session& s) {
+  return stage("catalogue", [&] {
+    auto cat = load_error_catalog(s.recipes);
+    if (!cat) throw UsageError(cat.error().message);
+    return std::move(*cat);
+  });
+}
+
+// Text that matched nothing: exit 2 with the nearest entries, like an unknown subject.
+[[noreturn]] void unknown_text(const ErrorCatalog& cat, const std::string& subject, const std::string& text, bool json) {
+  Explanation e;
+  e.kind = Explanation::Kind::error;
+  e.subject = subject;
+  for (const auto* entry : nearest_entries(cat, text)) e.suggestions.push_back(entry->id);
+  e.error = "explain: no known error message in " + (subject == "-" ? std::string("the text on stdin") : "'" + text::one_line(subject.substr(0, 200)) + "'") +
+            " (the catalogue has " + std::to_string(cat.entries.size()) + " messages: docs/explain.md)";
+  if (!e.suggestions.empty()) e.error += "; nearest: " + text::join(e.suggestions, ", ");
+  if (json) write_stdout(json_text(explain_json(Knowledge{}, e)) + "\n");
+  throw UsageError(e.error);
+}
+
+// An error text: match it, run the doctor's probes and rules on the machine, and check
+// each matched entry's causes against what they found.
+int explain_message(const GlobalOptions& g, const ExplainOptions& o, const std::string& text, std::size_t total) {
+  Session s = open_session(g);
+  const ErrorCatalog cat = open_catalog(s);
+  const ErrorScan scan = stage("match", [&] { return scan_error_text(cat, text, total); });
+  const bool json = o.format == Format::json;
+  if (scan.matches.empty()) unknown_text(cat, o.subject, text, json);
+  Report r = run_doctor(s, o.probe.options());
+  ErrorExplanation e;
+  e.subject = o.subject;
+  e.scan = &scan;
+  e.root = s.host->live() ? "/" : s.host->root();
+  if (!g.recipes.empty()) e.recipes_flag = {"--recipes", g.recipes};
+  for (const auto& m : scan.matches) e.matches.push_back({&m, check_causes(*m.entry, r.facts, r.findings)});
+  stage("report", [&] {
+    if (json) write_stdout(json_text(error_explain_json(e)) + "\n");
+    else emit_text("", render_error_explain_text(e));
+  });
+  return kExitOk;
+}
+
+}  // namespace
+
 int explain(const GlobalOptions& g, const ExplainOptions& o) {
+  if (o.subject == "-") {
+    if (platform::stdin_is_tty()) error_line("paste the error text or log, then Ctrl-D", "amdml: ");
+    auto in = platform::read_stdin_tail(kMaxExplainInput);
+    if (!in) throw UsageError("explain -: " + in.error().message);
+    return explain_message(g, o, in->text, in->total);
+  }
   Session s;  // no host: explain reads no machine state
   open_knowledge(g, s);
   const Explanation e = resolve(s.kb, o.subject);
   const bool json = o.format == Format::json;
+  if (e.kind == Explanation::Kind::error) {
+    // Not a known subject: an error message when the catalogue knows it or it reads like one.
+    // A --recipes DIR without errors/ keeps the subject error; explain_message reports it.
+    const auto cat = load_error_catalog(s.recipes);
+    if (looks_like_error_text(o.subject) || (cat && !scan_error_text(*cat, o.subject).matches.empty()))
+      return explain_message(g, o, o.subject, 0);
+  }
   if (json) write_stdout(json_text(explain_json(s.kb, e)) + "\n");
   if (e.kind == Explanation::Kind::error) throw UsageError(e.error);
   if (!json) emit_text("", render_explain_text(s.kb, e));

@@ -34,5 +34,9 @@ constexpr EnumName<KernelEventKind> kKernelEventNames[] = {
 const char* to_string(DkmsState s) { return enum_name(kDkmsStateNames, s, "none"); }
 const char* to_string(OllamaReason r) { return enum_name(kOllamaReasonNames, r, "no-compatible-gpu"); }
 const char* to_string(KernelEventKind k) { return enum_name(kKernelEventNames, k, "probe-failed"); }
+std::optional<OllamaReason> parse_ollama_reason(std::string_view name) { return enum_from_name(kOllamaReasonNames, name); }
+std::optional<KernelEventKind> parse_kernel_event_kind(std::string_view name) {
+  return enum_from_name(kKernelEventNames, name);
+}
 
 }  // namespace amdml
