@@ -244,7 +244,7 @@ TorchRuntime torch_runtime(const CommandResult& r) {
   t.exit_code = r.exit_code;
   t.timed_out = r.timed_out;
   bool parsed = false;
-  std::optional<int> started;  // the device whose matmul began and has not answered
+  int started = -1;  // the device whose matmul began and has not answered (-1: none)
   for (auto line : text::split_lines(r.out)) {
     auto tagged = [&](std::string_view tag) -> std::optional<std::string_view> {
       auto p = line.find(tag);
@@ -259,7 +259,7 @@ TorchRuntime torch_runtime(const CommandResult& r) {
       auto doc = parse_json(*matmul);
       if (!doc || !doc->is_object()) continue;
       if (auto m = read_matmul_line(*doc)) {
-        if (started && *started == m->device) started.reset();
+        if (started == m->device) started = -1;
         t.matmuls.push_back(std::move(*m));
       }
     } else if (auto torch = tagged("AMDML_TORCH ")) {
@@ -269,10 +269,10 @@ TorchRuntime torch_runtime(const CommandResult& r) {
       read_torch_line(*doc, t);
     }
   }
-  if (started) {
+  if (started >= 0) {
     // The matmul on this device never answered: the child hung there or died there.
     TorchMatmul m;
-    m.device = *started;
+    m.device = started;
     m.timed_out = r.timed_out;
     std::string said = telling_line(r);
     if (r.timed_out) m.error = "did not finish: the child was killed at its time limit";
