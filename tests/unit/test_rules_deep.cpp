@@ -259,7 +259,8 @@ TEST(DeepRules, MatmulInvalidDeviceFunctionWithTheGfxListedPointsAtTheLibrariesO
   m.error = "RuntimeError: HIP error: invalid device function";
   Facts f = with_torch(m);
   f.ml.python[0].runtime->arch_list.push_back("gfx1103");
-  auto v = with_id(diagnose(f, kb()), FindingId::deep_torch_no_gfx);
+  auto out1 = diagnose(f, kb());
+  auto v = with_id(out1, FindingId::deep_torch_no_gfx);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->detail.find("torch's arch list names gfx1103"), std::string::npos) << v[0]->detail;
 }
@@ -267,7 +268,8 @@ TEST(DeepRules, MatmulInvalidDeviceFunctionWithTheGfxListedPointsAtTheLibrariesO
 TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
   TorchMatmul oom;
   oom.error = "OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 MiB.";
-  auto v = with_id(diagnose(with_torch(oom), kb()), FindingId::deep_torch_failed);
+  auto out2 = diagnose(with_torch(oom), kb());
+  auto v = with_id(out2, FindingId::deep_torch_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->title,
             "PyTorch in /home/alice/venv ran out of GPU memory on GPU 0 (AMD Radeon 780M, gfx1103) for a 2048x2048 "
@@ -277,7 +279,8 @@ TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
   TorchMatmul hung;
   hung.timed_out = true;
   hung.error = "did not finish: the child was killed at its time limit";
-  v = with_id(diagnose(with_torch(hung), kb()), FindingId::deep_torch_failed);
+  auto out3 = diagnose(with_torch(hung), kb());
+  v = with_id(out3, FindingId::deep_torch_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->title, "a matmul in PyTorch (/home/alice/venv) on GPU 0 (AMD Radeon 780M, gfx1103) never finished");
   EXPECT_NE(v[0]->detail.find("killed at its limit (18 s)"), std::string::npos) << v[0]->detail;
@@ -285,10 +288,11 @@ TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
   TorchMatmul wrong;
   wrong.ok = true;
   wrong.data_ok = false;
-  v = with_id(diagnose(with_torch(wrong), kb()), FindingId::deep_torch_failed);
+  auto out4 = diagnose(with_torch(wrong), kb());
+  v = with_id(out4, FindingId::deep_torch_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->title.find("gave a wrong result"), std::string::npos);
-  EXPECT_TRUE(with_id(diagnose(with_torch(wrong), kb()), FindingId::deep_torch_verified).empty());
+  EXPECT_TRUE(with_id(out4, FindingId::deep_torch_verified).empty());
 }
 
 TEST(DeepRules, MatmulThatRanIsAnInfoLineWithTheRate) {
@@ -315,7 +319,8 @@ TEST(DeepRules, ATorchDeviceOfAnUnknownGfxIsNamedByTorch) {
   m.error = "RuntimeError: HIP error: invalid device function";
   Facts f = with_torch(m);
   f.ml.python[0].runtime->device_archs = {"gfx90a:sramecc+:xnack-"};
-  auto v = with_id(diagnose(f, kb()), FindingId::deep_torch_no_gfx);
+  auto out5 = diagnose(f, kb());
+  auto v = with_id(out5, FindingId::deep_torch_no_gfx);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->title.find("no kernels for gfx90a: a matmul on cuda:0 (AMD Radeon 780M, gfx90a:sramecc+:xnack-)"),
             std::string::npos)
