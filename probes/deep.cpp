@@ -9,6 +9,7 @@
 
 #include "formats/deep_record.hpp"
 #include "probes/child.hpp"
+#include "probes/deep_ml.hpp"
 #include "probes/probes.hpp"
 
 namespace amdml::probes {
@@ -71,7 +72,7 @@ DeepStep step_from_child(DeepStepKind kind, const ChildOutcome& c, milliseconds 
   return s;
 }
 
-void run_live(const ProbeContext& ctx, Facts& f) {
+void run_live(const ProbeContext& ctx, Facts& f, Clock::time_point deadline) {
   DeepFacts& d = f.deep;
   d.budget_ms = static_cast<std::uint64_t>(ctx.options.deep_timeout.count());
   const HsaFacts& h = f.runtime.hsa;
@@ -87,8 +88,6 @@ void run_live(const ProbeContext& ctx, Facts& f) {
     d.reason = "the HSA runtime lists no GPU agent";
     return;
   }
-  const auto start = Clock::now();
-  const auto deadline = start + ctx.options.deep_timeout;
   int index = 0;
   for (const auto& a : h.agents) {
     if (a.device != HsaDeviceType::gpu) continue;
@@ -123,7 +122,6 @@ void run_live(const ProbeContext& ctx, Facts& f) {
     }
     d.gpus.push_back(std::move(g));
   }
-  d.elapsed_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count());
 }
 
 void replay(const ProbeContext& ctx, Facts& f) {
@@ -160,11 +158,17 @@ void join(Facts& f) {
 void deep(const ProbeContext& ctx, Facts& f) {
   if (!ctx.options.deep) return;
   f.deep.asked = true;
+  // One budget for the HSA steps and the frameworks' children after them.
+  const auto start = Clock::now();
+  const auto deadline = start + ctx.options.deep_timeout;
   if (ctx.host.live()) {
-    run_live(ctx, f);
+    run_live(ctx, f, deadline);
+    deep_torch(ctx, f, deadline);
+    f.deep.elapsed_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count());
     ctx.host.record_fact("deep", deep_record_json(f.deep));
   } else {
     replay(ctx, f);
+    deep_torch(ctx, f, deadline);  // replayed from the recorded commands
   }
   join(f);
 }

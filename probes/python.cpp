@@ -4,7 +4,7 @@
 // each, torch/version.py is read as text -- never imported -- for the version and
 // whether the build is ROCm, CUDA or CPU-only; the wheel's bundled rocBLAS files give
 // its gfx list. ROCm builds of TensorFlow and onnxruntime are noted because they need
-// ROCm libraries from the system. --deep imports torch in a child process.
+// ROCm libraries from the system. --deep runs torch in a child process: probes/deep_ml.cpp.
 #include <algorithm>
 #include <deque>
 #include <set>
@@ -20,7 +20,6 @@ namespace {
 constexpr int kMaxDepth = 4;          // ~/a/b/c/.venv
 constexpr int kMaxDirsListed = 4000;  // home directories read during the walk
 constexpr std::size_t kMaxEnvs = 24;
-constexpr std::chrono::milliseconds kDeepTimeout{60000};
 
 // Directories under a prefix that hold packages: lib/python3.X/{site,dist}-packages,
 // lib/python3/dist-packages (Debian), and the same under lib64.
@@ -159,19 +158,6 @@ class Finder {
     std::sort(env.rocm_wheels.device_packages.begin(), env.rocm_wheels.device_packages.end());
     std::sort(env.rocm_wheels.torch_device_packages.begin(), env.rocm_wheels.torch_device_packages.end());
     env.torch_rocm = torch_rocm_kind(env);
-    // CPU and CUDA builds cannot see an AMD GPU whatever happens; importing them proves nothing.
-    bool worth_importing = env.torch_build == TorchBuild::rocm || env.torch_build == TorchBuild::unknown;
-    if (ctx_.options.deep && env.torch_path && env.interpreter && worth_importing) {
-      auto r = host_.run({*env.interpreter, "-c", mlparse::torch_probe_program()}, kDeepTimeout);
-      TorchRuntime t;
-      if (r) {
-        t = mlparse::torch_runtime(*r);
-      } else {
-        t.ran = false;  // nothing ran: no verdict on torch, only the reason
-        t.error = "could not run " + *env.interpreter + ": " + r.error().message;
-      }
-      env.runtime = std::move(t);
-    }
     f_.ml.python.push_back(std::move(env));
   }
 

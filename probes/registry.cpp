@@ -25,7 +25,7 @@ const std::vector<ProbeSpec>& probe_table() {
       {"runtime", "HSA runtime agents and libdrm memory (child process)", probes::runtime},
       {"ml", "ollama, PyTorch, llama.cpp and friends", probes::ml},
       {"ollama-journal", "ollama's service journal: why its last start found no GPU", probes::ollama_journal},
-      {"deep", "--deep: allocate, copy and fill on each GPU through the HSA runtime (child processes)", probes::deep},
+      {"deep", "--deep: allocate, copy and fill on each GPU through the HSA runtime; a matmul in each ROCm PyTorch (child processes)", probes::deep},
   };
   return table;
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,19 @@ struct RocmWheels {
   bool any() const { return rocm_version || core_version || libraries_version || core_path || !device_packages.empty(); }
 };
 
+// One matmul the --deep torch child ran on one visible device: two random float32
+// matrices multiplied a few times, synchronised, timed, one block checked on the CPU.
+struct TorchMatmul {
+  int device = 0;                  // torch's device index ("cuda:N")
+  bool ok = false;
+  std::optional<int> size;         // N of the N x N matrices
+  std::optional<double> ms;        // per multiplication
+  std::optional<double> tflops;    // 2 N^3 per multiplication / time, 10^12 per second
+  std::optional<bool> data_ok;     // a block recomputed on the CPU matched
+  std::optional<std::string> error;  // the real error text (type: message), or why it has none
+  bool timed_out = false;          // started and never answered before the child's limit
+};
+
 // What `import torch` saw in a child process (--deep).
 struct TorchRuntime {
   bool ran = false;
@@ -85,6 +99,8 @@ struct TorchRuntime {
   std::optional<std::string> error;       // the real error text (last meaningful line)
   std::optional<int> exit_code;
   bool timed_out = false;
+  std::vector<TorchMatmul> matmuls;  // per visible device, when torch saw the GPU
+  std::uint64_t timeout_ms = 0;      // the child's share of the --deep-timeout budget (live)
 };
 
 struct PythonPackage {

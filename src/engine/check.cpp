@@ -139,6 +139,7 @@ int run_image_gate(const GlobalOptions& g, const CheckOptions& c) {
   ProbeOptions po;
   po.runtime = false;  // no GPU in an image build; the runtime has nothing to enumerate
   po.deep = c.deep;
+  po.deep_timeout = runtime_timeout_ms(c.deep_timeout);  // the torch child runs within it (docs/deep.md)
   Report r = run_doctor(s, po);
   ImageFacts image = stage("image", [&] { return probes::image(*s.host, r.facts); });
   CheckReport check = stage("checks", [&] { return evaluate_image(r.facts, image, s.kb, targets); });

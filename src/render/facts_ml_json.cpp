@@ -43,10 +43,17 @@ nlohmann::json service_json(const OllamaService& s) {
           {"issues", issues}};
 }
 
+nlohmann::json matmul_json(const TorchMatmul& m) {
+  return {{"device", m.device},   {"ok", m.ok},           {"size", opt(m.size)},       {"ms", opt(m.ms)},
+          {"tflops", opt(m.tflops)}, {"data_ok", opt(m.data_ok)}, {"error", opt(m.error)}, {"timed_out", m.timed_out}};
+}
+
 nlohmann::json runtime_json(const TorchRuntime& t) {
+  nlohmann::json matmuls = nlohmann::json::array();
+  for (const auto& m : t.matmuls) matmuls.push_back(matmul_json(m));
   return {{"available", opt(t.available)}, {"device_count", t.device_count}, {"device_names", t.device_names},
           {"device_archs", t.device_archs}, {"arch_list", t.arch_list},     {"error", opt(t.error)},
-          {"exit_code", opt(t.exit_code)},  {"timed_out", t.timed_out}};
+          {"exit_code", opt(t.exit_code)},  {"timed_out", t.timed_out},     {"matmul", matmuls}};
 }
 
 nlohmann::json rocm_wheels_json(const RocmWheels& w) {

@@ -1,6 +1,9 @@
 // deep.*: where running on the GPU (doctor --deep, facts_deep.hpp) proves or contradicts
 // what the other rules inferred from files. The runtime's answer is the evidence: the
-// call that failed, its status, and the last line the runtime printed.
+// call that failed, its status, and the last line the runtime printed. For PyTorch, a
+// matmul per device: the real error text, and "invalid device function" named as the
+// wheel lacking the GPU's gfx.
+#include <algorithm>
 #include <cstdio>
 
 #include "rules/rules_internal.hpp"
@@ -178,6 +181,142 @@ void verified(const Facts& f, const DeepGpu& g, std::vector<Finding>& out) {
   out.push_back(std::move(fd));
 }
 
+// torch's device N as a GPU of the report: the one GPU of the gfx torch named for it.
+std::optional<int> torch_gpu(const Facts& f, const TorchRuntime& t, int device) {
+  if (device < 0 || static_cast<std::size_t>(device) >= t.device_archs.size()) return std::nullopt;
+  const std::string& arch = t.device_archs[static_cast<std::size_t>(device)];
+  auto gfx = GfxTarget::parse_name(arch.substr(0, arch.find(':')));  // "gfx90a:sramecc+:xnack-"
+  if (!gfx) return std::nullopt;
+  std::optional<int> found;
+  int n = 0;
+  for (std::size_t i = 0; i < f.gpus.size(); ++i)
+    if (f.gpus[i].gfx == *gfx) found = static_cast<int>(i), ++n;
+  return n == 1 ? found : std::nullopt;
+}
+
+std::string torch_device(const Facts& f, const TorchRuntime& t, int device) {
+  if (auto g = torch_gpu(f, t, device)) return gpu_label(f, *g);
+  std::string label = "cuda:" + std::to_string(device);
+  auto at = static_cast<std::size_t>(device);
+  std::string arch = device >= 0 && at < t.device_archs.size() ? t.device_archs[at] : "";
+  std::string name = device >= 0 && at < t.device_names.size() ? t.device_names[at] : "";
+  if (!name.empty() || !arch.empty()) label += " (" + name + (name.empty() || arch.empty() ? "" : ", ") + arch + ")";
+  return label;
+}
+
+// What HIP, rocBLAS and torch say when a wheel has no code object for the GPU.
+bool no_code_for_gfx(const std::string& e) {
+  for (const char* s : {"invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu",
+                        "No compatible code objects", "Cannot read TensileLibrary", "no kernel image"})
+    if (e.find(s) != std::string::npos) return true;
+  return false;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+void add_torch_evidence(Finding& fd, const PythonEnv& env, const TorchMatmul& m) {
+  std::string src = env.interpreter.value_or(env.prefix) + " (--deep matmul, cuda:" + std::to_string(m.device) + ")";
+  if (m.error) fd.evidence.push_back({src, std::string(text::trim(text::one_line(*m.error)))});  // the whole text, one line
+  if (env.torch_version) fd.evidence.push_back({"torch", *env.torch_version});
+  if (env.runtime && !env.runtime->arch_list.empty())
+    fd.evidence.push_back({"torch.cuda.get_arch_list()", text::join(env.runtime->arch_list, " ")});
+}
+
+void torch_no_gfx(const Facts& f, const PythonEnv& env, const TorchMatmul& m, std::vector<Finding>& out) {
+  const TorchRuntime& t = *env.runtime;
+  auto at = static_cast<std::size_t>(m.device);
+  std::string arch = at < t.device_archs.size() ? t.device_archs[at] : "";
+  std::string gfx = arch.substr(0, arch.find(':'));
+  bool listed = !gfx.empty() && std::find(t.arch_list.begin(), t.arch_list.end(), gfx) != t.arch_list.end();
+  auto fd = make_finding(FindingId::deep_torch_no_gfx,
+                         "PyTorch in " + env.prefix + " has no kernels for " + (gfx.empty() ? "this GPU" : gfx) +
+                             ": a matmul on " + torch_device(f, t, m.device) + " raised \"" + first_line(*m.error) + "\"",
+                         "");
+  std::string detail = "torch imported and torch.cuda.is_available() said True, so every file-based check passes; but "
+                       "the first kernel it launched on this GPU failed because the wheel carries no code object for " +
+                       (gfx.empty() ? std::string("the GPU's gfx target") : gfx) + ".";
+  if (listed)
+    detail += " torch's arch list names " + gfx + ", so the missing code is in a library it loads (rocBLAS, "
+              "hipBLASLt, MIOpen) or HSA_OVERRIDE_GFX_VERSION makes the GPU report another target.";
+  else if (!t.arch_list.empty())
+    detail += " Its arch list (" + text::join(t.arch_list, ", ") + ") does not include it.";
+  detail += " Install a wheel built for this GPU, or set HSA_OVERRIDE_GFX_VERSION to a same-family target the wheel "
+            "has (torch.gfx and gfx.* say which).";
+  fd.detail = detail;
+  add_torch_evidence(fd, env, m);
+  for (const auto& [k, v] : f.env)
+    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) fd.evidence.push_back({"env " + k, v});
+  if (auto g = torch_gpu(f, t, m.device)) fd.gpus.push_back(*g);
+  out.push_back(std::move(fd));
+}
+
+void torch_failed(const Facts& f, const PythonEnv& env, const TorchMatmul& m, std::vector<Finding>& out) {
+  const TorchRuntime& t = *env.runtime;
+  std::string on = torch_device(f, t, m.device);
+  std::string e = m.error.value_or("");
+  std::string title, detail;
+  if (m.timed_out) {
+    title = "a matmul in PyTorch (" + env.prefix + ") on " + on + " never finished";
+    detail = "The child was killed at its limit" +
+             (t.timeout_ms ? " (" + std::to_string(t.timeout_ms / 1000) + " s)" : std::string()) +
+             " while the GPU had not finished a 2048x2048 multiplication that takes milliseconds: a wedged queue "
+             "or driver (check `sudo dmesg` for amdgpu ring timeouts), or, when the --deep-timeout budget was short, "
+             "a slow first start of torch; a larger --deep-timeout tells them apart.";
+  } else if (e.find("OutOfMemoryError") != std::string::npos || e.find("out of memory") != std::string::npos) {
+    title = "PyTorch in " + env.prefix + " ran out of GPU memory on " + on + " for a 2048x2048 matmul";
+    detail = "Three 16 MiB matrices did not fit: another program holds the GPU's memory (ollama keeps a model "
+             "loaded for minutes after its last request; `rocm-smi --showpids` lists them), or the memory ROCm may "
+             "use is tiny (an APU's carve-out or GTT limit: see the memory findings).";
+  } else if (m.ok && m.data_ok == false) {
+    title = "a matmul in PyTorch (" + env.prefix + ") on " + on + " gave a wrong result";
+    detail = "The GPU's result differs from the CPU's for the same matrices: the kernels ran as another ISA (an "
+             "HSA_OVERRIDE_GFX_VERSION across families) or the GPU's memory is faulty.";
+  } else {
+    title = "a matmul in PyTorch (" + env.prefix + ") on " + on + " failed: " + first_line(e).substr(0, 120);
+    detail = "torch imported and saw the GPU, but running on it failed with the error in the evidence; `sudo dmesg` "
+             "may show the GPU side.";
+  }
+  auto fd = make_finding(FindingId::deep_torch_failed, title, detail);
+  add_torch_evidence(fd, env, m);
+  if (auto g = torch_gpu(f, t, m.device)) fd.gpus.push_back(*g);
+  out.push_back(std::move(fd));
+}
+
+void torch_verified(const Facts& f, const PythonEnv& env, const TorchMatmul& m, std::vector<Finding>& out) {
+  const TorchRuntime& t = *env.runtime;
+  std::string size = m.size ? std::to_string(*m.size) + "x" + std::to_string(*m.size) + " " : std::string();
+  std::string rate;
+  if (m.tflops) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " at %.2f TFLOP/s", *m.tflops);
+    rate = buf;
+  }
+  auto fd = make_finding(FindingId::deep_torch_verified,
+                         "PyTorch in " + env.prefix + " multiplied " + size + "float32 matrices on " +
+                             torch_device(f, t, m.device) + rate,
+                         "Proved by running: torch " + env.torch_version.value_or("") +
+                             " launched its kernels on this GPU, synchronised, and a block of the result matched the "
+                             "CPU's. The rate is one small matmul after a warm-up, not the GPU's peak.");
+  if (m.ms) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3f ms per multiplication", *m.ms);
+    fd.evidence.push_back({env.interpreter.value_or(env.prefix) + " (--deep matmul, cuda:" + std::to_string(m.device) + ")", buf});
+  }
+  if (auto g = torch_gpu(f, t, m.device)) fd.gpus.push_back(*g);
+  out.push_back(std::move(fd));
+}
+
+void deep_torch_rules(const Facts& f, std::vector<Finding>& out) {
+  for (const auto& env : f.ml.python) {
+    if (!env.runtime || !env.runtime->ran) continue;
+    for (const auto& m : env.runtime->matmuls) {
+      if (m.ok && m.data_ok != false) torch_verified(f, env, m, out);
+      else if (!m.ok && m.error && !m.timed_out && no_code_for_gfx(*m.error)) torch_no_gfx(f, env, m, out);
+      else torch_failed(f, env, m, out);
+    }
+  }
+}
+
 }  // namespace
 
 void deep_rules(const RuleContext& ctx, std::vector<Finding>& out) {
@@ -198,6 +337,7 @@ void deep_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     }
     verified(f, g, out);
   }
+  deep_torch_rules(f, out);
 }
 
 }  // namespace amdml::rules

@@ -72,6 +72,59 @@ TEST(MlParse, TorchRuntimeAbortKeepsTheHipError) {
   EXPECT_EQ(torch_runtime(hung).error, "timed out importing torch");
 }
 
+TEST(MlParse, TorchMatmulLinesPerDevice) {
+  CommandResult r;
+  r.exit_code = 0;
+  r.out =
+      "AMDML_TORCH {\"available\": true, \"count\": 2, \"archs\": [\"gfx1100\", \"gfx1103\"]}\n"
+      "AMDML_MATMUL_START 0\n"
+      "AMDML_MATMUL {\"device\": 0, \"ok\": true, \"size\": 2048, \"ms\": 0.25, \"tflops\": 68.7, \"data_ok\": true}\n"
+      "AMDML_MATMUL_START 1\n"
+      "AMDML_MATMUL {\"device\": 1, \"ok\": false, \"error\": \"RuntimeError: HIP error: invalid device function\\nmore\"}\n";
+  auto t = torch_runtime(r);
+  EXPECT_FALSE(t.error);
+  ASSERT_EQ(t.matmuls.size(), 2u);
+  EXPECT_TRUE(t.matmuls[0].ok);
+  EXPECT_EQ(t.matmuls[0].size, 2048);
+  EXPECT_DOUBLE_EQ(*t.matmuls[0].tflops, 68.7);
+  EXPECT_EQ(t.matmuls[0].data_ok, true);
+  EXPECT_FALSE(t.matmuls[1].ok);
+  EXPECT_EQ(t.matmuls[1].error, "RuntimeError: HIP error: invalid device function\nmore");
+  EXPECT_FALSE(t.matmuls[1].timed_out);
+}
+
+TEST(MlParse, TorchMatmulThatNeverAnsweredIsNamed) {
+  // Killed at the limit after the import answered: the import is fine, device 0 hung.
+  CommandResult hung;
+  hung.timed_out = true;
+  hung.out = "AMDML_TORCH {\"available\": true, \"count\": 1}\nAMDML_MATMUL_START 0\n";
+  auto t = torch_runtime(hung);
+  EXPECT_FALSE(t.error);
+  EXPECT_EQ(t.available, true);
+  ASSERT_EQ(t.matmuls.size(), 1u);
+  EXPECT_TRUE(t.matmuls[0].timed_out);
+  EXPECT_EQ(t.matmuls[0].error, "did not finish: the child was killed at its time limit");
+  // rocBLAS aborts the process when it has no kernels for the GPU: its line is the error.
+  CommandResult abort;
+  abort.exit_code = -1;
+  abort.signal = 6;
+  abort.out = "AMDML_TORCH {\"available\": true, \"count\": 1}\nAMDML_MATMUL_START 0\n";
+  abort.err = "\nrocBLAS error: Cannot read /x/TensileLibrary.dat: No such file or directory for GPU arch : gfx1103\n"
+              " List of available TensileLibrary Files : \n";
+  t = torch_runtime(abort);
+  ASSERT_EQ(t.matmuls.size(), 1u);
+  EXPECT_FALSE(t.matmuls[0].timed_out);
+  EXPECT_NE(t.matmuls[0].error->find("Cannot read /x/TensileLibrary.dat"), std::string::npos) << *t.matmuls[0].error;
+  // Nonsense in a matmul line is dropped, not trusted.
+  CommandResult odd;
+  odd.exit_code = 0;
+  odd.out = "AMDML_MATMUL {\"device\": \"x\"}\nAMDML_MATMUL {\"device\": 0, \"ok\": true, \"tflops\": -3, \"size\": 1e30}\n";
+  t = torch_runtime(odd);
+  ASSERT_EQ(t.matmuls.size(), 1u);
+  EXPECT_FALSE(t.matmuls[0].tflops);
+  EXPECT_FALSE(t.matmuls[0].size);
+}
+
 TEST(MlParse, TorchProgramIsOneLine) {
   EXPECT_EQ(torch_probe_program().find('\n'), std::string::npos);
   EXPECT_NE(torch_probe_program().find("AMDML_TORCH"), std::string::npos);

@@ -21,7 +21,7 @@
 #include "probes/collect.hpp"
 #include "rules/rules.hpp"
 #include "support/cli.hpp"
-#include "support/forwarding_host.hpp"
+#include "support/live_probes.hpp"
 #include "support/knowledge.hpp"
 
 using namespace amdml;
@@ -32,31 +32,9 @@ namespace {
 
 const std::string kMeminfo = std::string(AMDML_FAKE_HSA_VARIANTS) + "/../meminfo/16g-12g-available";
 
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::map<std::string, std::optional<std::string>> vars) {
-    for (const auto& [k, v] : vars) {
-      const char* old = std::getenv(k.c_str());
-      saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& [k, v] : saved_) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
+using test::ScopedEnv;
 
- private:
-  std::map<std::string, std::optional<std::string>> saved_;
-};
-
-std::map<std::string, std::optional<std::string>> fake(const std::string& variant) {
-  return {{"AMDML_HSA_LIBRARY", std::string(AMDML_FAKE_HSA_LIBRARY)},
-          {"AMDML_FAKE_HSA", std::string(AMDML_FAKE_HSA_VARIANTS) + "/" + variant + ".json"}};
-}
+std::map<std::string, std::optional<std::string>> fake(const std::string& variant) { return test::fake_hsa(variant); }
 
 // `amdml __deep-hsa ARGS` against a variant; the step it printed, and the fake's log of
 // the most each pool held ("held <pool handle> <bytes>").
@@ -101,39 +79,14 @@ const DeepAlloc* alloc_of(const DeepStep& s, const std::string& pool) {
   return nullptr;
 }
 
-class RecordingHost : public test::ForwardingHost {
- public:
-  explicit RecordingHost(std::unique_ptr<Host> live) : ForwardingHost(*live), live_(std::move(live)) {}
-  bool live() const override { return true; }
-  void record_fact(const std::string& key, const json& value) const override { facts[key] = value; }
-  mutable std::map<std::string, json> facts;
-
- private:
-  std::unique_ptr<Host> live_;
-};
-
-struct DoctorRun {
-  Facts facts;
-  std::vector<Finding> findings;
-  std::map<std::string, json> recorded;
-  std::chrono::milliseconds took{0};
-};
+using DoctorRun = test::LiveRun;
 
 DoctorRun doctor_deep(const std::string& variant, std::chrono::milliseconds budget = std::chrono::milliseconds(20000)) {
   ScopedEnv env(fake(variant));
-  auto live = make_host("/");
-  RecordingHost host(std::move(*live));
   ProbeOptions o;
-  o.runtime_helper = AMDML_BINARY;
   o.deep = true;
   o.deep_timeout = budget;
-  DoctorRun r;
-  auto start = std::chrono::steady_clock::now();
-  r.facts = collect_facts(host, shipped_knowledge(), o);
-  r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  r.findings = diagnose(r.facts, shipped_knowledge());
-  r.recorded = host.facts;
-  return r;
+  return test::run_live_probes(o);
 }
 
 const Finding* find(const std::vector<Finding>& all, FindingId id) {

@@ -245,7 +245,8 @@ TEST(MlProbe, StrixCleanServiceAndDeepSuccess) {
 }
 
 // --deep on the live host runs the interpreter for real, with a time limit: a stand-in
-// python3 (a shell script) prints what torch would.
+// python3 (a shell script) prints what torch would. (tests/fake_torch plays the whole
+// program: test_probes_deep_torch.cpp.)
 TEST(MlProbe, LiveDeepRunsTheInterpreter) {
   char tmpl[] = "/tmp/amdml-ml-XXXXXX";
   ASSERT_TRUE(mkdtemp(tmpl));
@@ -270,6 +271,7 @@ TEST(MlProbe, LiveDeepRunsTheInterpreter) {
   amdml::Knowledge kb;
   ProbeContext ctx{**host, kb, o};
   probes::ml(ctx, f);
+  probes::deep(ctx, f);  // the torch child runs within the --deep budget (probes/deep_ml.cpp)
   std::system(("rm -rf '" + dir + "'").c_str());
   const auto* e = env_at(f, dir);
   ASSERT_TRUE(e && e->runtime);

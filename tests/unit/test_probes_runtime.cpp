@@ -30,6 +30,7 @@
 #include "platform/process.hpp"
 #include "render/info.hpp"
 #include "support/cli.hpp"
+#include "support/live_probes.hpp"
 #include "support/knowledge.hpp"
 
 using amdml::test::shipped_knowledge;
@@ -39,65 +40,18 @@ using nlohmann::json;
 
 namespace {
 
-// Sets environment variables for the probe's child; restores them afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(std::map<std::string, std::optional<std::string>> vars) {
-    for (const auto& [k, v] : vars) {
-      const char* old = std::getenv(k.c_str());
-      saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& [k, v] : saved_) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-
- private:
-  std::map<std::string, std::optional<std::string>> saved_;
-};
-
-// A live host that keeps what the probe records, like `amdml snapshot` does.
-class RecordingHost : public test::ForwardingHost {
- public:
-  explicit RecordingHost(std::unique_ptr<Host> live) : ForwardingHost(*live), live_(std::move(live)) {}
-  bool live() const override { return true; }
-  void record_fact(const std::string& key, const json& value) const override { facts[key] = value; }
-  mutable std::map<std::string, json> facts;
-
- private:
-  std::unique_ptr<Host> live_;
-};
-
-struct LiveRun {
-  Facts facts;
-  std::vector<Finding> findings;
-  std::map<std::string, json> recorded;
-  std::chrono::milliseconds took{0};
-};
+using test::LiveRun;
+using test::RecordingHost;
+using test::ScopedEnv;
 
 LiveRun run_live(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
-  auto live = make_host("/");
-  RecordingHost host(std::move(*live));
   ProbeOptions o;
   o.runtime_timeout = timeout;
-  o.runtime_helper = AMDML_BINARY;
-  auto start = std::chrono::steady_clock::now();
-  LiveRun r;
-  r.facts = collect_facts(host, shipped_knowledge(), o);
-  r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  r.findings = diagnose(r.facts, shipped_knowledge());
-  r.recorded = host.facts;
-  return r;
+  return test::run_live_probes(o);
 }
 
 LiveRun run_fake(const std::string& variant, std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
-  ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string(AMDML_FAKE_HSA_LIBRARY)},
-                 {"AMDML_FAKE_HSA", std::string(AMDML_FAKE_HSA_VARIANTS) + "/" + variant + ".json"}});
+  ScopedEnv env(test::fake_hsa(variant));
   return run_live(timeout);
 }
 

@@ -208,6 +208,126 @@ TEST(DeepRules, NothingAskedNothingSaid) {
   for (const auto& fd : diagnose(f, kb())) EXPECT_NE(finding_prefix(fd.id), "deep") << to_string(fd.id);
 }
 
+// A ROCm torch in /home/alice/venv that saw the 780M as cuda:0; its matmul as given.
+Facts with_torch(const TorchMatmul& m) {
+  Facts f = apu(Version{6, 17, 0});
+  PythonEnv env;
+  env.kind = "venv";
+  env.prefix = "/home/alice/venv";
+  env.interpreter = "/home/alice/venv/bin/python3";
+  env.torch_path = "/home/alice/venv/lib/python3.12/site-packages/torch";
+  env.torch_version = "2.5.1+rocm6.2";
+  env.torch_build = TorchBuild::rocm;
+  TorchRuntime t;
+  t.ran = true;
+  t.available = true;
+  t.device_count = 1;
+  t.device_names = {"AMD Radeon 780M"};
+  t.device_archs = {"gfx1103"};
+  t.arch_list = {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102"};
+  t.timeout_ms = 18000;
+  t.matmuls = {m};
+  env.runtime = t;
+  f.ml.probed = true;
+  f.ml.python = {env};
+  return f;
+}
+
+TEST(DeepRules, MatmulInvalidDeviceFunctionNamesTheGfxTheWheelLacks) {
+  TorchMatmul m;
+  m.error = "RuntimeError: HIP error: invalid device function\nHIP kernel errors might be asynchronously reported";
+  Facts f = with_torch(m);
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.3";
+  auto out = diagnose(f, kb());
+  auto v = with_id(out, FindingId::deep_torch_no_gfx);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->severity, Severity::error);
+  EXPECT_EQ(v[0]->title,
+            "PyTorch in /home/alice/venv has no kernels for gfx1103: a matmul on GPU 0 (AMD Radeon 780M, gfx1103) "
+            "raised \"RuntimeError: HIP error: invalid device function\"");
+  EXPECT_NE(v[0]->detail.find("does not include it"), std::string::npos) << v[0]->detail;
+  auto ev = evidence_text(*v[0]);
+  EXPECT_NE(ev.find("HIP kernel errors might be asynchronously reported"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("torch.cuda.get_arch_list(): gfx900 gfx906"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("env HSA_OVERRIDE_GFX_VERSION: 11.0.3"), std::string::npos) << ev;
+  EXPECT_EQ(v[0]->gpus, std::vector<int>{0});
+  EXPECT_TRUE(with_id(out, FindingId::deep_torch_failed).empty());
+}
+
+TEST(DeepRules, MatmulInvalidDeviceFunctionWithTheGfxListedPointsAtTheLibrariesOrTheOverride) {
+  TorchMatmul m;
+  m.error = "RuntimeError: HIP error: invalid device function";
+  Facts f = with_torch(m);
+  f.ml.python[0].runtime->arch_list.push_back("gfx1103");
+  auto out1 = diagnose(f, kb());
+  auto v = with_id(out1, FindingId::deep_torch_no_gfx);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0]->detail.find("torch's arch list names gfx1103"), std::string::npos) << v[0]->detail;
+}
+
+TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
+  TorchMatmul oom;
+  oom.error = "OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 MiB.";
+  auto out2 = diagnose(with_torch(oom), kb());
+  auto v = with_id(out2, FindingId::deep_torch_failed);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->title,
+            "PyTorch in /home/alice/venv ran out of GPU memory on GPU 0 (AMD Radeon 780M, gfx1103) for a 2048x2048 "
+            "matmul");
+  EXPECT_NE(evidence_text(*v[0]).find("Tried to allocate 16.00 MiB"), std::string::npos);
+
+  TorchMatmul hung;
+  hung.timed_out = true;
+  hung.error = "did not finish: the child was killed at its time limit";
+  auto out3 = diagnose(with_torch(hung), kb());
+  v = with_id(out3, FindingId::deep_torch_failed);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->title, "a matmul in PyTorch (/home/alice/venv) on GPU 0 (AMD Radeon 780M, gfx1103) never finished");
+  EXPECT_NE(v[0]->detail.find("killed at its limit (18 s)"), std::string::npos) << v[0]->detail;
+
+  TorchMatmul wrong;
+  wrong.ok = true;
+  wrong.data_ok = false;
+  auto out4 = diagnose(with_torch(wrong), kb());
+  v = with_id(out4, FindingId::deep_torch_failed);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0]->title.find("gave a wrong result"), std::string::npos);
+  EXPECT_TRUE(with_id(out4, FindingId::deep_torch_verified).empty());
+}
+
+TEST(DeepRules, MatmulThatRanIsAnInfoLineWithTheRate) {
+  TorchMatmul m;
+  m.ok = true;
+  m.size = 2048;
+  m.ms = 2.21;
+  m.tflops = 7.77;
+  m.data_ok = true;
+  auto out = diagnose(with_torch(m), kb());
+  auto v = with_id(out, FindingId::deep_torch_verified);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->severity, Severity::info);
+  EXPECT_EQ(v[0]->title,
+            "PyTorch in /home/alice/venv multiplied 2048x2048 float32 matrices on GPU 0 (AMD Radeon 780M, gfx1103) at "
+            "7.77 TFLOP/s");
+  EXPECT_NE(evidence_text(*v[0]).find("2.210 ms per multiplication"), std::string::npos);
+  EXPECT_TRUE(with_id(out, FindingId::deep_torch_failed).empty());
+  EXPECT_TRUE(with_id(out, FindingId::deep_torch_no_gfx).empty());
+}
+
+TEST(DeepRules, ATorchDeviceOfAnUnknownGfxIsNamedByTorch) {
+  TorchMatmul m;
+  m.error = "RuntimeError: HIP error: invalid device function";
+  Facts f = with_torch(m);
+  f.ml.python[0].runtime->device_archs = {"gfx90a:sramecc+:xnack-"};
+  auto out5 = diagnose(f, kb());
+  auto v = with_id(out5, FindingId::deep_torch_no_gfx);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0]->title.find("no kernels for gfx90a: a matmul on cuda:0 (AMD Radeon 780M, gfx90a:sramecc+:xnack-)"),
+            std::string::npos)
+      << v[0]->title;
+  EXPECT_TRUE(v[0]->gpus.empty());
+}
+
 TEST(CheckExpect, ComputeNeedsEveryUsableGpuToPassEveryStep) {
   Report r;
   r.facts = apu(Version{6, 17, 0});

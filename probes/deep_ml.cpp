@@ -1,0 +1,59 @@
+// doctor --deep for the ML frameworks (probes/deep_ml.hpp). Each child runs through
+// Host::run with a time limit: its whole process group is killed at the limit, and what it
+// printed until then is kept (the torch program flushes a line per stage, so a matmul
+// that hangs is named).
+#include <algorithm>
+
+#include "formats/ml_outputs.hpp"
+#include "probes/deep_ml.hpp"
+
+namespace amdml::probes {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kTorchLimit{60000};  // one environment, whatever the budget: import + matmuls
+constexpr milliseconds kMinChild{500};      // less than this left: the child is not started
+
+bool worth_running(const PythonEnv& env) {
+  // CPU and CUDA builds cannot see an AMD GPU whatever happens; importing them proves nothing.
+  bool rocm_or_unknown = env.torch_build == TorchBuild::rocm || env.torch_build == TorchBuild::unknown;
+  return env.torch_path && env.interpreter && rocm_or_unknown;
+}
+
+}  // namespace
+
+void deep_torch(const ProbeContext& ctx, Facts& f, Clock::time_point deadline) {
+  const bool live = ctx.host.live();
+  for (auto& env : f.ml.python) {
+    if (!worth_running(env)) continue;
+    TorchRuntime t;
+    milliseconds limit = kTorchLimit;
+    if (live) {
+      auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+      if (left < kMinChild) {
+        t.ran = false;  // nothing ran: no verdict on torch, only the reason
+        t.error = "not run: the --deep-timeout budget was spent before this environment";
+        f.deep.budget_spent = true;
+        env.runtime = std::move(t);
+        continue;
+      }
+      limit = std::min(left, kTorchLimit);
+    }
+    auto r = ctx.host.run({*env.interpreter, "-c", mlparse::torch_probe_program()}, limit);
+    if (r) {
+      t = mlparse::torch_runtime(*r);
+      if (live) {
+        t.timeout_ms = static_cast<std::uint64_t>(limit.count());
+        if (r->timed_out && limit < kTorchLimit) f.deep.budget_spent = true;
+      }
+    } else {
+      t.ran = false;
+      t.error = "could not run " + *env.interpreter + ": " + r.error().message;
+    }
+    env.runtime = std::move(t);
+  }
+}
+
+}  // namespace amdml::probes
