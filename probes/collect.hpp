@@ -1,7 +1,7 @@
 // Probes: read-only collectors that fill Facts through the Host. They never throw:
 // what they cannot read becomes a ProbeError or an empty optional.
 //
-// One table (probe_table) registers them in run order; `amdml doctor --list-probes`
+// One table (probe_table) registers them in run order; `amdml doctor --list`
 // and the docs come from it.
 #pragma once
 

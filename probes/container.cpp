@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/probe_util.hpp"
+#include "base/text.hpp"
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
 
@@ -75,14 +76,8 @@ void inside(const ProbeContext& ctx, Facts& f) {
 std::optional<std::string> find_docker(const Host& h) {
   std::string path = h.env("PATH").value_or(kDefaultPath);
   std::vector<std::string> dirs;
-  std::size_t pos = 0;
-  while (pos <= path.size()) {
-    std::size_t end = path.find(':', pos);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(pos, end - pos);
-    if (!dir.empty() && dir[0] == '/') dirs.push_back(dir);
-    pos = end + 1;
-  }
+  for (const std::string_view dir : text::split(path, ':'))
+    if (!dir.empty() && dir[0] == '/') dirs.emplace_back(dir);
   dirs.push_back("/usr/bin");
   for (const auto& dir : dirs) {
     std::string candidate = (dir.back() == '/' ? dir : dir + "/") + "docker";

@@ -17,8 +17,6 @@ void python(const ProbeContext& ctx, Facts& f);    // python.cpp: environments, 
 void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp binaries and backends
 // rocm_installs.cpp: every system ROCm, by channel (amdrocm: dpkg's installed amdrocm* packages)
 void rocm_installs(const ProbeContext& ctx, Facts& f, const std::map<std::string, std::string>& amdrocm);
-// rocm.cpp: the installed packages of /var/lib/dpkg/status that want accepts, name -> version
-std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&));
 void rocm_pip_installs(Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
 
 namespace mlpath {

@@ -1,6 +1,7 @@
 // Python environments and what they hold for the GPU: python3 on PATH (with the
 // user's ~/.local site), virtualenvs and conda environments under the user's home
-// (a bounded walk: depth, directory and environment limits), and --python PATH. In
+// (a bounded walk: depth, directory and environment limits; only where a tool keeps
+// environments), and --python PATH. In
 // each, torch/version.py is read as text -- never imported -- for the version and
 // whether the build is ROCm, CUDA or CPU-only; the wheel's bundled rocBLAS files give
 // its gfx list. ROCm builds of TensorFlow and onnxruntime are noted because they need
@@ -194,6 +195,10 @@ class Finder {
       }
       if (depth >= kMaxDepth) continue;
       std::sort(subdirs.begin(), subdirs.end());
+      // pyenv keeps its interpreters (and pyenv-virtualenv its environments) in
+      // versions/; the rest of ~/.pyenv (plugins, libexec, the sources it builds from)
+      // holds none, so it is not listed.
+      if (paths::basename(dir) == ".pyenv") std::erase_if(subdirs, [](const std::string& s) { return s != "versions"; });
       for (const auto& s : subdirs) {
         if (skip.count(s)) continue;
         if (s.front() == '.' && !hidden_ok.count(s)) continue;

@@ -47,7 +47,6 @@ Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& o
   Facts facts;
   facts.amdml_version = AMDML_VERSION;
   facts.root = host.root();
-  host.forget();  // a second run (amdml fix's check after --apply) reads the files anew
   ProbeContext ctx{host, kb, options};
   // The HSA child first: its start-up (10-20 ms of dlopen) overlaps the file probes,
   // and the runtime probe collects it last.

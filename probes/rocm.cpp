@@ -15,28 +15,9 @@ namespace amdml::probes {
 static const char* kSystemLibDirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
                                        "/usr/lib"};
 
-// "Version:" of a package in /var/lib/dpkg/status.
-static std::optional<std::string> dpkg_version(const std::string& status, const std::string& package) {
-  const std::string needle = "Package: " + package + "\n";
-  std::size_t pos = 0;
-  while ((pos = status.find(needle, pos)) != std::string::npos) {
-    if (pos == 0 || status[pos - 1] == '\n') {
-      std::size_t end = status.find("\n\n", pos);
-      std::string stanza = status.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-      if (stanza.find("Status: install ok installed") == std::string::npos) return std::nullopt;
-      auto v = stanza.find("\nVersion: ");
-      if (v == std::string::npos) return std::nullopt;
-      auto e = stanza.find('\n', v + 1);
-      return stanza.substr(v + 10, e == std::string::npos ? std::string::npos : e - v - 10);
-    }
-    pos += needle.size();
-  }
-  return std::nullopt;
-}
-
 // Whether a package name is part of a ROCm: AMD's (rocm-*, hip*, hsa-*, comgr, amdgpu-dkms)
 // or the distribution's (libhsa-runtime64-1, libamdhip64-5, rocminfo, librocblas0, ...).
-static bool rocm_package(const std::string& n) {
+static bool rocm_package(std::string_view n) {
   for (const char* p : {"rocm", "hip", "hsa-", "libhsa", "libhsakmt", "libamdhip", "libamd-comgr", "comgr", "librocm",
                         "librocblas", "rocblas", "libhipblas", "miopen", "libmiopen", "rccl", "amdgpu-dkms", "amdgpu-install",
                         "rocminfo"})
@@ -44,29 +25,7 @@ static bool rocm_package(const std::string& n) {
   return false;
 }
 
-static bool amdrocm_package(const std::string& n) { return n.rfind("amdrocm", 0) == 0; }
-
-std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&)) {
-  std::map<std::string, std::string> out;
-  for (const std::string_view s : parse::dpkg_stanzas(status)) {
-    const std::string stanza(s);
-    auto field = [&](const std::string& key) -> std::string {
-      const std::string pre = key + ": ";
-      std::size_t at = 0;
-      if (stanza.compare(0, pre.size(), pre) != 0) {
-        at = stanza.find("\n" + pre);
-        if (at == std::string::npos) return {};
-        ++at;
-      }
-      at += pre.size();
-      return stanza.substr(at, stanza.find('\n', at) - at);
-    };
-    std::string name = field("Package");
-    if (name.empty() || !want(name) || field("Status") != "install ok installed") continue;
-    out[name] = field("Version");
-  }
-  return out;
-}
+static bool amdrocm_package(std::string_view n) { return n.rfind("amdrocm", 0) == 0; }
 
 void rocm(const ProbeContext& ctx, Facts& f) {
   const Host& h = ctx.host;
@@ -74,9 +33,11 @@ void rocm(const ProbeContext& ctx, Facts& f) {
   // One pass over dpkg's status: the ROCm packages, and TheRock's native amdrocm* ones
   // (amdrocm7.14, amdrocm10.1-gfx1201) the channel probe reads the Core SDK's targets from.
   std::map<std::string, std::string> amdrocm;
+  // Only these packages' stanzas are parsed (parse::dpkg_packages); libhsa-runtime64-1,
+  // the distribution's runtime, is among them.
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
-    for (auto& [name, ver] : dpkg_installed(*st, [](const std::string& n) { return rocm_package(n) || amdrocm_package(n); }))
-      (amdrocm_package(name) ? amdrocm : r.packages)[name] = ver;
+    for (auto& p : parse::dpkg_packages(*st, [](std::string_view n) { return rocm_package(n) || amdrocm_package(n); }))
+      if (p.installed) (amdrocm_package(p.name) ? amdrocm : r.packages)[p.name] = std::move(p.version);
     r.dpkg_status = true;
   }
   if (auto opt = h.list_dir("/opt")) {
@@ -137,11 +98,9 @@ void rocm(const ProbeContext& ctx, Facts& f) {
       r.source = RocmSource::distro;
       r.path = "/usr";
       r.hsa_library = lib;
-      if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
-        if (auto v = dpkg_version(*st, "libhsa-runtime64-1")) {
-          r.version_text = *v;
-          r.version = Version::parse(*v);
-        }
+      if (auto v = r.packages.find("libhsa-runtime64-1"); v != r.packages.end()) {
+        r.version_text = v->second;
+        r.version = Version::parse(v->second);
       }
       break;
     }

@@ -37,7 +37,7 @@ inline constexpr EnumName<StepKind> kStepKindNames[] = {
 };
 inline const char* to_string(StepKind k) { return enum_name(kStepKindNames, k, "?"); }
 
-// How a recipe's parameters are read (the contracts in TEAM.md): which alternative of
+// How a recipe's parameters are read (docs/fix.md, "Recipes"): which alternative of
 // FixParams (amdml/fix_params.hpp) it takes.
 enum class ParamSchema { groups, ttm, hsa, env, cmdline, rocm };
 

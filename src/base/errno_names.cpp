@@ -1,29 +1,19 @@
-// The errno name table; see errno_names.hpp.
+// errno names from glibc (strerrorname_np, glibc 2.32; amdml needs 2.35); see
+// errno_names.hpp.
 #include "base/errno_names.hpp"
 
-#include <cerrno>
-
-#include "base/enum_names.hpp"
+#include <cstring>
 
 namespace amdml {
 
 namespace {
 
-constexpr EnumName<int> kErrnoNames[] = {
-    {EPERM, "EPERM"},   {ENOENT, "ENOENT"},       {ESRCH, "ESRCH"},   {EINTR, "EINTR"},     {EIO, "EIO"},
-    {ENXIO, "ENXIO"},   {E2BIG, "E2BIG"},         {ENOEXEC, "ENOEXEC"}, {EBADF, "EBADF"},   {ECHILD, "ECHILD"},
-    {EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"},       {EACCES, "EACCES"}, {EFAULT, "EFAULT"},   {EBUSY, "EBUSY"},
-    {EEXIST, "EEXIST"}, {EXDEV, "EXDEV"},         {ENODEV, "ENODEV"}, {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},
-    {EINVAL, "EINVAL"}, {ENFILE, "ENFILE"},       {EMFILE, "EMFILE"}, {ENOTTY, "ENOTTY"},   {ETXTBSY, "ETXTBSY"},
-    {EFBIG, "EFBIG"},   {ENOSPC, "ENOSPC"},       {ESPIPE, "ESPIPE"}, {EROFS, "EROFS"},     {EPIPE, "EPIPE"},
-    {ERANGE, "ERANGE"}, {ENAMETOOLONG, "ENAMETOOLONG"}, {ENOSYS, "ENOSYS"}, {ELOOP, "ELOOP"},
-    {ENODATA, "ENODATA"}, {ETIMEDOUT, "ETIMEDOUT"}, {EOPNOTSUPP, "EOPNOTSUPP"}, {ESTALE, "ESTALE"},
-    {ENOTCONN, "ENOTCONN"}, {ECONNREFUSED, "ECONNREFUSED"}, {EOVERFLOW, "EOVERFLOW"},
-};
+// Past the largest errno Linux defines (EHWPOISON, 133), with room for new ones.
+constexpr int kLargestErrno = 255;
 
 }  // namespace
 
-const char* errno_symbol(int code) { return enum_name(kErrnoNames, code, nullptr); }
+const char* errno_symbol(int code) { return code > 0 ? ::strerrorname_np(code) : nullptr; }
 
 std::string errno_name(int code) {
   if (const char* name = errno_symbol(code)) return name;
@@ -31,7 +21,8 @@ std::string errno_name(int code) {
 }
 
 std::optional<int> errno_from_name(std::string_view name) {
-  if (auto code = enum_from_name(kErrnoNames, name)) return code;
+  for (int code = 1; code <= kLargestErrno; ++code)
+    if (const char* n = ::strerrorname_np(code); n && name == n) return code;
   // "E<number>": what errno_name prints for a code it has no name for. Never 0, which
   // is no error at all ("open": "E0" would be a failed open that did not fail).
   if (name.size() > 1 && name.size() < 6 && name[0] == 'E' &&

@@ -1,4 +1,5 @@
-// errno values by their symbolic names ("EACCES"), one table both ways.
+// errno values by their symbolic names ("EACCES"), both ways, as glibc names them
+// (strerrorname_np): no table of our own.
 #pragma once
 
 #include <optional>
@@ -7,7 +8,7 @@
 
 namespace amdml {
 
-// The symbolic name of an errno value this table knows, else nullptr.
+// The symbolic name of an errno value glibc knows, else nullptr.
 const char* errno_symbol(int code);
 // The symbolic name, or "E<number>" for a value without one (4095 -> "E4095").
 std::string errno_name(int code);

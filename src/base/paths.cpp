@@ -2,6 +2,7 @@
 #include "base/paths.hpp"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace amdml::paths {
 
@@ -35,7 +36,12 @@ std::string basename(const std::string& p) {
 }
 
 std::optional<std::string> resolve_path(const std::string& path, bool follow_last, int max_hops,
-                                        const std::function<PathNode(const std::string& p, bool more)>& lookup) {
+                                        const std::function<PathNode(const std::string& p, bool more)>& lookup,
+                                        int* why) {
+  auto fail = [why](int err) -> std::optional<std::string> {
+    if (why) *why = err;
+    return std::nullopt;
+  };
   std::vector<std::string> todo = split_path(path);
   std::reverse(todo.begin(), todo.end());
   std::vector<std::string> done;
@@ -51,13 +57,13 @@ std::optional<std::string> resolve_path(const std::string& path, bool follow_las
     done.push_back(c);
     const std::string p = join_path(done);
     const PathNode node = lookup(p, !todo.empty());
-    if (node.kind == PathNode::Kind::missing) return std::nullopt;
+    if (node.kind == PathNode::Kind::missing) return fail(ENOENT);
     if (node.kind != PathNode::Kind::symlink) {
-      if (!todo.empty() && node.kind != PathNode::Kind::directory) return std::nullopt;
+      if (!todo.empty() && node.kind != PathNode::Kind::directory) return fail(ENOTDIR);
       continue;
     }
     if (todo.empty() && !follow_last) return p;
-    if (++hops > max_hops) return std::nullopt;
+    if (++hops > max_hops) return fail(ELOOP);
     done.pop_back();
     if (!node.target.empty() && node.target[0] == '/') done.clear();
     auto parts = split_path(node.target);

@@ -32,8 +32,11 @@ struct PathNode {
 // "/", symlinks followed (relative to their directory; absolute from "/") at most
 // max_hops times; with follow_last false a final symlink is the answer. lookup(p, more)
 // says what the prefix p is (more: components follow it). nullopt when a component is
-// missing, something other than a directory has more components, or the hops run out.
+// missing, something other than a directory has more components, or the hops run out;
+// why, when given, is then set to the errno the kernel gives for it (ENOENT, ENOTDIR,
+// ELOOP).
 std::optional<std::string> resolve_path(const std::string& path, bool follow_last, int max_hops,
-                                        const std::function<PathNode(const std::string& p, bool more)>& lookup);
+                                        const std::function<PathNode(const std::string& p, bool more)>& lookup,
+                                        int* why = nullptr);
 
 }  // namespace amdml::paths

@@ -1,5 +1,6 @@
 // Plain-text helpers; see text.hpp.
 #include "base/text.hpp"
+#include "base/utf8.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -13,6 +14,30 @@ std::string_view trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   auto e = s.find_last_not_of(ws);
   return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0;;) {
+    const std::size_t j = s.find(sep, i);
+    out.push_back(s.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    if (j == std::string_view::npos) return out;
+    i = j + 1;
+  }
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string to_upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
 }
 
 std::vector<std::string_view> split_lines(std::string_view s) {
@@ -32,18 +57,11 @@ namespace {
 // The length of the UTF-8 sequence at s[i] when it is well formed (RFC 3629) and a
 // character a terminal shows as itself (not a C0 or C1 control, not DEL), else 0.
 std::size_t printable_at(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
+  const auto c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) return c >= 0x20 && c != 0x7f ? 1 : 0;
-  const std::size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  std::uint32_t cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(k) & 0x3F);
-  }
-  static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp < 0xA0) return 0;
+  char32_t cp = 0;
+  const std::size_t n = utf8::decode(s, i, cp);
+  if (n == 0 || cp < 0xA0) return 0;
   return n;
 }
 

@@ -10,8 +10,15 @@
 
 namespace amdml::text {
 
+// The string predicates are std::string_view's own (C++20): s.starts_with(x),
+// s.ends_with(x); nothing here repeats them.
 std::string_view trim(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view s);
+// The parts between each sep, empty ones kept ("a,,b" -> {"a", "", "b"}; "" -> {""}).
+std::vector<std::string_view> split(std::string_view s, char sep);
+// ASCII case mapping (other bytes unchanged).
+std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
 std::vector<std::string> split_ws(std::string_view s);
 // The parts with sep between them ({} -> "").
 std::string join(const std::vector<std::string>& parts, std::string_view sep);

@@ -11,14 +11,14 @@
 #include <string_view>
 #include <vector>
 
-// Declared only: the command line sees no model header (probes/collect.hpp has it).
+// Declared only: the command line sees no probes header (probes/collect.hpp has it).
 namespace amdml {
 struct ProbeOptions;
 }
 
 namespace amdml::engine {
 
-// Documented exit codes (DESIGN.md).
+// Documented exit codes (README.md, "Exit codes").
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUsage = 2;
@@ -36,7 +36,7 @@ struct OutputError : UsageError {
 };
 
 // --format and --color, parsed once at the command line's edge. Each command accepts a
-// subset of the formats (cli/main.cpp names it; the names come from here).
+// subset of the formats (cli/commands.cpp names it; the names come from here).
 enum class Format { text, json, markdown, junit, prometheus, nfd };
 enum class ColorMode { automatic, always, never };
 std::string_view to_string(Format f);

@@ -31,7 +31,7 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   for (const char* p : {"/etc/hostname", "/proc/sys/kernel/hostname"})
     if (auto h = s.host->read_file(p, 4096)) ro.host_names.push_back(*h);
   if (auto h = s.host->env("HOSTNAME")) ro.host_names.push_back(*h);
-  run.redactor = Redactor::plan(run.recording, ro);
+  run.redactor = Redactor::learn(run.recording, ro);
   run.redactor.apply(run.recording);
   run.redacted = redact;
   SnapshotMeta meta;

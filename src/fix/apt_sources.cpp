@@ -18,10 +18,6 @@ namespace {
 constexpr const char* kSourcesList = "/etc/apt/sources.list";
 constexpr const char* kSourcesDir = "/etc/apt/sources.list.d";
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The files apt reads its sources from, as apt picks them (sources.list.d/*.list and
 // *.sources; other names, such as *.save or *.distUpgrade, are ignored by apt).
 std::vector<std::string> source_files(platform::SafeTree& tree) {
@@ -29,7 +25,7 @@ std::vector<std::string> source_files(platform::SafeTree& tree) {
   if (auto names = tree.list(kSourcesDir)) {
     std::sort(names->begin(), names->end());
     for (const auto& n : *names)
-      if (ends_with(n, ".list") || ends_with(n, ".sources")) out.push_back(std::string(kSourcesDir) + "/" + n);
+      if (n.ends_with(".list") || n.ends_with(".sources")) out.push_back(std::string(kSourcesDir) + "/" + n);
   }
   return out;
 }

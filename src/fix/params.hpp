@@ -1,5 +1,6 @@
 // Recipe parameters checked: a finding's fix.params (amdml/fix_params.hpp) against the
-// contracts in TEAM.md and the facts. The plan builds bytes only from what passes.
+// limits docs/fix.md gives each recipe and the facts. The plan builds bytes only from
+// what passes.
 #pragma once
 
 #include <optional>

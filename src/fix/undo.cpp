@@ -154,7 +154,6 @@ void Undo::judge_renames() {
   std::vector<std::vector<std::string>> rolled_back;
   for (const auto& c : j.txn.commands)
     if (c.rename && c.rollback && c.state == CommandState::ran) rolled_back.push_back(c.argv);
-  host.forget();
   for (std::size_t i = 0; i < j.txn.commands.size(); ++i) {
     CommandRecord& c = j.txn.commands[i];
     if (!c.rename || c.rollback || c.reverted || !c.undo || c.undo->size() < 2) continue;

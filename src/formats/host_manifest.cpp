@@ -225,212 +225,41 @@ Status get_opt(const json& obj, const char* key, const std::string& where, std::
   return {};
 }
 
-// A device node's field as the parse saw it: only what the checks below ask of it.
-struct RawValue {
-  enum class Kind { none, other, negative, non_negative, string } kind = Kind::none;  // none: absent or null
-  unsigned long long number = 0;  // non_negative
-  std::string text;               // string
-};
-
-// "devices": {PATH: {"type", "mode", "uid", "gid", "open"}} as they are in the text; the
-// value of a path that is not an object is remembered as such, to be refused in order.
-struct RawDevice {
-  bool object = false;
-  RawValue type, mode, uid, gid, open;
-};
-
-// "devices" as read: every path with its value, in the order of the text.
-struct RawDevices {
-  std::vector<std::pair<std::string, RawDevice>> list;
-
-  // Path order, each path once with its last value (as a document keeps a repeated key).
-  std::vector<const std::pair<std::string, RawDevice>*> sorted() const {
-    std::vector<const std::pair<std::string, RawDevice>*> out;
-    out.reserve(list.size());
-    for (const auto& d : list) out.push_back(&d);
-    std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-    std::size_t n = 0;
-    for (const auto* d : out) {
-      if (n > 0 && out[n - 1]->first == d->first) out[n - 1] = d;  // a later one of the same path
-      else out[n++] = d;
-    }
-    out.resize(n);
-    return out;
-  }
-};
-
-// The manifest's parse: every key into a JSON document as parse_json builds it, except
-// the "devices" object, read straight into RawDevices (a 16-GPU MI300X node has 258
-// device nodes: a document of them was most of reading the manifest). The document gets
-// null in its place. Keys repeat as in a document: the last one wins.
-class ManifestSax {
- public:
-  using Dom = nlohmann::detail::json_sax_dom_parser<json>;
-
-  explicit ManifestSax(json& doc) : dom_(doc, false) {}
-
-  // The last "devices" value, when it was an object.
-  std::optional<RawDevices> devices;
-
-  bool null() { return scalar(RawValue{}, [&] { return dom_.null(); }); }
-  bool boolean(bool v) { return scalar(RawValue{RawValue::Kind::other, 0, {}}, [&] { return dom_.boolean(v); }); }
-  bool number_integer(json::number_integer_t v) {
-    // A negative number; "-0" reads as an integer 0, which a non-negative field takes.
-    RawValue r{v == 0 ? RawValue::Kind::non_negative : RawValue::Kind::negative, 0, {}};
-    return scalar(std::move(r), [&] { return dom_.number_integer(v); });
-  }
-  bool number_unsigned(json::number_unsigned_t v) {
-    return scalar(RawValue{RawValue::Kind::non_negative, v, {}}, [&] { return dom_.number_unsigned(v); });
-  }
-  bool number_float(json::number_float_t v, const json::string_t& s) {
-    return scalar(RawValue{RawValue::Kind::other, 0, {}}, [&] { return dom_.number_float(v, s); });
-  }
-  bool string(json::string_t& v) {
-    if (!in_devices()) return forward_value([&] { return dom_.string(v); });
-    return scalar(RawValue{RawValue::Kind::string, 0, v}, [] { return true; });
-  }
-  bool binary(json::binary_t& v) { return forward_value([&] { return dom_.binary(v); }); }
-  bool start_object(std::size_t n) {
-    if (depth_ == 1 && devices_next_) {  // "devices": {
-      devices_next_ = false;
-      devices.emplace();
-      devices_depth_ = ++depth_;
-      return dom_.null();
-    }
-    if (in_devices()) {
-      if (depth_ == devices_depth_) device_->object = true;
-      else if (depth_ == devices_depth_ + 1 && field_) field_->kind = RawValue::Kind::other;
-      ++depth_;
-      return true;
-    }
-    ++depth_;
-    return dom_.start_object(n);
-  }
-  bool end_object() {
-    --depth_;
-    if (devices_depth_ && depth_ == devices_depth_ - 1) {  // the devices object closes
-      devices_depth_ = 0;
-      return true;
-    }
-    if (in_devices()) return true;
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) {
-    if (in_devices()) {
-      if (depth_ == devices_depth_ + 1 && field_) field_->kind = RawValue::Kind::other;
-      ++depth_;
-      return true;
-    }
-    devices_next_ = false;
-    ++depth_;
-    return dom_.start_array(n);
-  }
-  bool end_array() {
-    --depth_;
-    if (in_devices()) return true;
-    return dom_.end_array();
-  }
-  bool key(json::string_t& k) {
-    if (in_devices()) {
-      if (depth_ == devices_depth_) {
-        device_ = &devices->list.emplace_back(k, RawDevice{}).second;
-        field_ = nullptr;
-      } else if (depth_ == devices_depth_ + 1) {
-        field_ = k == "type" ? &device_->type
-                 : k == "mode" ? &device_->mode
-                 : k == "uid"  ? &device_->uid
-                 : k == "gid"  ? &device_->gid
-                 : k == "open" ? &device_->open
-                               : nullptr;
-      }
-      return true;
-    }
-    if (depth_ == 1 && k == "devices") {
-      devices_next_ = true;
-      devices.reset();  // a later "devices" replaces an earlier one
-    }
-    return dom_.key(k);
-  }
-  bool parse_error(std::size_t pos, const std::string& token, const nlohmann::detail::exception& e) {
-    return dom_.parse_error(pos, token, e);
-  }
-
- private:
-  // Inside the devices object (its own depth and below).
-  bool in_devices() const { return devices_depth_ > 0 && depth_ >= devices_depth_; }
-
-  template <class F>
-  bool forward_value(F&& f) {
-    devices_next_ = false;
-    return f();
-  }
-  // A scalar: a device's field (the last one wins), or the document's value.
-  template <class F>
-  bool scalar(RawValue v, F&& f) {
-    if (!in_devices()) return forward_value(std::forward<F>(f));
-    if (depth_ == devices_depth_) device_->object = false;
-    else if (depth_ == devices_depth_ + 1 && field_) *field_ = std::move(v);
-    return true;
-  }
-
-  Dom dom_;
-  int depth_ = 0;              // containers open at this event
-  int devices_depth_ = 0;      // inside the devices object: its depth (2), else 0
-  bool devices_next_ = false;  // the last event was the top-level key "devices"
-  RawDevice* device_ = nullptr;
-  RawValue* field_ = nullptr;
-};
-
-// get_opt for a device's field; the error names devices.PATH.KEY.
-Status raw_string(const RawValue& v, const std::string& path, const char* key, std::optional<std::string>& out) {
-  if (v.kind == RawValue::Kind::none) return {};
-  if (v.kind != RawValue::Kind::string)
-    return make_error(std::string(kManifest) + ": devices." + path + "." + key + " must be a string");
-  out = v.text;
-  return {};
-}
-Status raw_id(const RawValue& v, const std::string& path, const char* key, std::optional<std::uint32_t>& out) {
-  if (v.kind == RawValue::Kind::none) return {};
-  if (v.kind != RawValue::Kind::non_negative)
-    return make_error(std::string(kManifest) + ": devices." + path + "." + key + " must be a non-negative integer");
-  out = static_cast<std::uint32_t>(v.number);
-  return {};
-}
-
-Result<std::vector<DeviceNode>> read_devices(const RawDevices& raw) {
+// "devices": {PATH: {"type", "mode", "uid", "gid", "open"}}, in path order.
+Result<std::vector<DeviceNode>> read_devices(const json& devices) {
   std::vector<DeviceNode> nodes;
-  const auto devices = raw.sorted();
   nodes.reserve(devices.size());
-  for (const auto* entry : devices) {
-    const auto& [path, v] = *entry;
-    if (!v.object) return make_error(std::string(kManifest) + ": devices." + path + " must be an object");
+  for (const auto& [path, v] : devices.items()) {
+    if (!v.is_object()) return make_error(std::string(kManifest) + ": devices." + path + " must be an object");
     DeviceNode d;
     d.path = path;
+    const std::string where = "devices." + path + ".";
     std::optional<std::string> type;
-    if (auto s = raw_string(v.type, path, "type", type); !s) return s.error();
+    AMDML_TRY_STATUS(get_opt(v, "type", where, type));
     if (type && *type == "block") d.type = FileType::block_device;
     else if (type && *type == "dir") d.type = FileType::directory;
     else d.type = FileType::char_device;
-    if (v.mode.kind != RawValue::Kind::none) {
+    if (auto m = v.find("mode"); m != v.end() && !m->is_null()) {
       unsigned long long mode = 010000;  // refused unless an octal string or an integer says less
-      if (v.mode.kind == RawValue::Kind::string) {
+      if (m->is_string()) {
+        const auto& ms = m->get_ref<const std::string&>();
         char* end = nullptr;
-        mode = std::strtoul(v.mode.text.c_str(), &end, 8);
-        if (v.mode.text.empty() || *end != '\0') mode = 010000;
-      } else if (v.mode.kind == RawValue::Kind::non_negative) {
-        mode = v.mode.number;
+        mode = std::strtoull(ms.c_str(), &end, 8);
+        if (ms.empty() || *end != '\0') mode = 010000;
+      } else if (m->is_number_unsigned() || (m->is_number_integer() && m->get<long long>() == 0)) {
+        mode = m->get<unsigned long long>();
       }
-      if (mode > 07777)
-        return make_error(std::string(kManifest) + ": devices." + path + ".mode must be octal like \"0660\"");
+      if (mode > 07777) return make_error(std::string(kManifest) + ": " + where + "mode must be octal like \"0660\"");
       d.mode = static_cast<std::uint32_t>(mode);
     }
-    if (auto s = raw_id(v.uid, path, "uid", d.uid); !s) return s.error();
-    if (auto s = raw_id(v.gid, path, "gid", d.gid); !s) return s.error();
+    AMDML_TRY_STATUS(get_opt(v, "uid", where, d.uid));
+    AMDML_TRY_STATUS(get_opt(v, "gid", where, d.gid));
     std::optional<std::string> open;
-    if (auto s = raw_string(v.open, path, "open", open); !s) return s.error();
+    AMDML_TRY_STATUS(get_opt(v, "open", where, open));
     if (open) {
-      if (*open == "ok") d.open = OpenCheck::ok;
-      else {
+      if (*open == "ok") {
+        d.open = OpenCheck::ok;
+      } else {
         d.open = OpenCheck::failed;
         d.open_errno = errno_or_eacces(*open);
       }
@@ -442,21 +271,9 @@ Result<std::vector<DeviceNode>> read_devices(const RawDevices& raw) {
 
 Result<HostManifest> parse_manifest_doc(const std::string& text) {
   HostManifest m;
-  json doc;
-  std::optional<RawDevices> devices;
-  bool read = false;
-  {
-    ManifestSax plain(doc);
-    read = parse_plain_json(text, plain);
-    if (read) devices = std::move(plain.devices);
-  }
-  if (!read) {  // not plain JSON (or not JSON): nlohmann's parser decides, from the start
-    doc = json();
-    ManifestSax sax(doc);
-    if (auto parsed = parse_json_sax(text, sax); !parsed)
-      return make_error(std::string(kManifest) + ": " + parsed.error().message);
-    devices = std::move(sax.devices);
-  }
+  auto parsed = parse_json(text);
+  if (!parsed) return make_error(std::string(kManifest) + ": " + parsed.error().message);
+  json doc = std::move(*parsed);
   if (!doc.is_object()) return make_error(std::string(kManifest) + ": must be a JSON object");
   if (doc.contains("format") && !(doc["format"].is_number_integer() && doc["format"].get<long long>() == 1))
     return make_error(std::string(kManifest) + ": unsupported format (amdml reads format 1)");
@@ -497,11 +314,10 @@ Result<HostManifest> parse_manifest_doc(const std::string& text) {
       m.env[k] = v.get<std::string>();
     }
   }
-  if (devices) {
-    AMDML_TRY(auto nodes, read_devices(*devices));
+  if (doc.contains("devices") && !doc["devices"].is_null()) {
+    if (!doc["devices"].is_object()) return make_error(std::string(kManifest) + ": devices must be an object");
+    AMDML_TRY(auto nodes, read_devices(doc["devices"]));
     m.devices = std::move(nodes);
-  } else if (doc.contains("devices") && !doc["devices"].is_null()) {
-    return make_error(std::string(kManifest) + ": devices must be an object");
   }
   if (doc.contains("container")) {
     m.container_recorded = true;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "base/base64.hpp"
+#include "base/utf8.hpp"
 #include "formats/json.hpp"
 
 namespace amdml::formats {
@@ -11,34 +13,6 @@ namespace amdml::formats {
 using nlohmann::json;
 
 namespace {
-
-constexpr const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-bool valid_utf8(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n;
-    std::uint32_t cp;
-    if (c < 0x80) n = 1, cp = c;
-    else if ((c & 0xe0) == 0xc0) n = 2, cp = c & 0x1f;
-    else if ((c & 0xf0) == 0xe0) n = 3, cp = c & 0x0f;
-    else if ((c & 0xf8) == 0xf0) n = 4, cp = c & 0x07;
-    else return false;
-    if (i + n > s.size()) return false;
-    for (std::size_t k = 1; k < n; ++k) {
-      auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8 (nlohmann rejects them too).
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-      return false;
-    i += n;
-  }
-  return true;
-}
 
 // The one walk over a value: `leaf` answers for the values it rewrites, arrays and
 // objects are rebuilt around its answers, everything else is kept (request parameters).
@@ -354,64 +328,15 @@ const char* to_string(CommandState s) {
   return "?";
 }
 
-std::string base64_encode(std::string_view in) {
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    std::uint32_t v = (std::uint32_t(std::uint8_t(in[i])) << 16) | (std::uint32_t(std::uint8_t(in[i + 1])) << 8) |
-                      std::uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kB64[(v >> s) & 63];
-  }
-  if (i < in.size()) {
-    std::uint32_t v = std::uint32_t(std::uint8_t(in[i])) << 16;
-    if (i + 1 < in.size()) v |= std::uint32_t(std::uint8_t(in[i + 1])) << 8;
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-std::optional<std::string> base64_decode(std::string_view in) {
-  if (in.size() % 4) return std::nullopt;
-  std::string out;
-  std::uint32_t v = 0;
-  int bits = 0, pad = 0;
-  for (char c : in) {
-    int d;
-    if (c >= 'A' && c <= 'Z') d = c - 'A';
-    else if (c >= 'a' && c <= 'z') d = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') d = c - '0' + 52;
-    else if (c == '+') d = 62;
-    else if (c == '/') d = 63;
-    else if (c == '=') d = 0, ++pad;
-    else return std::nullopt;
-    if (c != '=' && pad) return std::nullopt;
-    v = (v << 6) | std::uint32_t(d);
-    bits += 6;
-    if (bits == 24) {
-      out += char((v >> 16) & 0xff);
-      out += char((v >> 8) & 0xff);
-      out += char(v & 0xff);
-      v = 0;
-      bits = 0;
-    }
-  }
-  if (pad > 2) return std::nullopt;
-  out.resize(out.size() - static_cast<std::size_t>(pad));
-  return out;
-}
-
 json bytes_json(const std::string& bytes) {
-  if (valid_utf8(bytes)) return bytes;
-  return json{{"base64", base64_encode(bytes)}};
+  if (utf8::valid(bytes)) return bytes;
+  return json{{"base64", base64::encode(bytes)}};
 }
 
 std::optional<std::string> json_bytes(const json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_object() && j.size() == 1 && j.contains("base64") && j["base64"].is_string())
-    return base64_decode(j["base64"].get<std::string>());
+    return base64::decode(j["base64"].get<std::string>());
   return std::nullopt;
 }
 

@@ -126,7 +126,4 @@ std::string write_journal(const Transaction& t);
 nlohmann::json bytes_json(const std::string& bytes);
 std::optional<std::string> json_bytes(const nlohmann::json& j);
 
-std::string base64_encode(std::string_view in);
-std::optional<std::string> base64_decode(std::string_view in);
-
 }  // namespace amdml::formats

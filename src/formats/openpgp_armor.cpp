@@ -1,25 +1,12 @@
 #include "formats/openpgp_armor.hpp"
 
-#include "base/sha1.hpp"
-
 #include <algorithm>
 
+#include "base/base64.hpp"
+#include "base/sha1.hpp"
 #include "base/text.hpp"
 
 namespace amdml {
-
-namespace {
-
-int b64(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-}  // namespace
 
 Result<std::string> dearmor_public_key(const std::string& text) {
   const std::string begin = "-----BEGIN PGP PUBLIC KEY BLOCK-----", end = "-----END PGP PUBLIC KEY BLOCK-----";
@@ -48,20 +35,9 @@ Result<std::string> dearmor_public_key(const std::string& text) {
     if (line[0] == '=') break;  // the CRC-24 line
     body += line;
   }
-  std::string out;
-  unsigned acc = 0;
-  int bits = 0;
-  for (char c : body) {
-    if (c == '=') break;
-    int v = b64(c);
-    if (v < 0) return make_error("OpenPGP armor holds a character that is not base64");
-    acc = (acc << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
+  auto decoded = base64::decode_unpadded(body);
+  if (!decoded) return make_error("OpenPGP armor holds a character that is not base64");
+  std::string out = std::move(*decoded);
   if (out.empty()) return make_error("OpenPGP armor holds no key");
   return out;
 }

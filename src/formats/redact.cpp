@@ -4,8 +4,8 @@
 // the rules follow (passwd <-> group <-> process identity, KFD <-> DRM unique ids)
 // still holds. Group names and every number are kept: findings do not change.
 //
-// Secrets are a separate, unconditional pass, and the one policy for them lives here
-// (formats/secrets.hpp): environment variables are kept only when relevant and not
+// Secrets are a separate, unconditional pass, and the one policy for them is
+// formats/secrets.hpp (formats/secrets.cpp): environment variables are kept only when relevant and not
 // credential-like, and their dropped values -- together with every secret shape
 // scrub_secrets() knows -- are cut from every text, JSON value and key.
 #include <algorithm>
@@ -28,21 +28,8 @@ namespace {
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+using text::to_lower;
+std::string trim(std::string_view s) { return std::string(text::trim(s)); }
 
 // Every occurrence of from, anywhere.
 std::string replace_literal(const std::string& s, const std::string& from, const std::string& to, int* count) {
@@ -86,26 +73,6 @@ std::string replace_token(const std::string& s, const std::string& from, const s
 
 bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 
-// 8-4-4-4-12 hex digits starting at i.
-bool uuid_at(const std::string& s, std::size_t i) {
-  static const int groups[] = {8, 4, 4, 4, 12};
-  std::size_t p = i;
-  for (int g = 0; g < 5; ++g) {
-    for (int k = 0; k < groups[g]; ++k, ++p)
-      if (p >= s.size() || !is_hex(s[p])) return false;
-    if (g < 4) {
-      if (p >= s.size() || s[p] != '-') return false;
-      ++p;
-    }
-  }
-  return (i == 0 || !is_hex(s[i - 1])) && (p >= s.size() || !is_hex(s[p]));
-}
-
-const char* kTokenPrefixes[] = {"hf_",   "ghp_",  "gho_",  "ghs_", "ghu_", "ghr_", "github_pat_", "glpat-",
-                                "sk-",   "xoxb-", "xoxp-", "xoxa-", "AKIA", "ASIA", "AIza",        "eyJ"};
-
-bool token_char(char c) { return word_char(c) || c == '-'; }
-
 // Names that are not personal whoever uses them: distributions, services, the
 // placeholders themselves. Replacing these would also rewrite unrelated text.
 const std::set<std::string>& generic_names() {
@@ -123,7 +90,7 @@ bool valid_name(const std::string& n, const std::set<std::string>& generic) {
   if (n.size() < 2) return false;
   if (n.find_first_not_of("0123456789") == std::string::npos) return false;
   if (n.find_first_of(" \t\n:/") != std::string::npos) return false;
-  if (generic.count(lower(n))) return false;
+  if (generic.count(to_lower(n))) return false;
   if (n.rfind("user", 0) == 0 && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
   if (n.rfind("host", 0) == 0 && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
   return true;
@@ -224,275 +191,10 @@ bool is_serial_path(const std::string& p) {
   return false;
 }
 
-std::optional<std::uint64_t> parse_u64(const std::string& s, int base) {
-  if (s.empty() || s.size() > 20) return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return std::nullopt;
-    v = v * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(d);
-  }
-  return v;
-}
-
 std::string hex16(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
   return buf;
-}
-
-}  // namespace
-
-// ---- Secrets ------------------------------------------------------------------------
-
-namespace {
-
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-bool blank(char c) { return c == ' ' || c == '\t'; }
-bool quote(char c) { return c == '"' || c == '\''; }
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-bool space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-// Characters of a NAME in NAME=value, NAME: value and --NAME (dotted and dashed too).
-bool name_char(char c) { return word_char(c) || c == '-' || c == '.'; }
-
-// The end of a quoted value whose text starts at i (just after the opening quote q):
-// the next q that no backslash escapes, or the end of the line.
-std::size_t quoted_end(const std::string& s, std::size_t i, char q) {
-  while (i < s.size() && s[i] != q && s[i] != '\n') i += s[i] == '\\' && i + 1 < s.size() && s[i + 1] != '\n' ? 2 : 1;
-  return std::min(i, s.size());
-}
-
-// The end of an unquoted value starting at i.
-std::size_t bare_end(const std::string& s, std::size_t i) {
-  while (i < s.size() && !space(s[i]) && !quote(s[i]) && s[i] != '\\' && s[i] != '`' && s[i] != ';' && s[i] != '&') ++i;
-  return i;
-}
-
-// Rebuilds a text while the passes below cut ranges out of it, left to right.
-class Cutter {
- public:
-  Cutter(const std::string& s, int* count) : s_(s), count_(count) {}
-  std::size_t done() const { return pos_; }
-  // Replaces [b, e) by REDACTED, unless it already is that (scrubbing twice changes nothing).
-  void cut(std::size_t b, std::size_t e) {
-    if (b < pos_ || e <= b || s_.compare(b, e - b, kRedacted) == 0) return;
-    out_.append(s_, pos_, b - pos_);
-    out_ += kRedacted;
-    pos_ = e;
-    if (count_) ++*count_;
-  }
-  std::string finish() {
-    out_.append(s_, pos_, std::string::npos);
-    return std::move(out_);
-  }
-
- private:
-  const std::string& s_;
-  int* count_;
-  std::string out_;
-  std::size_t pos_ = 0;
-};
-
-// scheme://USERINFO@host: the user info goes, whatever the scheme. It ends at the last
-// '@' before a blank, quote or backslash, so a password holding '/' or '@' goes too.
-std::string cut_url_user_info(const std::string& s, int* count) {
-  Cutter c(s, count);
-  auto scheme_char = [](char ch) { return alnum(ch) || ch == '+' || ch == '.' || ch == '-'; };
-  for (std::size_t i = s.find("://"); i != std::string::npos; i = s.find("://", i + 3)) {
-    std::size_t b = i;
-    while (b > 0 && scheme_char(s[b - 1])) --b;
-    if (b == i || !std::isalpha(static_cast<unsigned char>(s[b]))) continue;
-    const std::size_t a = i + 3;
-    std::size_t e = a;
-    while (e < s.size() && !space(s[e]) && !quote(s[e]) && s[e] != '\\' && s[e] != '<' && s[e] != '>' && s[e] != '`' &&
-           s.compare(e, 3, "://") != 0)
-      ++e;
-    const std::size_t at = e > a ? s.rfind('@', e - 1) : std::string::npos;
-    if (at != std::string::npos && at > a) c.cut(a, at);
-  }
-  return c.finish();
-}
-
-// Every case-blind occurrence of `word` that starts a word.
-template <class F>
-void each_word(const std::string& s, std::string_view word, F&& f) {
-  const std::string low = lower(s);
-  for (std::size_t i = low.find(word); i != std::string::npos; i = low.find(word, i + 1))
-    if (i == 0 || !word_char(s[i - 1])) f(i + word.size());
-}
-
-// Authorization: <scheme> <credentials> (also Proxy-Authorization, "authorization"=...):
-// everything after the scheme word up to the end of the line or the closing quote.
-std::string cut_authorization(const std::string& s, int* count) {
-  Cutter c(s, count);
-  each_word(s, "authorization", [&](std::size_t j) {
-    while (j < s.size() && quote(s[j])) ++j;
-    while (j < s.size() && blank(s[j])) ++j;
-    if (j >= s.size() || (s[j] != ':' && s[j] != '=')) return;
-    ++j;
-    while (j < s.size() && blank(s[j])) ++j;
-    std::size_t e;
-    if (j < s.size() && quote(s[j])) {
-      e = quoted_end(s, j + 1, s[j]);
-      ++j;
-    } else {
-      e = j;
-      while (e < s.size() && s[e] != '\n' && s[e] != '\r' && !quote(s[e]) && s[e] != '\\') ++e;
-    }
-    while (e > j && blank(s[e - 1])) --e;
-    std::size_t k = j;
-    while (k < e && std::isalpha(static_cast<unsigned char>(s[k]))) ++k;
-    if (k > j && k < e && blank(s[k])) {
-      while (k < e && blank(s[k])) ++k;
-      j = k;
-    }
-    c.cut(j, e);
-  });
-  return c.finish();
-}
-
-// "Bearer X", "Basic X", "token X" outside a header: X goes when it looks like a
-// credential (Basic: base64 with a digit or + / =; token: 16+ characters with letters
-// and digits), so prose like "Basic Linear Algebra" stays.
-std::string cut_scheme_credentials(std::string s, int* count) {
-  struct Scheme {
-    const char* word;
-    const char* chars;  // besides letters and digits
-    std::size_t min;
-    bool needs_digit_or_symbol;
-  };
-  static const Scheme kSchemes[] = {{"bearer", "._~+/=-", 8, false}, {"basic", "+/=", 8, true}, {"token", "._-", 16, true}};
-  for (const auto& sc : kSchemes) {
-    Cutter c(s, count);
-    each_word(s, sc.word, [&](std::size_t j) {
-      if (j >= s.size() || !blank(s[j])) return;
-      while (j < s.size() && blank(s[j])) ++j;
-      std::size_t e = j;
-      bool digit_or_symbol = false, letter = false;
-      while (e < s.size() && (alnum(s[e]) || std::strchr(sc.chars, s[e]) != nullptr) && s[e] != '\0') {
-        digit_or_symbol = digit_or_symbol || !std::isalpha(static_cast<unsigned char>(s[e]));
-        letter = letter || std::isalpha(static_cast<unsigned char>(s[e]));
-        ++e;
-      }
-      if (e - j < sc.min || (e < s.size() && word_char(s[e]))) return;
-      if (sc.needs_digit_or_symbol && !digit_or_symbol) return;
-      if (std::string_view(sc.word) == "token" && !letter) return;
-      c.cut(j, e);
-    });
-    s = c.finish();
-  }
-  return s;
-}
-
-// In JSON a member named just "key" names something ({"key": "index", "value": "-2"},
-// a modprobe option in doctor's own facts); any other secret name holds a secret.
-bool secret_member(std::string_view name) { return is_secret_name(name) && lower(std::string(name)) != "key"; }
-
-// NAME=value and NAME: value of a secret NAME: shell and env-file assignments, systemd
-// Environment= (also "NAME=value with blanks"), --flag=value, URL queries (?token=X&),
-// YAML and HTTP headers (api_key: X, X-Api-Key: X) and JSON members ("token": "X";
-// there only string values, so a JSON document stays valid).
-std::string cut_assignments(const std::string& s, int* count) {
-  Cutter c(s, count);
-  for (std::size_t p = 0; p < s.size(); ++p) {
-    const char sep = s[p];
-    if ((sep != '=' && sep != ':') || p < c.done()) continue;
-    std::size_t ne = p;
-    const bool quoted_name = ne > 0 && quote(s[ne - 1]);
-    if (quoted_name) --ne;
-    std::size_t nb = ne;
-    while (nb > 0 && name_char(s[nb - 1])) --nb;
-    const std::string_view name = std::string_view(s).substr(nb, ne - nb);
-    if (nb == ne || !(quoted_name ? secret_member(name) : is_secret_name(name))) continue;
-    std::size_t v = p + 1;
-    if (sep == ':' && (v >= s.size() || !(blank(s[v]) || quote(s[v])))) continue;  // a URL, a time, key:value lists
-    if (sep == '=' && v < s.size() && s[v] == '=') continue;                         // a comparison
-    while (v < s.size() && blank(s[v])) ++v;
-    std::size_t e;
-    if (v < s.size() && quote(s[v])) {
-      e = quoted_end(s, v + 1, s[v]);
-      ++v;
-    } else if (quoted_name) {
-      continue;  // "name": 12 or "name": [...] -- not a string
-    } else if (nb > 0 && quote(s[nb - 1])) {
-      e = quoted_end(s, v, s[nb - 1]);  // "NAME=value with blanks"
-    } else {
-      e = bare_end(s, v);
-      // Authorization: Bearer REDACTED -- the credential after the scheme is already cut.
-      std::size_t k = e;
-      while (k < s.size() && blank(s[k])) ++k;
-      if (k > e && s.compare(k, std::strlen(kRedacted), kRedacted) == 0) continue;
-    }
-    if (std::string_view(s).substr(v, e - v).find(kRedacted) != std::string_view::npos) continue;
-    c.cut(v, e);
-  }
-  return c.finish();
-}
-
-// --NAME VALUE and -NAME VALUE (Go-style flags) of a secret NAME, also as neighbours
-// in a JSON or Python argv list ("--api-key", "X"). A value starting with '-' is the
-// next flag, not a value; the one-letter -p (a port as often as a password) is kept.
-std::string cut_flag_values(const std::string& s, int* count) {
-  Cutter c(s, count);
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '-' || i < c.done()) continue;
-    const char before = i > 0 ? s[i - 1] : ' ';
-    if (!space(before) && !quote(before) && before != '=' && before != '(' && before != '[' && before != ',') continue;
-    std::size_t nb = i + 1;
-    if (nb < s.size() && s[nb] == '-') ++nb;
-    std::size_t ne = nb;
-    while (ne < s.size() && name_char(s[ne])) ++ne;
-    if (ne - nb < 2 || !alnum(s[nb]) || !is_secret_name(std::string_view(s).substr(nb, ne - nb))) continue;
-    std::size_t v = ne;
-    std::optional<char> q;
-    if (v < s.size() && quote(s[v]) && s[v] == before) {
-      // "--token", "X"
-      ++v;
-      while (v < s.size() && space(s[v])) ++v;
-      if (v >= s.size() || s[v] != ',') continue;
-      ++v;
-      while (v < s.size() && space(s[v])) ++v;
-      if (v >= s.size() || s[v] != before) continue;
-      q = s[v++];
-    } else {
-      if (v >= s.size() || !blank(s[v])) continue;
-      while (v < s.size() && blank(s[v])) ++v;
-      if (v < s.size() && quote(s[v])) q = s[v++];
-    }
-    if (v >= s.size() || (!q && (s[v] == '-' || space(s[v])))) continue;
-    c.cut(v, q ? quoted_end(s, v, *q) : bare_end(s, v));
-  }
-  return c.finish();
-}
-
-// Well-known token shapes anywhere.
-std::string cut_token_shapes(std::string s, int* count) {
-  for (const char* p : kTokenPrefixes) {
-    const std::string prefix = p;
-    std::size_t at = 0;
-    while ((at = s.find(prefix, at)) != std::string::npos) {
-      if (at > 0 && token_char(s[at - 1])) {
-        at += prefix.size();
-        continue;
-      }
-      std::size_t e = at + prefix.size();
-      while (e < s.size() && (token_char(s[e]) || (prefix == "eyJ" && s[e] == '.'))) ++e;
-      if (e - at - prefix.size() >= 16) {
-        s.replace(at, e - at, kRedacted);
-        if (count) ++*count;
-        at += std::strlen(kRedacted);
-      } else {
-        at = e;
-      }
-    }
-  }
-  return s;
 }
 
 // A dropped variable's value is cut from every other text too -- when it is specific
@@ -501,67 +203,109 @@ std::string cut_token_shapes(std::string s, int* count) {
 bool cut_everywhere(const std::string& v) {
   if (v.size() < 6 || v[0] == '/' || v.find_first_not_of("0123456789.:-_") == std::string::npos) return false;
   static const std::set<std::string> kPlain = {"localhost", "enabled", "disabled", "default", "always", "never"};
-  return !kPlain.count(lower(v));
+  return !kPlain.count(to_lower(v));
+}
+
+// Words that are not personal on this machine: the distribution's own names and every
+// directory name outside home directories.
+std::set<std::string> generic_words(const Recording& r) {
+  std::set<std::string> generic = generic_names();
+  for (const char* osr : {"/etc/os-release", "/usr/lib/os-release"})
+    if (const auto* n = file_node(r, osr)) {
+      std::string w;
+      for (char c : n->content + "\n") {
+        if (std::isalnum(static_cast<unsigned char>(c))) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!w.empty()) {
+          generic.insert(w);
+          w.clear();
+        }
+      }
+    }
+  for (const auto& [path, node] : r.tree) {
+    bool system_tree = false;
+    for (const char* top : {"/sys/", "/proc/", "/dev/", "/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/etc/"})
+      system_tree = system_tree || path.rfind(top, 0) == 0;
+    if (!system_tree) continue;
+    std::size_t a = 1;
+    while (a < path.size()) {
+      std::size_t b = path.find('/', a);
+      if (b == std::string::npos) b = path.size();
+      generic.insert(to_lower(path.substr(a, b - a)));
+      a = b + 1;
+    }
+  }
+  return generic;
+}
+
+// Users: who ran amdml, everyone with a login uid, and group members no system account
+// explains; in the order they were found.
+std::vector<std::string> personal_users(const Recording& r, const std::vector<PasswdLine>& passwd,
+                                        const std::set<std::string>& generic) {
+  std::vector<std::string> users;
+  auto add_user = [&](const std::string& n) {
+    if (valid_name(n, generic) && std::find(users.begin(), users.end(), n) == users.end()) users.push_back(n);
+  };
+  if (r.identity && r.identity->user) add_user(*r.identity->user);
+  if (r.identity && r.identity->sudo_user) add_user(*r.identity->sudo_user);
+  for (const char* k : {"SUDO_USER", "USER", "LOGNAME"})
+    if (auto it = r.env.find(k); it != r.env.end()) add_user(it->second);
+  std::set<std::string> system_accounts;
+  for (const auto& p : passwd) {
+    bool human = p.uid >= 1000 && p.uid < 60000;
+    if (human) add_user(p.name);
+    else system_accounts.insert(p.name);
+  }
+  if (const auto* n = file_node(r, "/etc/group")) {
+    std::size_t pos = 0;
+    const std::string& t = n->content;
+    while (pos < t.size()) {
+      std::size_t eol = t.find('\n', pos);
+      std::string line = t.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+      pos = eol == std::string::npos ? t.size() : eol + 1;
+      std::size_t c3 = line.rfind(':');
+      if (c3 == std::string::npos) continue;
+      std::string members = line.substr(c3 + 1);
+      std::size_t a = 0;
+      while (a <= members.size()) {
+        std::size_t b = members.find(',', a);
+        if (b == std::string::npos) b = members.size();
+        std::string m = trim(members.substr(a, b - a));
+        if (!m.empty() && !system_accounts.count(m)) add_user(m);
+        a = b + 1;
+      }
+    }
+  }
+  return users;
+}
+
+// Host names: a full name and its first label ("box.lab.example.org", "box") are one
+// host. The (name, placeholder) pairs; summary gets each placeholder once.
+std::vector<std::pair<std::string, std::string>> host_tokens(const Recording& r, const RedactOptions& o,
+                                                             const std::set<std::string>& generic,
+                                                             std::vector<std::string>& summary) {
+  std::vector<std::pair<std::string, std::string>> tokens;
+  std::vector<std::string> host_labels;
+  auto add_host = [&](const std::string& text) {
+    std::string h = trim(text.substr(0, text.find('\n')));
+    if (!valid_name(h, generic)) return;
+    std::string label = h.substr(0, h.find('.'));
+    auto it = std::find(host_labels.begin(), host_labels.end(), label);
+    if (it == host_labels.end()) {
+      host_labels.push_back(label);
+      summary.push_back("host" + std::to_string(host_labels.size()));
+      it = host_labels.end() - 1;
+    }
+    const std::string fake = "host" + std::to_string(it - host_labels.begin() + 1);
+    tokens.push_back({h, fake});
+    if (label != h && valid_name(label, generic)) tokens.push_back({label, fake});
+  };
+  for (const char* hp : {"/etc/hostname", "/proc/sys/kernel/hostname"})
+    if (const auto* n = file_node(r, hp)) add_host(n->content);
+  for (const auto& h : o.host_names) add_host(h);
+  return tokens;
 }
 
 }  // namespace
-
-bool is_secret_name(std::string_view name) {
-  const std::string whole = upper(std::string(name));
-  if (whole == "PWD" || whole == "OLDPWD") return false;
-  std::vector<std::string> words(1);
-  for (char c : whole) {
-    if (alnum(c)) words.back() += c;
-    else if (!words.back().empty()) words.emplace_back();
-  }
-  static const char* kAnywhere[] = {"PASSWORD", "PASSWD", "SECRET", "CREDENTIAL"};
-  static const char* kEnds[] = {"PASS",   "PASSPHRASE", "TOKEN",  "KEY",       "AUTH",        "COOKIE", "PWD",
-                                "TOKENS", "COOKIES",    "CREDS",  "PASSPHRASES"};
-  static const std::set<std::string> kNot = {"BYPASS", "COMPASS", "AUTHOR", "AUTHORS", "AUTHORITY"};
-  for (const auto& w : words) {
-    if (w.empty() || kNot.count(w)) continue;
-    for (const char* a : kAnywhere)
-      if (w.find(a) != std::string::npos) return true;
-    for (const char* e : kEnds)
-      if (ends_with(w, e)) return true;
-    if (w.rfind("AUTH", 0) == 0) return true;
-  }
-  return false;
-}
-
-bool looks_like_secret(const std::string& v) {
-  if (v.size() < 12) return false;
-  for (const char* p : kTokenPrefixes)
-    if (v.rfind(p, 0) == 0 && v.size() >= std::string(p).size() + 12) return true;
-  // A URL carrying a password: scheme://user:password@host
-  if (auto s = v.find("://"); s != std::string::npos) {
-    auto at = v.find('@', s + 3);
-    auto colon = v.find(':', s + 3);
-    auto slash = v.find('/', s + 3);
-    if (at != std::string::npos && colon != std::string::npos && colon < at && (slash == std::string::npos || at < slash))
-      return true;
-  }
-  // A long run of letters and digits with no structure a path, list or version has.
-  if (v.size() >= 32 && v[0] != '/' && !uuid_at(v, 0)) {
-    bool letters = false, digits = false;
-    for (char c : v) {
-      if (std::isalpha(static_cast<unsigned char>(c))) letters = true;
-      else if (std::isdigit(static_cast<unsigned char>(c))) digits = true;
-      else if (c != '+' && c != '/' && c != '=' && c != '_' && c != '-') return false;
-    }
-    return letters && digits;
-  }
-  return false;
-}
-
-std::string scrub_secrets(const std::string& text, int* count) {
-  std::string s = cut_url_user_info(text, count);
-  s = cut_authorization(s, count);
-  s = cut_scheme_credentials(std::move(s), count);
-  s = cut_assignments(s, count);
-  s = cut_flag_values(s, count);
-  return cut_token_shapes(std::move(s), count);
-}
 
 std::string Redactor::scrub_secrets(const std::string& in) const {
   std::string s = in;
@@ -585,7 +329,7 @@ std::string Redactor::replace_ids(const std::string& s) const {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!is_hex(s[i]) && s[i] != 'G') continue;
     if (is_hex(s[i]) && uuid_at(s, i)) {
-      std::string orig = lower(s.substr(i, 36));
+      std::string orig = to_lower(s.substr(i, 36));
       auto it = uuid_map_.find(orig);
       if (it == uuid_map_.end()) {
         char buf[40];
@@ -603,7 +347,7 @@ std::string Redactor::replace_ids(const std::string& s) const {
       bool hex = true;
       for (std::size_t k = i + 4; k < i + 20; ++k) hex = hex && is_hex(s[k]);
       if (hex && (i + 20 == s.size() || !is_hex(s[i + 20]))) {
-        auto v = parse_u64(s.substr(i + 4, 16), 16);
+        auto v = text::hex(s.substr(i + 4, 16));
         if (v && *v != 0) {
           out.append(s, pos, i - pos);
           out += "GPU-" + hex16(fake_unique_id(*v));
@@ -649,13 +393,13 @@ json Redactor::json_value(const json& j, bool secret_key) const {
   }
   if (j.is_object()) {
     json o = json::object();
-    for (const auto& [k, v] : j.items()) o[text(k)] = json_value(v, secret_member(k));
+    for (const auto& [k, v] : j.items()) o[text(k)] = json_value(v, is_secret_member(k));
     return o;
   }
   return j;
 }
 
-Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
+Redactor Redactor::learn(const Recording& r, const RedactOptions& o) {
   Redactor red;
   red.options_ = o;
   RedactionSummary& sum = red.summary_;
@@ -675,72 +419,11 @@ Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
   }
   if (!o.identities) return red;
 
-  // Words that are not personal on this machine: the distribution's own names and
-  // every directory name outside home directories.
-  std::set<std::string> generic = generic_names();
-  for (const char* osr : {"/etc/os-release", "/usr/lib/os-release"})
-    if (const auto* n = file_node(r, osr)) {
-      std::string w;
-      for (char c : n->content + "\n") {
-        if (std::isalnum(static_cast<unsigned char>(c))) w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        else if (!w.empty()) {
-          generic.insert(w);
-          w.clear();
-        }
-      }
-    }
-  for (const auto& [path, node] : r.tree) {
-    bool system_tree = false;
-    for (const char* top : {"/sys/", "/proc/", "/dev/", "/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/etc/"})
-      system_tree = system_tree || path.rfind(top, 0) == 0;
-    if (!system_tree) continue;
-    std::size_t a = 1;
-    while (a < path.size()) {
-      std::size_t b = path.find('/', a);
-      if (b == std::string::npos) b = path.size();
-      generic.insert(lower(path.substr(a, b - a)));
-      a = b + 1;
-    }
-  }
+  const std::set<std::string> generic = generic_words(r);
 
-  // Users: who ran amdml, everyone with a login uid, and group members no system
-  // account explains.
-  std::vector<std::string> users;
-  auto add_user = [&](const std::string& n) {
-    if (valid_name(n, generic) && std::find(users.begin(), users.end(), n) == users.end()) users.push_back(n);
-  };
-  if (r.identity && r.identity->user) add_user(*r.identity->user);
-  if (r.identity && r.identity->sudo_user) add_user(*r.identity->sudo_user);
-  for (const char* k : {"SUDO_USER", "USER", "LOGNAME"})
-    if (auto it = r.env.find(k); it != r.env.end()) add_user(it->second);
   std::vector<PasswdLine> passwd;
   if (const auto* n = file_node(r, "/etc/passwd")) passwd = passwd_lines(n->content);
-  std::set<std::string> system_accounts;
-  for (const auto& p : passwd) {
-    bool human = p.uid >= 1000 && p.uid < 60000;
-    if (human) add_user(p.name);
-    else system_accounts.insert(p.name);
-  }
-  if (const auto* n = file_node(r, "/etc/group")) {
-    std::size_t pos = 0;
-    const std::string& t = n->content;
-    while (pos < t.size()) {
-      std::size_t eol = t.find('\n', pos);
-      std::string line = t.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-      pos = eol == std::string::npos ? t.size() : eol + 1;
-      std::size_t c3 = line.rfind(':');
-      if (c3 == std::string::npos) continue;
-      std::string members = line.substr(c3 + 1);
-      std::size_t a = 0;
-      while (a <= members.size()) {
-        std::size_t b = members.find(',', a);
-        if (b == std::string::npos) b = members.size();
-        std::string m = trim(members.substr(a, b - a));
-        if (!m.empty() && !system_accounts.count(m)) add_user(m);
-        a = b + 1;
-      }
-    }
-  }
+  const std::vector<std::string> users = personal_users(r, passwd, generic);
   std::map<std::string, std::string> user_map;
   for (std::size_t i = 0; i < users.size(); ++i) {
     std::string fake = "user" + std::to_string(i + 1);
@@ -763,26 +446,7 @@ Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
     if (homes.insert(h->second).second) red.literal_.push_back({h->second, "/home/" + user_map[*r.identity->user]});
   sum.homes = static_cast<int>(homes.size());
 
-  // Host names: a full name and its first label ("box.lab.example.org", "box") are
-  // one host.
-  std::vector<std::string> host_labels;
-  auto add_host = [&](const std::string& text) {
-    std::string h = trim(text.substr(0, text.find('\n')));
-    if (!valid_name(h, generic)) return;
-    std::string label = h.substr(0, h.find('.'));
-    auto it = std::find(host_labels.begin(), host_labels.end(), label);
-    if (it == host_labels.end()) {
-      host_labels.push_back(label);
-      sum.hosts.push_back("host" + std::to_string(host_labels.size()));
-      it = host_labels.end() - 1;
-    }
-    const std::string fake = "host" + std::to_string(it - host_labels.begin() + 1);
-    red.tokens_.push_back({h, fake});
-    if (label != h && valid_name(label, generic)) red.tokens_.push_back({label, fake});
-  };
-  for (const char* hp : {"/etc/hostname", "/proc/sys/kernel/hostname"})
-    if (const auto* n = file_node(r, hp)) add_host(n->content);
-  for (const auto& h : o.host_names) add_host(h);
+  for (auto& [name, fake] : host_tokens(r, o, generic, sum.hosts)) red.tokens_.push_back({std::move(name), std::move(fake)});
 
   // Serial numbers and unique ids.
   int serial_index = 0;
@@ -797,13 +461,13 @@ Redactor Redactor::plan(const Recording& r, const RedactOptions& o) {
     } else if (is_unique_id_path(path)) {
       std::string v = trim(node.content);
       if (v.rfind("0x", 0) == 0) v = v.substr(2);
-      if (auto n = parse_u64(v, 16); n && *n != 0) red.fake_unique_id(*n);
+      if (auto n = text::hex(v); n && *n != 0) red.fake_unique_id(*n);
     } else if (basename(path) == "properties") {
       // KFD node properties: "unique_id <decimal>".
       std::size_t at = node.content.find("unique_id ");
       if (at != std::string::npos && (at == 0 || node.content[at - 1] == '\n')) {
         std::size_t e = node.content.find('\n', at);
-        auto n = parse_u64(trim(node.content.substr(at + 10, e == std::string::npos ? e : e - at - 10)), 10);
+        auto n = text::u64(trim(node.content.substr(at + 10, e == std::string::npos ? e : e - at - 10)));
         if (n && *n != 0) red.fake_unique_id(*n);
       }
     }

@@ -3,9 +3,10 @@
 // (which variables doctor keeps), the snapshot redactor (environment, files, command
 // output, recorded facts) and `amdml report` (its finished text) all ask these three
 // functions, so a shape added here is dropped everywhere. docs/snapshot.md lists the
-// shapes exactly as tests/unit/snapshot_secrets_test.cpp checks them.
+// shapes exactly as tests/unit/test_formats_redact.cpp checks them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,11 @@ inline constexpr const char* kRedacted = "REDACTED";
 // words that only start with TOKEN or KEY (TOKENIZERS_PARALLELISM, KEYBOARD).
 bool is_secret_name(std::string_view name);
 
+// A JSON member name (or quoted NAME) that holds a secret: is_secret_name, except the
+// name "key" alone, which names something ({"key": "index", "value": "-2"}, a modprobe
+// option in doctor's own facts).
+bool is_secret_member(std::string_view name);
+
 // Values that are a credential whatever their name: well-known token prefixes (hf_,
 // ghp_, github_pat_, glpat-, sk-, xox?-, AKIA, AIza, JWTs), URLs with a password, and
 // long random-looking strings.
@@ -35,5 +41,9 @@ bool looks_like_secret(const std::string& value);
 // it was; scrubbing a scrubbed text changes nothing. `count`, when given, is increased
 // by the number of secrets cut.
 std::string scrub_secrets(const std::string& text, int* count = nullptr);
+
+// Whether a UUID (8-4-4-4-12 hex digits, not inside a longer run of hex) starts at s[i]:
+// a long value that is one is an id, not a secret, and redaction renames it.
+bool uuid_at(std::string_view s, std::size_t i);
 
 }  // namespace amdml

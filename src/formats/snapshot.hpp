@@ -99,7 +99,7 @@ struct RedactionSummary {
 // serial becomes the same placeholder in every file, path, variable and output.
 class Redactor {
  public:
-  static Redactor plan(const Recording& r, const RedactOptions& options);
+  static Redactor learn(const Recording& r, const RedactOptions& options);
 
   // Rewrites the recording in place: file contents, paths, symlink targets, identity,
   // uname, environment, facts, commands and recorded errors. Secrets (formats/secrets.hpp)

@@ -74,6 +74,44 @@ std::vector<std::string_view> dpkg_stanzas(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The value of "KEY: value" in one stanza (its first line or after a newline), or nullopt.
+std::optional<std::string_view> stanza_field(std::string_view stanza, std::string_view key) {
+  std::size_t at = 0;
+  for (;;) {
+    if (stanza.compare(at, key.size(), key) == 0 && stanza.size() > at + key.size() + 1 &&
+        stanza.compare(at + key.size(), 2, ": ") == 0) {
+      const std::size_t from = at + key.size() + 2;
+      const std::size_t eol = stanza.find('\n', from);
+      return stanza.substr(from, eol == std::string_view::npos ? std::string_view::npos : eol - from);
+    }
+    at = stanza.find('\n', at);
+    if (at == std::string_view::npos) return std::nullopt;
+    ++at;
+  }
+}
+
+}  // namespace
+
+std::vector<DpkgPackage> dpkg_packages(std::string_view status, const std::function<bool(std::string_view)>& want) {
+  std::vector<DpkgPackage> out;
+  for (std::size_t pos = 0; pos < status.size();) {
+    const std::size_t end = status.find("\n\n", pos);
+    const std::string_view stanza =
+        status.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos + 1);
+    pos = end == std::string_view::npos ? status.size() : end + 2;
+    const auto name = stanza_field(stanza, "Package");
+    if (!name || name->empty() || !want(*name)) continue;
+    DpkgPackage p;
+    p.name = std::string(*name);
+    p.version = std::string(stanza_field(stanza, "Version").value_or(""));
+    p.installed = stanza_field(stanza, "Status") == std::string_view("install ok installed");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 std::map<std::string, std::string> os_release(std::string_view text) {
   std::map<std::string, std::string> out;
   for (auto line : split_lines(text)) {

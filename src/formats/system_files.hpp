@@ -34,6 +34,19 @@ std::map<std::string, std::string> os_release(std::string_view text);
 // each keeps its last line's newline.
 std::vector<std::string_view> dpkg_stanzas(std::string_view text);
 
+// A package in dpkg's status: its name, Version and whether its Status is "install ok
+// installed".
+struct DpkgPackage {
+  std::string name;
+  std::string version;
+  bool installed = false;
+};
+// The packages of dpkg's status whose name `want` accepts, in the file's order. Only a
+// stanza's Package line is read before want decides; the other stanzas are skipped
+// unparsed (a desktop's status holds thousands, amdml asks for a few dozen), so another
+// reader (ROCm, firmware, ...) passes its own predicate.
+std::vector<DpkgPackage> dpkg_packages(std::string_view status, const std::function<bool(std::string_view)>& want);
+
 // Variables set for new login sessions: /etc/environment, environment.d(5) files and
 // /etc/profile.d/*.sh -- "NAME=value" or "export NAME=value" lines with shell quoting.
 // Lines that do anything else (conditionals, PATH=$PATH:..., commands) are skipped: the

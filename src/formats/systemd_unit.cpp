@@ -1,5 +1,6 @@
 // systemd unit/drop-in parsing and merging; see systemd_unit.hpp.
 #include "formats/systemd_unit.hpp"
+#include "base/utf8.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,24 +18,6 @@ std::string_view strip(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 int hex_digit(char c) {
@@ -79,7 +62,7 @@ std::size_t unescape_one(std::string_view s, std::size_t i, std::string& out) {
         cp = cp * 16 + static_cast<std::uint32_t>(d);
       }
       if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-      append_utf8(out, cp);
+      utf8::append(out, cp);
       return n + 1;
     }
     default:

@@ -67,6 +67,10 @@ Result<std::string> read_small_file_at(int dir, const char* path, const std::str
                                        int extra_flags) {
   Fd fd(::openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra_flags));
   if (!fd) return os_error(shown, errno);
+  return read_small_fd(fd, shown, limit);
+}
+
+Result<std::string> read_small_fd(const Fd& fd, const std::string& shown, std::size_t limit) {
   // A page: what a sysfs attribute returns in one read. Less than a full page, and more
   // than nothing, is the whole file: no fstat. Nothing, an error (EISDIR, EAGAIN from a
   // FIFO) or a full page asks fstat as read_real_file does.
@@ -123,8 +127,15 @@ Status write_fd(int fd, std::string_view bytes, const std::string& shown) {
 }
 
 Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown) {
-  DIR* d = ::opendir(real.c_str());
+  Fd fd(::open(real.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return os_error(shown, errno);
+  return list_dir_fd(std::move(fd), shown);
+}
+
+Result<std::vector<DirEntry>> list_dir_fd(Fd fd, const std::string& shown) {
+  DIR* d = ::fdopendir(fd.get());
   if (!d) return os_error(shown, errno);
+  const int dir = fd.release();  // closedir closes it
   std::vector<DirEntry> entries;
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
@@ -140,7 +151,7 @@ Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::
       case DT_SOCK: type = FileType::socket; break;
       default: {
         struct stat st {};
-        if (::lstat((real + "/" + name).c_str(), &st) == 0) type = file_type_from_mode(st.st_mode);
+        if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) type = file_type_from_mode(st.st_mode);
       }
     }
     entries.push_back({std::move(name), type});
@@ -162,9 +173,12 @@ Result<std::string> read_real_link_at(int dir, const char* path, const std::stri
 }
 
 Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow) {
+  return stat_at(AT_FDCWD, real.c_str(), shown, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+}
+
+Result<FileStat> stat_at(int dir, const char* path, const std::string& shown, int flags) {
   struct stat st {};
-  int rc = follow ? ::stat(real.c_str(), &st) : ::lstat(real.c_str(), &st);
-  if (rc != 0) return os_error(shown, errno);
+  if (::fstatat(dir, path, &st, flags) != 0) return os_error(shown, errno);
   FileStat fs;
   fs.type = file_type_from_mode(st.st_mode);
   fs.mode = st.st_mode & 07777;

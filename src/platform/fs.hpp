@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "amdml/host.hpp"
+#include "base/fd.hpp"
 
 namespace amdml::platform {
 
@@ -21,6 +22,9 @@ Result<std::string> read_real_file(const std::string& real, const std::string& s
 // EAGAIN); a character device that returns data at once is read like a file.
 Result<std::string> read_small_file_at(int dir, const char* path, const std::string& shown, std::size_t limit,
                                        int extra_flags = 0);
+// read_small_file_at's read, of a descriptor opened for reading (the rooted host opens
+// it inside its root).
+Result<std::string> read_small_fd(const Fd& fd, const std::string& shown, std::size_t limit);
 // Reads an open descriptor to its end (EINTR retried); more than limit bytes is EFBIG.
 // Errors name `shown`. The caller closes fd. size_hint (the file's fstat size, 0 when
 // unknown) lets a regular file be read in one read().
@@ -29,10 +33,14 @@ Result<std::string> read_fd(int fd, const std::string& shown, std::size_t limit,
 // name `shown`; errno is kept in Error::code. The caller closes fd.
 Status write_fd(int fd, std::string_view bytes, const std::string& shown);
 Result<std::vector<DirEntry>> list_real_dir(const std::string& real, const std::string& shown);
+// The entries of the directory open as fd (taken over and closed), sorted by name.
+Result<std::vector<DirEntry>> list_dir_fd(Fd fd, const std::string& shown);
 Result<std::string> read_real_link(const std::string& real, const std::string& shown);
 // read_real_link of path relative to the directory descriptor dir.
 Result<std::string> read_real_link_at(int dir, const char* path, const std::string& shown);
 Result<FileStat> stat_real(const std::string& real, const std::string& shown, bool follow);
+// fstatat(dir, path, flags) (AT_EMPTY_PATH: the descriptor itself).
+Result<FileStat> stat_at(int dir, const char* path, const std::string& shown, int flags);
 FileType file_type_from_mode(unsigned mode);
 std::string errno_text(int err);
 

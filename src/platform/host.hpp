@@ -1,10 +1,11 @@
 // Host: the one window every probe reads the machine through.
 //
 // The live host (root "/") makes real syscalls. A rooted host (--root DIR) resolves
-// every absolute path inside DIR -- absolute symlink targets are re-rooted, ".." stops
-// at DIR, loops end in an error -- and takes everything that is not a file (identity,
-// environment, uname, device nodes, container, recorded runtime results, command
-// outputs) from DIR/amdml-host.json. Nothing outside src/platform/ touches the OS.
+// every absolute path inside DIR (the kernel's openat2 RESOLVE_IN_ROOT: absolute
+// symlink targets are re-rooted, ".." stops at DIR, loops end in ELOOP) and takes
+// everything that is not a file (identity, environment, uname, device nodes,
+// container, recorded runtime results, command outputs) from DIR/amdml-host.json. No host remembers what it read: each call asks
+// the machine (or the tree) as it is then. Nothing outside src/platform/ touches the OS.
 #pragma once
 
 #include <chrono>
@@ -67,11 +68,6 @@ class Host {
   // DIR/var/log/amdml-journal/UNIT.log, which `snapshot` writes.
   virtual Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
                                               std::chrono::milliseconds timeout) const;
-
-  // Forgets what the host remembered of its files (a rooted host remembers each path
-  // component, missing ones too, and each file it read): a run of the probes starts
-  // with it, since `amdml fix` changes files between two runs. No-op by default.
-  virtual void forget() const {}
 
   // A non-file fact a probe collected live (e.g. "hsa": the runtime probe's result), so
   // a recording host (amdml snapshot) can write it into amdml-host.json. No-op by default.

@@ -45,7 +45,6 @@ class RecordingHost final : public Host {
   // Recorded as DIR/var/log/amdml-journal/UNIT.log (recorded_journal_path).
   Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
                                       std::chrono::milliseconds timeout) const override;
-  void forget() const override { inner_.forget(); }
 
  private:
   // Walks path component by component on the inner host (lstat, readlink), records

@@ -118,7 +118,9 @@ bool reap(pid_t pid, int& status, std::chrono::milliseconds limit) {
   }
 }
 
-// The processes whose parent is amdml, from /proc.
+// The processes whose parent is amdml, from /proc. It runs before and after every
+// command and a desktop has hundreds of processes: each PID/stat is opened relative to
+// /proc's descriptor and read in one read (open+read+close, read_small_file_at).
 std::vector<pid_t> own_children() {
   std::vector<pid_t> out;
   DIR* d = ::opendir("/proc");
@@ -127,7 +129,8 @@ std::vector<pid_t> own_children() {
   while (dirent* e = ::readdir(d)) {
     if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
     std::string stat;
-    if (auto text = read_real_file(std::string("/proc/") + e->d_name + "/stat", "stat", 4096)) stat = *text;
+    const std::string file = std::string(e->d_name) + "/stat";
+    if (auto text = read_small_file_at(::dirfd(d), file.c_str(), "stat", 4096)) stat = *text;
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
     auto close = stat.rfind(')');
     if (close == std::string::npos || close + 4 >= stat.size()) continue;

@@ -1,5 +1,6 @@
 // SafeTree, FsOps, the locks and the kill hook; see safe_tree.hpp.
 #include "platform/safe_tree.hpp"
+#include "base/text.hpp"
 
 #include <dirent.h>
 #include <stdio.h>  // renameat2, RENAME_NOREPLACE
@@ -105,14 +106,9 @@ int FaultyFsOps::fallocate(int fd, off_t len) {
 Result<std::vector<std::string>> inner_components(const std::string& path) {
   if (path.empty() || path[0] != '/') return make_error(path + ": not an absolute path", EINVAL);
   std::vector<std::string> parts;
-  std::size_t i = 1;
-  while (i <= path.size()) {
-    std::size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    std::string c = path.substr(i, j - i);
+  for (const std::string_view c : text::split(std::string_view(path).substr(1), '/')) {
     if (c == "." || c == "..") return make_error(path + ": '.' and '..' are not allowed in a path amdml writes", EINVAL);
-    if (!c.empty()) parts.push_back(std::move(c));
-    i = j + 1;
+    if (!c.empty()) parts.emplace_back(c);
   }
   if (parts.empty()) return make_error(path + ": not a file path", EINVAL);
   return parts;

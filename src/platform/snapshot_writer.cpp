@@ -19,10 +19,6 @@ namespace {
 
 Error os_error(const std::string& what, int err) { return make_error(what + ": " + errno_text(err), err); }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Creates every missing directory from base down to base + inner (inner starts with
 // '/'). An existing component must be a real directory: never a symlink.
 Status make_dirs(const std::string& base, const std::string& inner) {
@@ -66,12 +62,12 @@ Result<std::string> make_temp_dir(const std::string& beside) {
   return path;
 }
 
-bool is_tarball_path(const std::string& out) { return ends_with(out, ".tar.gz") || ends_with(out, ".tgz"); }
+bool is_tarball_path(const std::string& out) { return out.ends_with(".tar.gz") || out.ends_with(".tgz"); }
 
 std::string tarball_dir_name(const std::string& out) {
   std::string name = paths::basename(out);
-  if (ends_with(name, ".tgz")) name.resize(name.size() - 4);
-  else if (ends_with(name, ".tar.gz")) name.resize(name.size() - 7);
+  if (name.ends_with(".tgz")) name.resize(name.size() - 4);
+  else if (name.ends_with(".tar.gz")) name.resize(name.size() - 7);
   if (name.empty() || name == "." || name == "..") name = "amdml-snapshot";
   return name;
 }
@@ -80,7 +76,7 @@ Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string&
   SnapshotStats stats;
   for (const auto& [inner, node] : r.tree) {
     if (inner.empty() || inner[0] != '/' || inner == "/") continue;
-    if (inner.find("/../") != std::string::npos || ends_with(inner, "/..")) continue;
+    if (inner.find("/../") != std::string::npos || inner.ends_with("/..")) continue;
     if (inner == "/amdml-host.json") continue;  // the manifest's own place
     AMDML_TRY_STATUS(make_dirs(dir, paths::dirname(inner) == "/" ? "" : paths::dirname(inner)));
     const std::string path = dir + inner;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "render/render.hpp"
+#include "base/utf8.hpp"
 #include "render/format.hpp"
 
 namespace amdml {
@@ -55,8 +56,8 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   std::size_t i = 0;
   while (i < text.size()) {
-    std::uint32_t cp = 0;
-    std::size_t n = render::utf8_sequence(text, i, cp);
+    char32_t cp = 0;
+    std::size_t n = utf8::decode(text, i, cp);
     if (n == 0) {
       out += kReplacement;
       ++i;

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "render/render.hpp"
+#include "base/utf8.hpp"
 
 namespace amdml {
 
@@ -24,23 +25,6 @@ std::string_view colour_code(Color c) {
     case Color::dim: return kColourCodes[5];
   }
   return {};
-}
-
-// The length of the well-formed UTF-8 sequence at text[i] and its code point, or 0
-// when the byte there starts none (RFC 3629: no overlongs, surrogates or > U+10FFFF).
-std::size_t utf8_at(std::string_view text, std::size_t i, char32_t& cp) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  unsigned char c = b(0);
-  std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-  if (len == 0 || i + len > text.size()) return 0;
-  cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(k) & 0x3F);
-  }
-  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
 }
 
 void append_escape(std::string& out, const char* format, unsigned value) {
@@ -79,7 +63,7 @@ std::string escaped_text(std::string_view text, bool keep_colour, bool keep_line
       if (own) continue;
     }
     char32_t cp = 0;
-    std::size_t len = utf8_at(text, i, cp);
+    std::size_t len = utf8::decode(text, i, cp);
     if (len == 0) {
       out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
       ++i;

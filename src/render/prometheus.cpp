@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "render/fleet.hpp"
+#include "base/utf8.hpp"
 #include "render/format.hpp"
 
 namespace amdml::render {
@@ -78,8 +79,8 @@ std::string prometheus_label_value(std::string_view text) {
   out.reserve(text.size());
   std::size_t i = 0;
   while (i < text.size()) {
-    std::uint32_t cp = 0;
-    std::size_t n = utf8_sequence(text, i, cp);
+    char32_t cp = 0;
+    std::size_t n = utf8::decode(text, i, cp);
     if (n == 0) {  // bytes from a broken machine's files: the format requires UTF-8
       out += "\xEF\xBF\xBD";
       ++i;

@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   amdml::RedactOptions options;
   options.host_names = {"fuzzhost"};
-  auto red = amdml::Redactor::plan(r, options);
+  auto red = amdml::Redactor::learn(r, options);
   red.apply(r);
   for (const auto& k : red.summary().env_kept) FUZZ_CHECK(!amdml::is_secret_name(k));
   for (const auto& [path, node] : r.tree)

@@ -30,7 +30,6 @@ class ForwardingHost : public Host {
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
     return inner_.run(argv, t);
   }
-  void forget() const override { inner_.forget(); }
   Result<KernelLogText> kernel_log(std::size_t max_bytes, std::chrono::milliseconds t) const override {
     return inner_.kernel_log(max_bytes, t);
   }

@@ -34,6 +34,20 @@ TEST(BaseText, SplitLinesAndWords) {
   EXPECT_TRUE(text::split_ws(" \t").empty());
 }
 
+TEST(BaseText, SplitKeepsEmptyParts) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(text::split("a,,b", ','), (V{"a", "", "b"}));
+  EXPECT_EQ(text::split("", ','), (V{""}));
+  EXPECT_EQ(text::split(",", ','), (V{"", ""}));
+  EXPECT_EQ(text::split("/usr/bin:/bin", ':'), (V{"/usr/bin", "/bin"}));
+}
+
+TEST(BaseText, CaseMappingIsAsciiOnly) {
+  EXPECT_EQ(text::to_lower("HSA_Override-1.0"), "hsa_override-1.0");
+  EXPECT_EQ(text::to_upper("auth_token"), "AUTH_TOKEN");
+  EXPECT_EQ(text::to_lower("\xc3\x89T\xc3\x89"), "\xc3\x89t\xc3\x89");  // bytes past ASCII unchanged
+}
+
 TEST(BaseText, JoinPutsTheSeparatorOnlyBetween) {
   EXPECT_EQ(text::join({}, ", "), "");
   EXPECT_EQ(text::join({"a"}, ", "), "a");
@@ -146,6 +160,17 @@ TEST(BaseErrnoNames, SymbolicNamesBothWays) {
   EXPECT_STREQ(errno_symbol(EIO), "EIO");
   for (int e : {EPERM, ENOENT, EINTR, EIO, EAGAIN, ENOMEM, EACCES, EBUSY, EEXIST, ENOTDIR, EINVAL, ENOSPC, EROFS, ELOOP})
     EXPECT_EQ(errno_from_name(errno_name(e)), e) << e;
+}
+
+// glibc names every errno Linux has (strerrorname_np), not only those a table listed.
+TEST(BaseErrnoNames, EveryErrnoGlibcNamesRoundTrips) {
+  EXPECT_EQ(errno_name(ENOTEMPTY), "ENOTEMPTY");
+  EXPECT_EQ(errno_name(EHWPOISON), "EHWPOISON");
+  EXPECT_EQ(errno_from_name("ECONNRESET"), ECONNRESET);
+  EXPECT_EQ(errno_symbol(0), nullptr);
+  EXPECT_EQ(errno_symbol(-1), nullptr);
+  for (int e = 1; e <= EHWPOISON; ++e)
+    if (const char* n = errno_symbol(e)) EXPECT_EQ(errno_from_name(n), e) << n;
 }
 
 TEST(BaseErrnoNames, NumbersWithoutANameUseTheEForm) {

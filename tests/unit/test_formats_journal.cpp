@@ -4,6 +4,7 @@
 // names the field; bytes that are not UTF-8 survive.
 #include <gtest/gtest.h>
 
+#include "base/base64.hpp"
 #include "formats/journal.hpp"
 
 using namespace amdml;
@@ -152,10 +153,10 @@ TEST(FormatsJournal, Base64RoundTripsEveryByte) {
   std::string all;
   for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
   for (const std::string& s : {std::string(), std::string("a"), std::string("ab"), std::string("abc"), all}) {
-    auto back = base64_decode(base64_encode(s));
+    auto back = base64::decode(base64::encode(s));
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, s);
   }
-  EXPECT_FALSE(base64_decode("abc"));
-  EXPECT_FALSE(base64_decode("a=bc"));
+  EXPECT_FALSE(base64::decode("abc"));
+  EXPECT_FALSE(base64::decode("a=bc"));
 }

@@ -87,7 +87,7 @@ RedactOptions opts(bool identities = true) {
 
 TEST(SnapshotRedact, NothingPersonalOrSecretSurvives) {
   Recording r = sample();
-  Redactor red = Redactor::plan(r, opts());
+  Redactor red = Redactor::learn(r, opts());
   red.apply(r);
   const std::string all = everything(r);
   for (const char* gone : {"alice", "Alice", "Liddell", "bob", "carol", "zephyr", "5e2b8c1d4f3a6b7c",
@@ -98,7 +98,7 @@ TEST(SnapshotRedact, NothingPersonalOrSecretSurvives) {
 
 TEST(SnapshotRedact, ReplacementsAreConsistentAndKeepWhatRulesNeed) {
   Recording r = sample();
-  Redactor red = Redactor::plan(r, opts());
+  Redactor red = Redactor::learn(r, opts());
   red.apply(r);
   // The same user everywhere: process identity, passwd, group members, home, env.
   EXPECT_EQ(*r.identity->user, "user1");
@@ -140,7 +140,7 @@ TEST(SnapshotRedact, EnvironmentKeepsRelevantNamesAndNeverSecrets) {
   Recording r = sample();
   r.env_asked.insert("ROCM_PATH");
   r.env["ROCM_PATH"] = "/opt/rocm";
-  Redactor red = Redactor::plan(r, opts(false));
+  Redactor red = Redactor::learn(r, opts(false));
   red.apply(r);
   EXPECT_TRUE(r.env.count("PATH"));
   EXPECT_TRUE(r.env.count("ROCM_PATH"));
@@ -164,7 +164,7 @@ TEST(SnapshotRedact, LoginEnvironmentFilesKeepOnlyFollowedAssignments) {
   r.tree["/etc/environment"] = file("PATH=\"/usr/bin\"\nhttp_proxy=http://alice:hunter2@proxy:3128\nHSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n");
   r.tree["/etc/profile.d/work.sh"] = file("export ACME_TOKEN=abc123\nif true; then\n  export ROCR_VISIBLE_DEVICES=0\nfi\n");
   r.tree["/etc/profile.d/notes.txt"] = file("hunter2\n");  // not a profile.d script: ordinary redaction
-  Redactor red = Redactor::plan(r, opts(false));
+  Redactor red = Redactor::learn(r, opts(false));
   red.apply(r);
   EXPECT_EQ(r.tree.at("/etc/environment").content, "\n\nHSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n");
   EXPECT_EQ(r.tree.at("/etc/profile.d/work.sh").content, "\n\n  export ROCR_VISIBLE_DEVICES=0\n\n");
@@ -179,7 +179,7 @@ TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
   Identity id;
   id.user = "ubuntu";
   r.identity = id;
-  Redactor red = Redactor::plan(r, opts());
+  Redactor red = Redactor::learn(r, opts());
   red.apply(r);
   EXPECT_EQ(r.tree.at("/etc/os-release").content, "ID=ubuntu\n");
   EXPECT_EQ(r.tree.at("/etc/hostname").content, "localhost\n");
@@ -305,7 +305,7 @@ TEST(SnapshotRedact, PersonalFileNamesFromHomeListingsAreLeftOut) {
   r.tree["/home/alice/venv/pyvenv.cfg"] = listed();
   r.tree["/home/alice/venv/lib/python3.12/site-packages/torch/lib/rocblas/library/TensileLibrary_gfx1100.dat"] = listed();
   r.tree["/srv/bobdata/diary.md"] = listed();
-  Redactor red = Redactor::plan(r, opts());
+  Redactor red = Redactor::learn(r, opts());
   red.apply(r);
   EXPECT_FALSE(r.tree.count("/home/user1/Documents/acme-merger-plan.txt"));
   EXPECT_FALSE(r.tree.count("/home/user2/diary.md"));

@@ -95,3 +95,34 @@ TEST(Parse, DpkgStanzasSplitAtBlankLines) {
   EXPECT_EQ(s[2], "Package: c");
   EXPECT_TRUE(parse::dpkg_stanzas("").empty());
 }
+
+// dpkg's status by package-name predicate: only the stanzas want accepts are parsed,
+// fields wherever they stand in the stanza, Status exactly "install ok installed".
+TEST(DpkgPackages, OnlyWantedStanzasWithTheirVersionAndState) {
+  const std::string status =
+      "Package: libc6\nStatus: install ok installed\nVersion: 2.36-9\n\n"
+      "Package: rocminfo\nStatus: install ok installed\nPriority: optional\nVersion: 6.2.4-1\n\n"
+      "Status: deinstall ok config-files\nPackage: rocm-core\nVersion: 6.1.0\n\n"
+      "Package: linux-firmware\nStatus: install ok installed\nVersion: 20240318\nDescription: x\n Package: rocm-fake\n\n"
+      "Package: rocm-hip\nStatus: install ok half-configured\n";
+  std::vector<std::string> asked;
+  auto rocm = parse::dpkg_packages(status, [&](std::string_view n) {
+    asked.emplace_back(n);
+    return n.starts_with("roc");
+  });
+  EXPECT_EQ(asked, (std::vector<std::string>{"libc6", "rocminfo", "rocm-core", "linux-firmware", "rocm-hip"}));
+  ASSERT_EQ(rocm.size(), 3u);
+  EXPECT_EQ(rocm[0].name, "rocminfo");
+  EXPECT_EQ(rocm[0].version, "6.2.4-1");
+  EXPECT_TRUE(rocm[0].installed);
+  EXPECT_EQ(rocm[1].name, "rocm-core");
+  EXPECT_FALSE(rocm[1].installed);
+  EXPECT_EQ(rocm[2].name, "rocm-hip");
+  EXPECT_EQ(rocm[2].version, "");
+  EXPECT_FALSE(rocm[2].installed);
+  // Another reader, its own predicate: the firmware package.
+  auto fw = parse::dpkg_packages(status, [](std::string_view n) { return n == "linux-firmware"; });
+  ASSERT_EQ(fw.size(), 1u);
+  EXPECT_EQ(fw[0].version, "20240318");
+  EXPECT_TRUE(parse::dpkg_packages("", [](std::string_view) { return true; }).empty());
+}

@@ -10,18 +10,34 @@
 
 #include "support/tree.hpp"
 #include "platform/host.hpp"
+#include "platform/hosts.hpp"
 
 namespace amdml {
 namespace {
 
 using test::TestTree;
+using platform::RootResolution;
 
-TEST(RootedHost, AbsoluteSymlinkTargetsAreReRooted) {
+// Every resolution test runs twice: with the kernel's openat2 RESOLVE_IN_ROOT and with
+// the walk a kernel without it gets (paths::resolve_path); both must answer alike.
+class RootedHost : public ::testing::TestWithParam<RootResolution> {
+ protected:
+  std::unique_ptr<Host> host(const TestTree& t) const {
+    auto h = platform::make_rooted_host_from_manifest(std::filesystem::canonical(t.root()).string(), std::nullopt,
+                                                      GetParam());
+    if (!h) return nullptr;
+    return std::move(*h);
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Resolution, RootedHost, ::testing::Values(RootResolution::kernel, RootResolution::walk),
+                         [](const auto& i) { return i.param == RootResolution::kernel ? "kernel" : "walk"; });
+
+TEST_P(RootedHost, AbsoluteSymlinkTargetsAreReRooted) {
   TestTree t;
   t.write("opt/rocm-6.2.4/.info/version", "6.2.4-120\n");
   t.link("etc/alternatives/rocm", "/opt/rocm-6.2.4");
   t.link("opt/rocm", "/etc/alternatives/rocm");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   auto text = h->read_file("/opt/rocm/.info/version");
   ASSERT_TRUE(text) << text.error().message;
@@ -40,39 +56,39 @@ TEST(RootedHost, AbsoluteSymlinkTargetsAreReRooted) {
   EXPECT_EQ(st->type, FileType::directory);
 }
 
-TEST(RootedHost, RelativeSysfsLinksResolveLikeTheKernelLaysThemOut) {
+TEST_P(RootedHost, RelativeSysfsLinksResolveLikeTheKernelLaysThemOut) {
   TestTree t;
   const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
   t.write(dev + "/vendor", "0x1002\n");
   t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
   t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
   t.link("sys/bus/pci/devices/0000:03:00.0", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x1002\n");
   EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
   EXPECT_EQ(h->canonical("/sys/class/drm/card0/device").value_or(""), "/" + dev);
 }
 
-TEST(RootedHost, DotDotStopsAtTheRoot) {
+TEST_P(RootedHost, DotDotStopsAtTheRoot) {
   TestTree t;
   t.write("etc/os-release", "ID=inside\n");
   t.link("usr/lib/os-release", "../../../../../../../../etc/os-release");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   EXPECT_EQ(h->read_file("/../../../etc/os-release").value_or(""), "ID=inside\n");
   EXPECT_EQ(h->read_file("/usr/lib/os-release").value_or(""), "ID=inside\n");
   EXPECT_EQ(h->canonical("/usr/lib/os-release").value_or(""), "/etc/os-release");
 }
 
-TEST(RootedHost, AbsoluteEscapesStayInside) {
+TEST_P(RootedHost, AbsoluteEscapesStayInside) {
   TestTree t;
   // The host's /etc/passwd exists; the root's does not. A link aiming at it (plainly
   // or by climbing) must find the root's -- i.e. nothing.
   t.link("a/passwd", "/etc/passwd");
   t.link("b/passwd", "/../../../../../etc/passwd");
   t.link("c/passwd", "../../../../../../../../../etc/passwd");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   for (const char* p : {"/a/passwd", "/b/passwd", "/c/passwd", "/../../etc/passwd"}) {
     auto r = h->read_file(p);
@@ -80,18 +96,17 @@ TEST(RootedHost, AbsoluteEscapesStayInside) {
     EXPECT_EQ(r.error().code, ENOENT) << p;
   }
   t.write("etc/passwd", "inside:x:1:1::/:/bin/sh\n");
-  h->forget();  // a new probe run: the host remembered /etc/passwd missing
   for (const char* p : {"/a/passwd", "/b/passwd", "/c/passwd"})
     EXPECT_EQ(h->read_file(p).value_or(""), "inside:x:1:1::/:/bin/sh\n") << p;
 }
 
-TEST(RootedHost, SymlinkLoopsEndInEloop) {
+TEST_P(RootedHost, SymlinkLoopsEndInEloop) {
   TestTree t;
   t.link("opt/rocm", "/opt/rocm-current");
   t.link("opt/rocm-current", "/opt/rocm");
   t.link("self", "self");
   t.link("etc/passwd", "/etc/passwd");  // re-rooted onto itself
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   for (const char* p : {"/opt/rocm", "/opt/rocm/.info/version", "/self", "/etc/passwd"}) {
     auto r = h->read_file(p);
@@ -107,19 +122,19 @@ TEST(RootedHost, SymlinkLoopsEndInEloop) {
   EXPECT_EQ(h->read_link("/self").value_or(""), "self");
 }
 
-TEST(RootedHost, DirectoryLinkToParentIsDeepNotALoop) {
+TEST_P(RootedHost, DirectoryLinkToParentIsDeepNotALoop) {
   TestTree t;
   t.write("d/file", "x\n");
   t.link("d/up", ".");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   EXPECT_EQ(h->read_file("/d/up/up/up/up/file").value_or(""), "x\n");
 }
 
-TEST(RootedHost, DanglingSymlinkIsAbsentButVisibleAsALink) {
+TEST_P(RootedHost, DanglingSymlinkIsAbsentButVisibleAsALink) {
   TestTree t;
   t.link("sys/class/drm/card1", "../../devices/pci0000:00/0000:00:09.0/drm/card1");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   auto r = h->read_file("/sys/class/drm/card1/device/vendor");
   ASSERT_FALSE(r);
@@ -134,22 +149,22 @@ TEST(RootedHost, DanglingSymlinkIsAbsentButVisibleAsALink) {
   EXPECT_EQ((*entries)[0].type, FileType::symlink);
 }
 
-TEST(RootedHost, FifoIsRefusedWithoutBlocking) {
+TEST_P(RootedHost, FifoIsRefusedWithoutBlocking) {
   TestTree t;
   t.mkdir("sys/class/drm/card0/device");
   ASSERT_EQ(::mkfifo(t.real("sys/class/drm/card0/device/mem_info_vram_total").c_str(), 0644), 0);
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   auto r = h->read_file("/sys/class/drm/card0/device/mem_info_vram_total");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("not a regular file"), std::string::npos);
 }
 
-TEST(RootedHost, UnreadableFileIsAnError) {
+TEST_P(RootedHost, UnreadableFileIsAnError) {
   TestTree t;
   t.write("sys/module/ttm/parameters/pages_limit", "3052026\n");
   ::chmod(t.real("sys/module/ttm/parameters/pages_limit").c_str(), 0);
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   auto r = h->read_file("/sys/module/ttm/parameters/pages_limit");
   if (test::running_as_root()) GTEST_SKIP() << "running as root: chmod 000 does not stop reads";
@@ -157,10 +172,10 @@ TEST(RootedHost, UnreadableFileIsAnError) {
   EXPECT_EQ(r.error().code, EACCES);
 }
 
-TEST(RootedHost, ReadLimitIsEnforced) {
+TEST_P(RootedHost, ReadLimitIsEnforced) {
   TestTree t;
   t.write("big", std::string(5000, 'x'));
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   auto r = h->read_file("/big", 4096);
   ASSERT_FALSE(r);
@@ -168,10 +183,10 @@ TEST(RootedHost, ReadLimitIsEnforced) {
   EXPECT_TRUE(h->read_file("/big", 8192));
 }
 
-TEST(RootedHost, ReadingADirectoryOrThroughAFileFails) {
+TEST_P(RootedHost, ReadingADirectoryOrThroughAFileFails) {
   TestTree t;
   t.write("etc/group", "root:x:0:\n");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   EXPECT_EQ(h->read_file("/etc").error().code, EISDIR);
   auto r = h->read_file("/etc/group/child");
@@ -179,96 +194,14 @@ TEST(RootedHost, ReadingADirectoryOrThroughAFileFails) {
   EXPECT_EQ(r.error().code, ENOTDIR);
 }
 
-// Issue 16: a file is read once per probe run (the PCI and DRM probes read the same
-// sysfs files), and a missing path component is remembered (/usr in most trees), until
-// forget() -- which each run of the probes starts with.
-TEST(RootedHost, EachFileIsReadOncePerRun) {
-  TestTree t;
-  const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
-  t.write(dev + "/vendor", "0x1002\n");
-  t.link("sys/bus/pci/devices/0000:03:00.0", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0");
-  t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
-  t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
-  auto h = t.host();
-  ASSERT_TRUE(h);
-  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
-  t.write(dev + "/vendor", "0x10de\n");
-  // The same file by the same path, and by another path through other links.
-  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
-  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x1002\n");
-  h->forget();
-  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x10de\n");
-  // An error names the path asked for, also when another path reached the same file.
-  h->forget();
-  std::filesystem::remove(t.real(dev + "/vendor"));
-  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").error().message,
-            "/sys/bus/pci/devices/0000:03:00.0/vendor: No such file or directory");
-  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").error().message,
-            "/sys/class/drm/card0/device/vendor: No such file or directory");
-}
-
-TEST(RootedHost, MissingComponentsAreRememberedUntilForget) {
-  TestTree t;
-  auto h = t.host();
-  ASSERT_TRUE(h);
-  auto first = h->read_file("/usr/lib/os-release");
-  ASSERT_FALSE(first);
-  EXPECT_EQ(first.error().message, "/usr/lib/os-release: No such file or directory");
-  t.write("usr/lib/os-release", "ID=debian\n");
-  t.write("usr/share/x", "x\n");
-  // Other paths through the remembered /usr fail alike, each naming itself.
-  for (const char* p : {"/usr/lib/os-release", "/usr/share/x"}) {
-    auto r = h->read_file(p);
-    ASSERT_FALSE(r) << p;
-    EXPECT_EQ(r.error().code, ENOENT) << p;
-    EXPECT_EQ(r.error().message, std::string(p) + ": No such file or directory");
-    EXPECT_FALSE(h->exists(p)) << p;
-  }
-  h->forget();
-  EXPECT_EQ(h->read_file("/usr/lib/os-release").value_or(""), "ID=debian\n");
-  EXPECT_TRUE(h->exists("/usr/share/x"));
-}
-
-// What the host remembers answers exactly as the syscalls did the first time: each
-// operation, through a missing directory, a regular file and a dangling link, asked
-// twice, fails with the same code and text.
-TEST(RootedHost, RememberedAnswersEqualTheFirst) {
-  TestTree t;
-  t.write("etc/group", "root:x:0:\n");
-  t.link("sys/class/drm/card1", "../../devices/pci0000:00/0000:00:09.0/drm/card1");
-  auto h = t.host();
-  ASSERT_TRUE(h);
-  for (const char* p : {"/opt/rocm/lib/libhsa-runtime64.so.1", "/etc/group/child/x", "/sys/class/drm/card1/device/vendor",
-                        "/sys/class/drm/card1/device"}) {
-    auto describe = [&] {
-      std::string out;
-      auto add = [&](const char* op, const auto& r) {
-        out += std::string(op) + "=" + (r ? std::string("ok") : std::to_string(r.error().code) + " " + r.error().message) + "\n";
-      };
-      add("read", h->read_file(p));
-      add("list", h->list_dir(p));
-      add("readlink", h->read_link(p));
-      add("stat", h->stat(p));
-      add("lstat", h->lstat(p));
-      add("canonical", h->canonical(p));
-      return out;
-    };
-    h->forget();
-    const std::string cold = describe();
-    EXPECT_EQ(describe(), cold) << p;
-  }
-  EXPECT_EQ(h->read_file("/etc/group/child/x").error().code, ENOTDIR);
-  EXPECT_EQ(h->stat("/sys/class/drm/card1/device").error().code, ENOENT);
-}
-
-// A remembered read counts only for the same limit: a smaller one still fails, a
-// larger one still succeeds, and a file is read whole past any buffer size.
-TEST(RootedHost, RememberedReadsKeepTheirLimit) {
+// A read's limit holds for each call: a smaller one fails, a larger one succeeds, and
+// a file is read whole past any buffer size.
+TEST_P(RootedHost, ReadsKeepTheirLimit) {
   TestTree t;
   t.write("big", std::string(5000, 'x'));
   t.write("bigger", std::string(70000, 'y'));
   t.write("empty", "");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   EXPECT_TRUE(h->read_file("/big", 8192));
   EXPECT_EQ(h->read_file("/big", 4096).error().code, EFBIG);
@@ -279,10 +212,10 @@ TEST(RootedHost, RememberedReadsKeepTheirLimit) {
 
 // Issue 16: a sysfs file costs open+read+close (no fstat unless the read is not plainly
 // the whole file): files around the one-page read are still read whole, limits hold.
-TEST(RootedHost, FilesAroundAPageAreReadWhole) {
+TEST_P(RootedHost, FilesAroundAPageAreReadWhole) {
   TestTree t;
   for (std::size_t n : {1u, 4095u, 4096u, 4097u, 8192u, 12289u}) t.write("f" + std::to_string(n), std::string(n, 'z'));
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   for (std::size_t n : {1u, 4095u, 4096u, 4097u, 8192u, 12289u}) {
     const std::string p = "/f" + std::to_string(n);
@@ -294,40 +227,16 @@ TEST(RootedHost, FilesAroundAPageAreReadWhole) {
   }
 }
 
-// Issue 16: a directory is listed once per probe run, and the resolution of a path
-// through a listed entry trusts the listing: the same answers as the lstat walk.
-TEST(RootedHost, ListingsAreRememberedUntilForget) {
-  TestTree t;
-  t.write("sys/devices/pci0000:00/0000:00:01.0/drm/card1/uevent", "MAJOR=226\n");
-  t.link("sys/class/drm/card1", "../../devices/pci0000:00/0000:00:01.0/drm/card1");
-  t.link("sys/class/drm/card2", "../../devices/pci0000:00/0000:00:02.0/drm/card2");  // dangling
-  t.write("sys/class/drm/version", "drm 1.1.0\n");
-  auto h = t.host();
-  ASSERT_TRUE(h);
-  auto first = h->list_dir("/sys/class/drm");
-  ASSERT_TRUE(first);
-  ASSERT_EQ(first->size(), 3u);
-  EXPECT_EQ(h->read_file("/sys/class/drm/card1/uevent").value_or(""), "MAJOR=226\n");
-  EXPECT_EQ(h->read_file("/sys/class/drm/card2/uevent").error().message,
-            "/sys/class/drm/card2/uevent: No such file or directory");
-  EXPECT_EQ(h->read_file("/sys/class/drm/version/x").error().code, ENOTDIR);
-  EXPECT_EQ(h->canonical("/sys/class/drm/card1").value_or(""), "/sys/devices/pci0000:00/0000:00:01.0/drm/card1");
-  t.write("sys/class/drm/card3", "");
-  EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 3u);
-  h->forget();
-  EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 4u);
-}
-
 // A relative link's leading "./" and "../" pop the link's own resolved directory, never
 // past the root (issue 16 applies them to the resolved path instead of resolving
 // "dir/../.." component by component).
-TEST(RootedHost, RelativeLinkTargetsPopTheLinksDirectory) {
+TEST_P(RootedHost, RelativeLinkTargetsPopTheLinksDirectory) {
   TestTree t;
   t.write("devices/x/vendor", "0x1002\n");
   t.link("a/b/up", "../../../../devices/x");
   t.link("a/b/dot", "./.././../devices/x");
   t.link("a/b/c/mid", "../../../devices/../devices/x");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   for (const char* p : {"/a/b/up", "/a/b/dot", "/a/b/c/mid"}) {
     EXPECT_EQ(h->canonical(p).value_or(""), "/devices/x") << p;
@@ -335,12 +244,58 @@ TEST(RootedHost, RelativeLinkTargetsPopTheLinksDirectory) {
   }
 }
 
-TEST(RootedHost, ListDirIsSortedAndTyped) {
+// Nothing is remembered: a file changed, a directory created, an entry added between
+// two calls is seen by the second (amdml fix probes again after it wrote), and an
+// error names the path asked for, whichever link led to the file.
+TEST_P(RootedHost, EachCallSeesTheTreeAsItIsThen) {
+  TestTree t;
+  const std::string dev = "sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0";
+  t.write(dev + "/vendor", "0x1002\n");
+  t.link("sys/bus/pci/devices/0000:03:00.0", "../../../devices/pci0000:00/0000:00:01.1/0000:03:00.0");
+  t.link(dev + "/drm/card0/device", "../../../0000:03:00.0");
+  t.link("sys/class/drm/card0", "../../devices/pci0000:00/0000:00:01.1/0000:03:00.0/drm/card0");
+  auto h = host(t);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").value_or(""), "0x1002\n");
+  t.write(dev + "/vendor", "0x10de\n");
+  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").value_or(""), "0x10de\n");
+  EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 1u);
+  t.write("sys/class/drm/version", "drm 1.1.0\n");
+  EXPECT_EQ(h->list_dir("/sys/class/drm").value_or(std::vector<DirEntry>{}).size(), 2u);
+  std::filesystem::remove(t.real(dev + "/vendor"));
+  EXPECT_EQ(h->read_file("/sys/bus/pci/devices/0000:03:00.0/vendor").error().message,
+            "/sys/bus/pci/devices/0000:03:00.0/vendor: No such file or directory");
+  EXPECT_EQ(h->read_file("/sys/class/drm/card0/device/vendor").error().message,
+            "/sys/class/drm/card0/device/vendor: No such file or directory");
+  EXPECT_EQ(h->read_file("/usr/lib/os-release").error().code, ENOENT);
+  t.write("usr/lib/os-release", "ID=debian\n");
+  EXPECT_EQ(h->read_file("/usr/lib/os-release").value_or(""), "ID=debian\n");
+}
+
+// Each operation through a missing directory, a regular file and a dangling link fails
+// with the code the kernel gives a process chrooted into the tree.
+TEST_P(RootedHost, ErrorsAreTheKernels) {
+  TestTree t;
+  t.write("etc/group", "root:x:0:\n");
+  t.link("sys/class/drm/card1", "../../devices/pci0000:00/0000:00:09.0/drm/card1");
+  auto h = host(t);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->read_file("/opt/rocm/lib/libhsa-runtime64.so.1").error().code, ENOENT);
+  EXPECT_EQ(h->read_file("/etc/group/child/x").error().code, ENOTDIR);
+  EXPECT_EQ(h->list_dir("/etc/group").error().code, ENOTDIR);
+  EXPECT_EQ(h->stat("/sys/class/drm/card1/device").error().code, ENOENT);
+  EXPECT_EQ(h->read_link("/etc/group").error().code, EINVAL);
+  EXPECT_EQ(h->read_link("/etc").error().code, EINVAL);
+  EXPECT_EQ(h->read_link("/sys/class/drm/card1").value_or(""), "../../devices/pci0000:00/0000:00:09.0/drm/card1");
+  EXPECT_EQ(h->canonical("/sys/class/drm/card1").error().code, ENOENT);
+}
+
+TEST_P(RootedHost, ListDirIsSortedAndTyped) {
   TestTree t;
   t.write("d/b", "");
   t.mkdir("d/a");
   t.link("d/c", "b");
-  auto h = t.host();
+  auto h = host(t);
   ASSERT_TRUE(h);
   auto e = h->list_dir("/d");
   ASSERT_TRUE(e);

@@ -23,6 +23,7 @@
 #include "probes/service_unit.hpp"
 #include "probes/probes.hpp"
 #include "support/knowledge.hpp"
+#include "support/tree.hpp"
 
 using amdml::test::shipped_knowledge;
 
@@ -291,4 +292,22 @@ TEST(MlProbe, DeepNotRecordedIsNotGuessed) {
   EXPECT_FALSE(tf->runtime->ran);
   EXPECT_NE(tf->runtime->error->find("not recorded"), std::string::npos);
   for (const auto& fd : diagnose(f, shipped_knowledge())) EXPECT_NE(fd.id, FindingId::torch_runtime);
+}
+
+// The home walk lists only where a tool keeps environments: pyenv's versions/ (each a
+// prefix), not the rest of ~/.pyenv (plugins, sources), which holds none.
+TEST(MlProbe, PyenvIsSearchedOnlyInVersions) {
+  test::TestTree t("ml-apu-ollama");
+  t.write("home/alice/.pyenv/versions/3.12.4/bin/python3", "");
+  t.write("home/alice/.pyenv/plugins/pyenv-virtualenv/test/venv/pyvenv.cfg", "home = /usr/bin\n");
+  auto host = t.host();
+  ASSERT_TRUE(host);
+  ProbeOptions o;
+  o.runtime = false;
+  const Facts f = collect_facts(*host, shipped_knowledge(), o);
+  const auto* pyenv = env_at(f, "/home/alice/.pyenv/versions/3.12.4");
+  ASSERT_TRUE(pyenv);
+  EXPECT_EQ(pyenv->kind, "pyenv");
+  EXPECT_FALSE(env_at(f, "/home/alice/.pyenv/plugins/pyenv-virtualenv/test/venv"));
+  EXPECT_TRUE(env_at(f, "/home/alice/venv"));  // the rest of the walk is unchanged
 }
