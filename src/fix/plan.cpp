@@ -682,6 +682,7 @@ Plan plan_fixes(const PlanInputs& in) {
       Ctx c{in, done, rp};
       build(c);
       add_owed_commands(rp, in.tree);
+      fill_aftercare(rp, in.facts);
     }
     done.push_back(rp);
   }

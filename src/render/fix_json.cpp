@@ -75,6 +75,12 @@ json recipe_json(const RecipePlan& rp) {
     r["follow_ups"].push_back({{"need", to_string(rp.follow_ups[i])}, {"text", rp.follow_up_text[i]}});
   r["notes"] = rp.notes;
   r["deferred"] = ids_json(rp.deferred);
+  const Aftercare& a = rp.aftercare;
+  r["needs_root"] = a.needs_root;
+  r["needs_reboot"] = a.needs_reboot;
+  r["needs_relogin"] = a.needs_relogin;
+  r["needs_service_restart"] = a.needs_service_restart;
+  r["verify"] = a.verify;
   return r;
 }
 
