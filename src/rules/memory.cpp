@@ -61,6 +61,13 @@ bool any_amd_gpu_driven(const Facts& f) {
 
 bool is_ttm_key(const std::string& k) { return k == "pages_limit" || k == "page_pool_size"; }
 
+// The kernel command line sets one of module's TTM limits (it wins over modprobe.d).
+bool configured_on_cmdline(const Facts& f, const std::string& module) {
+  return std::any_of(f.driver.cmdline_options.begin(), f.driver.cmdline_options.end(), [&](const auto& kv) {
+    return parse::modprobe_name(kv.first) == module + ".pages_limit" || parse::modprobe_name(kv.first) == module + ".page_pool_size";
+  });
+}
+
 // amdgpu parameter names people use for GTT that amdgpu does not have.
 bool bogus_gtt_key(const std::string& k) { return k == "gtt_size" || k == "ggtsize" || k == "gtt"; }
 
@@ -97,6 +104,19 @@ std::optional<TtmRequest> ttm_request(const RuleContext& ctx) {
     }
   }
   const std::string pages = std::to_string(rec->value);
+  // No boot loader configuration amdml knows: no recipe can change the command line.
+  // AMD's DKMS build of TTM (amdttm, always a loadable module) then takes its limit from
+  // modprobe.d with the initramfs, when the command line only holds ttm's options (which
+  // do not reach amdttm) and nothing that must leave it (amdgpu.gttsize, a misspelling).
+  const bool only_other_module = std::all_of(cl.remove.begin(), cl.remove.end(), [&](const std::string& k) {
+    return k.rfind(other + ".", 0) == 0;
+  });
+  if (r.on_cmdline && !old_kernel && !f.os.boot_cmdline && r.module == "amdttm" && only_other_module &&
+      !configured_on_cmdline(f, r.module)) {
+    r.on_cmdline = false;
+    r.fix = FixRef{"ttm-pages-limit", TtmLimitParams{r.module, *rec, *rec}};
+    return r;
+  }
   if (r.on_cmdline || old_kernel) {
     r.on_cmdline = true;
     cl.set[r.module + ".pages_limit"] = pages;
