@@ -96,6 +96,15 @@ struct Plan {
   }
 };
 
+// What became of each finding a recipe was applied for, judged from the doctor's run
+// after the apply (fix::classify_verify); render prints it, fix's JSON lists it.
+enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still, after_commands };
+struct VerifyLine {
+  VerifyStatus status;
+  FindingId id;
+  std::string title;
+};
+
 struct CommandRecord {
   std::vector<std::string> argv;
   bool ran = false;            // false under --root: recorded only

@@ -117,7 +117,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   }
   if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd, o, "apply");
   if (!plan.pending()) {
-    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, before.findings, std::nullopt, ""));
+    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, {}, ""));
     else emit_text("", format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
@@ -149,11 +149,13 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
     Stage verify("verify");
     after = run_doctor(s, po).findings;
   }
+  std::vector<VerifyLine> verdicts;
+  if (after) verdicts = fix::classify_verify(plan, *applied, before.findings, *after);
   if (json) {
-    emit_json(fix_apply_json(plan, rooted, *applied, before.findings, after, undo_cmd));
+    emit_json(fix_apply_json(plan, rooted, *applied, verdicts, undo_cmd));
   } else {
     std::string text = format_apply(*applied, plan, undo_cmd);
-    if (after) text += format_verify(plan, *applied, before.findings, *after);
+    if (after) text += format_verify(plan, *applied, verdicts);
     for (const auto& rp : plan.recipes)
       if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
     emit_text("", text);

@@ -70,10 +70,32 @@ void plan_hand_commands(const RecipePlan& rp, const Recipe& r, Finding& fd) {
   for (auto& [c, role] : cmds) fd.add_command(std::move(c), role);
 }
 
+// A TTM limit that is configured but not loaded, while an interrupted apply still owes
+// the commands that make it the next boot's (the initramfs, the boot entry): the next step
+// is `sudo amdml fix --apply`, which finishes that transaction, and only then the reboot.
+void owed_before_reboot(platform::SafeTree& tree, std::vector<Finding>& findings) {
+  if (std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.id == FindingId::memory_ttm_pending; }))
+    return;
+  for (const auto& [txn, ref] : interrupted_requests(tree)) {
+    if (ref.recipe != "ttm-pages-limit" && ref.recipe != "kernel-cmdline") continue;
+    for (auto& fd : findings) {
+      if (fd.id != FindingId::memory_ttm_pending) continue;
+      fd.commands.clear();
+      fd.roles.clear();
+      fd.add_command("sudo amdml fix --apply", CommandRole::run);
+      fd.add_command("sudo reboot", CommandRole::then);
+      fd.notes.push_back("amdml fix transaction " + txn + " (" + ref.recipe +
+                         ") was interrupted before its commands ran: `sudo amdml fix --apply` finishes it, then reboot.");
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 Plan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
   derive_hand_commands(in.recipes, findings);
+  if (in.offline) owed_before_reboot(in.tree, findings);
   const bool any = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
     return f.fix && (!in.only || f.fix->recipe == *in.only);
   });
@@ -82,7 +104,7 @@ Plan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
     for (const auto& r : in.recipes)
       if (std::any_of(findings.begin(), findings.end(), [&](const Finding& f) { return f.fix && f.fix->recipe == r.id; }))
         read_through_host(in.host, r);
-  PlanInputs pi{in.host, in.tree, in.facts, findings, in.recipes, in.only};
+  PlanRequest pi{in.host, in.tree, in.facts, findings, in.recipes, in.only};
   // The doctor's advice runs no child at all: no initramfs lister, no package-manager
   // simulation, no key fetched (a plan says what it fetches when applied), and leaves an
   // interrupted transaction to `fix`.

@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan&
 
 // --- plan ----------------------------------------------------------------------------
 
-struct PlanInputs {
+struct PlanRequest {
   const Host& host;
   platform::SafeTree& tree;                 // reads every file it may write (no symlinks followed)
   const Facts& facts;
@@ -65,7 +65,7 @@ struct PlanInputs {
 
 // The advice stage (probes -> rules -> advice -> render): every fixable finding's recipe
 // planned once. The doctor's advice is offline: no network, no package-manager
-// simulation, no child process (PlanInputs::offline; a key is fetched only by --apply);
+// simulation, no child process (PlanRequest::offline; a key is fetched only by --apply);
 // `fix` asks for its own plan (online, with --only) and uses the one this returns.
 struct AdviceInputs {
   const Host& host;
@@ -92,7 +92,7 @@ Status fetch_keys(Plan& plan, const Host& host);
 // interrupted_transactions) is planned again, from the files as they are now, so the
 // next apply finishes it: a run killed between /etc/group and /etc/gshadow gets
 // gshadow repaired, though /etc/group no longer asks for anything.
-Plan plan_fixes(const PlanInputs& in);
+Plan plan_fixes(const PlanRequest& in);
 
 // rp's aftercare (amdml/plan.hpp): reboot, new login or service restart, and the check
 // that proves it worked; plan_fixes fills it for every recipe it plans.
@@ -138,6 +138,12 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host,
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
+
+// What became of each finding of the applied recipes (and which findings the change
+// brought up), judged from the doctor's findings before and after the apply; nothing
+// when the apply failed or wrote nothing.
+std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                                        const std::vector<Finding>& after);
 
 // Transactions a killed run left in state "applying" that no later apply finished
 // (newest last): the plan and --apply mention them, because --undo is what puts their

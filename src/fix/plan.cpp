@@ -89,7 +89,7 @@ void build(Ctx& c) {
     return;
   }
   std::optional<GroupsParams> groups;
-  std::optional<TtmParams> ttm;
+  std::optional<TtmLimits> ttm;
   std::optional<EnvSettings> env;
   std::optional<KernelCmdlineParams> cmdline;
   std::optional<RocmInstallParams> rocm;
@@ -230,7 +230,7 @@ bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
 
 }  // namespace
 
-Plan plan_fixes(const PlanInputs& in) {
+Plan plan_fixes(const PlanRequest& in) {
   Plan plan;
   std::vector<std::pair<const Finding*, std::string>> conflicts;
   for (const auto& f : in.findings) {

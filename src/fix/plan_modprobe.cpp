@@ -57,7 +57,7 @@ std::string comment_out_ignored_limits(const std::string& bytes, std::vector<int
 using paths::basename;
 using paths::dirname;
 
-void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
+void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
   std::vector<std::pair<std::string, std::string>> opts = {{"pages_limit", std::to_string(p.pages_limit.value)}};
   if (p.page_pool_size) opts.emplace_back("page_pool_size", std::to_string(p.page_pool_size->value));
   auto names = c.in.tree.list(step.dir);
@@ -150,7 +150,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
 }
 
 
-void plan_initramfs(Ctx& c, const TtmParams& p) {
+void plan_initramfs(Ctx& c, const TtmLimits& p) {
   const Host& host = c.in.host;
   auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
   struct Gen {
