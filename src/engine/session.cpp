@@ -93,7 +93,10 @@ const Result<std::vector<Recipe>>& session_recipes(const Session& s) {
 Plan run_advice(Report& r, const Session& s, const Host& host, const AdviceOptions& o) {
   return stage("advice", [&]() -> Plan {
     // Parsed only when some finding has a recipe (most runs have none), or fix asked.
-    const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
+    // (Or a pending TTM limit: an interrupted apply may still owe its commands.)
+    const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+      return f.fix.has_value() || f.id == FindingId::memory_ttm_pending;
+    });
     if (!any_fix && o.offline) return {};
     // A broken recipe set is `amdml fix`'s error to report; the diagnosis stands without.
     const auto& recipes = session_recipes(s);
