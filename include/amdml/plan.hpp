@@ -52,6 +52,16 @@ struct Command {
   std::string text() const { return text::shell_words(argv); }
 };
 
+// What a person does once a recipe is applied, and how they see that it worked (per recipe
+// in `fix --format json`; filled in by fix::fill_aftercare).
+struct Aftercare {
+  bool needs_root = true;              // --apply writes system files (the plan itself does not)
+  bool needs_reboot = false;           // read at boot (modprobe.d, the kernel command line)
+  bool needs_relogin = false;          // a person's session: groups, login environment
+  bool needs_service_restart = false;  // a service account's groups or environment, read when it starts
+  std::string verify;                  // the command, or the `amdml check` expectation, that proves it
+};
+
 struct RecipePlan {
   const Recipe* recipe = nullptr;
   FixRef ref;                                   // the parameters it was asked for
@@ -64,6 +74,7 @@ struct RecipePlan {
   std::vector<std::string> notes;               // what the plan noticed (a person's file kept, ...)
   std::vector<std::string> resumes;             // interrupted transactions this recipe finishes
   std::optional<Error> refused;                 // nonsense parameters or a file amdml will not touch
+  Aftercare aftercare;
   // Some file would change, a directory would be renamed, or a command an interrupted
   // run still owes would run.
   bool pending() const {
@@ -83,6 +94,15 @@ struct Plan {
   bool refused() const {
     return std::any_of(recipes.begin(), recipes.end(), [](const RecipePlan& r) { return r.refused.has_value(); });
   }
+};
+
+// What became of each finding a recipe was applied for, judged from the doctor's run
+// after the apply (fix::classify_verify); render prints it, fix's JSON lists it.
+enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still, after_commands };
+struct VerifyLine {
+  VerifyStatus status;
+  FindingId id;
+  std::string title;
 };
 
 struct CommandRecord {

@@ -74,7 +74,7 @@ int undo(const GlobalOptions& g, const FixOptions& o, const Session& s, platform
 
 int fix(const GlobalOptions& g, const FixOptions& o) {
   Session s = open_session(g);  // stages host, knowledge
-  auto recipes = stage("recipes", [&] { return load_recipes(s.recipes); });
+  const auto& recipes = stage("recipes", [&]() -> const Result<std::vector<Recipe>>& { return session_recipes(s); });
   if (!recipes) throw UsageError(recipes.error().message);
   const bool json = o.format == Format::json;
   if (o.list) {
@@ -96,13 +96,15 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
     error_line("transaction " + txn + " was interrupted before it finished; its files are each old or new. `" +
                    sudo_command(g, s, "--undo " + text::shell_word(txn)) + "` puts them back.",
                "amdml: warning: ");
-  // Plan: what the doctor sees now, and the recipes for its findings.
+  // Plan: what the doctor sees now, and the recipes for its findings, planned once by
+  // the advice stage (with --only, that recipe alone).
   ProbeOptions po = o.probe.options();
-  Report before = run_doctor(s, po);  // stages probes, rules
-  std::optional<std::string> only;
-  if (!o.only.empty()) only = o.only;
-  fix::PlanInputs in{*s.host, tree, before.facts, before.findings, *recipes, only};
-  Plan plan = stage("plan", [&] { return fix::plan_fixes(in); });
+  AdviceOptions ao;
+  ao.offline = false;
+  ao.tree = &tree;
+  if (!o.only.empty()) ao.only = o.only;
+  Plan plan;
+  Report before = run_doctor(s, po, ao, plan);  // stages probes, rules, advice
   const std::string only_arg = o.only.empty() ? std::string() : " --only " + text::shell_word(o.only);
   std::string apply_cmd = sudo_command(g, s, "--apply" + only_arg) + o.probe.args();
 
@@ -114,7 +116,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   }
   if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd, o, "apply");
   if (!plan.pending()) {
-    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, before.findings, std::nullopt, ""));
+    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, {}, ""));
     else emit_text("", format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
@@ -146,11 +148,13 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
     Stage verify("verify");
     after = run_doctor(s, po).findings;
   }
+  std::vector<VerifyLine> verdicts;
+  if (after) verdicts = fix::classify_verify(plan, *applied, before.findings, *after);
   if (json) {
-    emit_json(fix_apply_json(plan, rooted, *applied, before.findings, after, undo_cmd));
+    emit_json(fix_apply_json(plan, rooted, *applied, verdicts, undo_cmd));
   } else {
     std::string text = format_apply(*applied, plan, undo_cmd);
-    if (after) text += format_verify(plan, *applied, before.findings, *after);
+    if (after) text += format_verify(plan, *applied, verdicts);
     for (const auto& rp : plan.recipes)
       if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
     emit_text("", text);

@@ -9,9 +9,12 @@
 
 #include "amdml/check.hpp"
 #include "amdml/knowledge.hpp"
+#include "amdml/plan.hpp"
+#include "amdml/recipe.hpp"
 #include "amdml/report.hpp"
 #include "engine/engine.hpp"
 #include "platform/host.hpp"
+#include "platform/safe_tree.hpp"
 #include "probes/collect.hpp"
 
 namespace amdml::engine {
@@ -48,7 +51,13 @@ struct Session {
   Knowledge kb;
   std::string knowledge_source = "built-in";  // "installed" (amdml update) or "recipes" (--recipes DIR)
   std::vector<RecipeFile> recipes;
+  // The recipes parsed from `recipes`, once (session_recipes): the advice stage's plan
+  // points into them, and `fix` applies that plan.
+  mutable std::shared_ptr<const Result<std::vector<Recipe>>> parsed;
 };
+
+// The session's recipes, parsed the first time they are asked for.
+const Result<std::vector<Recipe>>& session_recipes(const Session& s);
 
 // Stages host and knowledge: opens the host for --root / AMDML_ROOT and loads the
 // knowledge base; throws UsageError on bad input.
@@ -59,15 +68,26 @@ void open_knowledge(const GlobalOptions& g, Session& s);
 
 // Stage probes: every probe in table order on host, each timed.
 Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options);
-// Stage rules: the findings on r.facts and their summary; with hand_recipes, each finding
-// a recipe fixes also gets the recipe's commands to run by hand.
-// With host, hand commands of file-merging recipes are derived from their plan.
-void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes = nullptr,
-               const Host* host = nullptr);
+// Stage rules: the findings on r.facts and their summary (fix references, no plans).
+void run_rules(Report& r, const Knowledge& kb);
+
+// How the advice stage plans: the doctor's way (offline, every recipe), or fix's (its
+// --only, the initramfs listed, apt's simulation, interrupted transactions resumed).
+struct AdviceOptions {
+  bool offline = true;
+  std::optional<std::string> only;
+  platform::SafeTree* tree = nullptr;  // fix's tree; nullptr: one over the host's root
+};
+// Stage advice: each fixable finding's recipe planned once (fix::advise) through host
+// (a recording host for `snapshot`); the findings get their hand commands, a refused
+// recipe no `fix:` line. Returns the plan (`fix` applies it).
+Plan run_advice(Report& r, const Session& s, const Host& host, const AdviceOptions& o = {});
 // The knowledge in use and today's date, for the report and `knowledge.stale`.
 KnowledgeFacts knowledge_facts(const Session& s);
-// The doctor's run: probes, then rules (with the hand commands of the session's recipes).
+// The doctor's run: probes, rules, then advice (the session's recipes planned offline;
+// with plan, as o says, and the plan kept there).
 Report run_doctor(const Session& s, const ProbeOptions& options);
+Report run_doctor(const Session& s, const ProbeOptions& options, const AdviceOptions& o, Plan& plan);
 
 int doctor_exit_code(const Summary& s, bool strict);
 // Whether text on stdout is coloured: --color, then the terminal's policy.

@@ -75,23 +75,40 @@ Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& opti
   return stage("probes", [&] { return collect_facts(host, kb, options, log_probe); });
 }
 
-void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes, const Host* host) {
+void run_rules(Report& r, const Knowledge& kb) {
   stage("rules", [&] {
     r.findings = diagnose(r.facts, kb);
-    // A finding a recipe fixes tells the person the recipe's own files and values by hand
-    // (a broken recipe set is `amdml fix`'s error to report; the diagnosis stands without).
-    // Parsed only when some finding has a recipe (most runs have none).
-    const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
-    if (hand_recipes && any_fix)
-      if (auto recipes = load_recipes(*hand_recipes)) {
-        if (host) fix::derive_hand_commands(*recipes, r.findings, *host, r.facts);
-        else fix::derive_hand_commands(*recipes, r.findings);
-      }
     r.summary = summarize(r.findings);
   });
   if (verbosity() >= 2)
     log_debug("findings: " + std::to_string(r.summary.errors) + " errors, " + std::to_string(r.summary.warnings) +
               " warnings, " + std::to_string(r.summary.infos) + " infos");
+}
+
+const Result<std::vector<Recipe>>& session_recipes(const Session& s) {
+  if (!s.parsed) s.parsed = std::make_shared<const Result<std::vector<Recipe>>>(load_recipes(s.recipes));
+  return *s.parsed;
+}
+
+Plan run_advice(Report& r, const Session& s, const Host& host, const AdviceOptions& o) {
+  return stage("advice", [&]() -> Plan {
+    // Parsed only when some finding has a recipe (most runs have none), or fix asked.
+    // (Or a pending TTM limit: an interrupted apply may still owe its commands.)
+    const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+      return f.fix.has_value() || f.id == FindingId::memory_ttm_pending;
+    });
+    if (!any_fix && o.offline) return {};
+    // A broken recipe set is `amdml fix`'s error to report; the diagnosis stands without.
+    const auto& recipes = session_recipes(s);
+    if (!recipes) return {};
+    std::optional<platform::SafeTree> own;
+    platform::SafeTree* tree = o.tree;
+    if (!tree) tree = &own.emplace(host.root());
+    fix::AdviceInputs in{host, *tree, r.facts, *recipes, o.only, o.offline};
+    Plan plan = fix::advise(in, r.findings);
+    r.summary = summarize(r.findings);
+    return plan;
+  });
 }
 
 KnowledgeFacts knowledge_facts(const Session& s) {
@@ -104,7 +121,17 @@ Report run_doctor(const Session& s, const ProbeOptions& options) {
   Report r;
   r.facts = run_probes(*s.host, s.kb, options);
   r.facts.knowledge = knowledge_facts(s);
-  run_rules(r, s.kb, &s.recipes, s.host.get());
+  run_rules(r, s.kb);
+  (void)run_advice(r, s, *s.host);
+  return r;
+}
+
+Report run_doctor(const Session& s, const ProbeOptions& options, const AdviceOptions& o, Plan& plan) {
+  Report r;
+  r.facts = run_probes(*s.host, s.kb, options);
+  r.facts.knowledge = knowledge_facts(s);
+  run_rules(r, s.kb);
+  plan = run_advice(r, s, *s.host, o);
   return r;
 }
 

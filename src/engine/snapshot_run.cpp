@@ -19,7 +19,8 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   // Through the recorder: the snapshot keeps the day (amdml-host.json "time"), so its
   // replay judges the knowledge's age as this run does.
   run.report.facts.knowledge.today = platform::host_today(rec);
-  run_rules(run.report, s.kb, &s.recipes, &rec);
+  run_rules(run.report, s.kb);
+  (void)run_advice(run.report, s, rec);
   Stage record("record");
   run.recording = rec.recording();
   run.trimmed = trim_recording(run.recording);

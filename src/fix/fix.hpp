@@ -39,17 +39,15 @@ std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params)
 // Replaces each finding's hand commands with those derived from its fix's recipe, where
 // hand_commands gives any: advice and recipe never disagree.
 void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings);
-// The same, and for the recipes that merge into the machine's files (TTM options, the
-// kernel command line): the commands that write what the plan would write -- the
-// same files, the same bytes -- then the plan's own commands and "sudo reboot".
-void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings, const Host& host,
-                          const Facts& facts);
+// The recipes whose hand commands come from their plan (they merge into the machine's
+// files: modprobe.d, the boot loader, the initramfs, a person's login files).
+bool planned_by_hand(const Recipe& r);
 // A recipe plan as hand commands with their roles (nothing when it changes no file).
 std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan& rp);
 
 // --- plan ----------------------------------------------------------------------------
 
-struct PlanInputs {
+struct PlanRequest {
   const Host& host;
   platform::SafeTree& tree;                 // reads every file it may write (no symlinks followed)
   const Facts& facts;
@@ -63,6 +61,26 @@ struct PlanInputs {
   bool offline = false;
 };
 
+// --- advice ---------------------------------------------------------------------------
+
+// The advice stage (probes -> rules -> advice -> render): every fixable finding's recipe
+// planned once. The doctor's advice is offline: no network, no package-manager
+// simulation, no child process (PlanRequest::offline; a key is fetched only by --apply);
+// `fix` asks for its own plan (online, with --only) and uses the one this returns.
+struct AdviceInputs {
+  const Host& host;
+  platform::SafeTree& tree;
+  const Facts& facts;
+  const std::vector<Recipe>& recipes;
+  std::optional<std::string> only;  // fix --only RECIPE: nothing else is planned
+  bool offline = true;              // the doctor's advice; false: fix's own plan
+};
+// Plans the findings' recipes and returns the plan. Each finding gets the hand commands
+// derived from its recipe (the same files, the same bytes); offline, a finding whose
+// recipe the plan refuses loses its fix reference and says why, so no doctor output
+// names a `fix --only` recipe that fix would refuse.
+Plan advise(const AdviceInputs& in, std::vector<Finding>& findings);
+
 // Fetches every signing key the plan writes (FileChange::fetch_url), checks its primary
 // fingerprint against the one pinned in the knowledge, and fills in the bytes: done by
 // `fix --apply` after the confirmation and before anything is written. A key that cannot
@@ -74,7 +92,11 @@ Status fetch_keys(Plan& plan, const Host& host);
 // interrupted_transactions) is planned again, from the files as they are now, so the
 // next apply finishes it: a run killed between /etc/group and /etc/gshadow gets
 // gshadow repaired, though /etc/group no longer asks for anything.
-Plan plan_fixes(const PlanInputs& in);
+Plan plan_fixes(const PlanRequest& in);
+
+// rp's aftercare (amdml/plan.hpp): reboot, new login or service restart, and the check
+// that proves it worked; plan_fixes fills it for every recipe it plans.
+void fill_aftercare(RecipePlan& rp, const Facts& facts);
 
 // A repository rocm-install adds: its URI and suite, and the list that will hold it.
 struct AptRepo {
@@ -116,6 +138,12 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
 Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host,
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
+
+// What became of each finding of the applied recipes (and which findings the change
+// brought up), judged from the doctor's findings before and after the apply; nothing
+// when the apply failed or wrote nothing.
+std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+                                        const std::vector<Finding>& after);
 
 // Transactions a killed run left in state "applying" that no later apply finished
 // (newest last): the plan and --apply mention them, because --undo is what puts their

@@ -67,13 +67,11 @@ std::string write_command(const FileChange& fc) {
   return body + " | sudo install -D -m " + text::octal_mode(fc.new_mode & 07777) + " /dev/stdin " + path;
 }
 
-// Plan-derived hand commands for the recipes whose plan depends on the machine's files
-// (modprobe.d, the boot loader, the initramfs, a person's login files).
+}  // namespace
+
 bool planned_by_hand(const Recipe& r) {
   return r.params == ParamSchema::ttm || r.params == ParamSchema::cmdline || r.params == ParamSchema::hsa;
 }
-
-}  // namespace
 
 std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan& rp) {
   std::vector<std::pair<std::string, CommandRole>> out;
@@ -92,83 +90,6 @@ std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan&
       break;
     }
   return out;
-}
-
-void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings, const Host& host,
-                          const Facts& facts) {
-  derive_hand_commands(recipes, findings);
-  bool any = false;
-  for (const auto& fd : findings)
-    if (fd.fix)
-      if (const Recipe* r = find_recipe(recipes, fd.fix->recipe); r && planned_by_hand(*r)) any = true;
-  if (!any) return;
-  // The plan reads through SafeTree; ask the host for the same files first, so a
-  // recording host (amdml snapshot) carries them and a replay derives the same commands.
-  for (const auto& r : recipes)
-    if (planned_by_hand(r))
-      for (const auto& step : r.steps) {
-        if (const auto* m = std::get_if<ModprobeOptionStep>(&step)) {
-          if (auto names = host.list_dir(m->dir))
-            for (const auto& n : *names) (void)host.read_file(m->dir + "/" + n.name, 1 << 20);
-          (void)host.read_file(m->path, 1 << 20);
-        } else if (const auto* k = std::get_if<KernelCmdlineStep>(&step)) {
-          for (const auto* path : {&k->kernelstub, &k->grub, &k->kernel_install}) (void)host.read_file(*path, 1 << 20);
-          if (auto names = host.list_dir(k->grub + ".d"))
-            for (const auto& n : *names) (void)host.read_file(k->grub + ".d/" + n.name, 1 << 20);
-        } else if (const auto* e = std::get_if<EnvFileStep>(&step)) {
-          (void)host.read_file(e->path, 1 << 20);
-        } else if (const auto* l = std::get_if<LoginEnvClearStep>(&step)) {
-          for (const auto& f : l->files) {
-            auto pattern = dir_pattern(f);
-            if (!pattern) {
-              (void)host.read_file(f, 1 << 20);
-            } else if (auto names = host.list_dir(pattern->first)) {
-              for (const auto& n : *names) (void)host.read_file(pattern->first + "/" + n.name, 1 << 20);
-            }
-          }
-        }
-      }
-  // Only the findings whose hand commands come from a plan are planned, and offline: the
-  // doctor runs no package manager and fetches nothing (rocm-install's plan says what it
-  // fetches when applied).
-  std::vector<Finding> by_hand;
-  for (const auto& fd : findings)
-    if (fd.fix)
-      if (const Recipe* r = find_recipe(recipes, fd.fix->recipe); r && planned_by_hand(*r)) by_hand.push_back(fd);
-  platform::SafeTree tree(host.root());
-  PlanInputs in{host, tree, facts, by_hand, recipes, std::nullopt};
-  in.list_initramfs = false;
-  in.resume_interrupted = false;
-  in.offline = true;
-  const Plan plan = plan_fixes(in);
-  for (auto& fd : findings) {
-    if (!fd.fix) continue;
-    const Recipe* r = find_recipe(recipes, fd.fix->recipe);
-    if (!r || !planned_by_hand(*r)) continue;
-    for (const auto& rp : plan.recipes) {
-      const bool mine = std::any_of(rp.findings.begin(), rp.findings.end(), [&](const Finding& f) {
-        return f.id == fd.id && f.title == fd.title;
-      });
-      if (!mine || !rp.pending()) continue;
-      auto cmds = hand_commands(rp);
-      if (cmds.empty()) break;
-      // A line past Linux's limit on one argument (sed's script, a whole file) fails with
-      // E2BIG when typed, and nobody pastes it: the recipe makes the same change.
-      const bool too_long = std::any_of(cmds.begin(), cmds.end(), [](const auto& c) {
-        return c.first.size() > text::kMaxArgStrlen;
-      });
-      if (too_long) {
-        fd.notes.push_back("The command that makes this change by hand would be longer than Linux's limit of " +
-                           std::to_string(text::kMaxArgStrlen / 1024) + " KiB for one argument, so it is not shown: "
-                           "`sudo amdml fix --apply --only " + r->id + "` makes it.");
-        break;
-      }
-      fd.commands.clear();
-      fd.roles.clear();
-      for (auto& [c, role] : cmds) fd.add_command(std::move(c), role);
-      break;
-    }
-  }
 }
 
 std::vector<std::string> hand_commands(const Recipe& r, const FixParams& params) {

@@ -126,9 +126,9 @@ bool valid_cmdline_value(std::string_view s) {
 
 }  // namespace
 
-Result<TtmParams> parse_ttm_params(const FixParams& params, const Facts& facts) {
+Result<TtmLimits> parse_ttm_params(const FixParams& params, const Facts& facts) {
   const auto p = params_of<TtmLimitParams>(params);
-  TtmParams out;
+  TtmLimits out;
   out.module = p.module;
   if (out.module != "ttm" && out.module != "amdttm")
     return make_error("ttm-pages-limit: \"module\" must be \"ttm\" or \"amdttm\"");

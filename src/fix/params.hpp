@@ -15,7 +15,7 @@
 
 namespace amdml::fix {
 
-struct TtmParams {
+struct TtmLimits {
   std::string module;  // "ttm" or "amdttm"
   Pages pages_limit;
   std::optional<Pages> page_pool_size;
@@ -25,7 +25,7 @@ bool valid_gfx_override(const std::string& v);
 // Each reads its own kind of parameters; parameters of another kind count as empty.
 // The groups come back without repeats.
 Result<GroupsParams> parse_groups_params(const FixParams& p, const Facts& facts);
-Result<TtmParams> parse_ttm_params(const FixParams& p, const Facts& facts);
+Result<TtmLimits> parse_ttm_params(const FixParams& p, const Facts& facts);
 Result<EnvSettings> parse_hsa_params(const FixParams& p);
 Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams& p);
 // Module parameters only (module.name), plain values, page counts within RAM.

@@ -27,12 +27,6 @@ const Recipe* find_recipe(const std::vector<Recipe>& recipes, const std::string&
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-using paths::basename;
-using paths::dirname;
 
 void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams& p) {
   for (const auto& path : step.files) {
@@ -80,186 +74,6 @@ void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams
   }
 }
 
-void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
-  std::vector<std::pair<std::string, std::string>> opts = {{"pages_limit", std::to_string(p.pages_limit.value)}};
-  if (p.page_pool_size) opts.emplace_back("page_pool_size", std::to_string(p.page_pool_size->value));
-  auto names = c.in.tree.list(step.dir);
-  if (!names) {
-    c.rp.refused = names.error();
-    return;
-  }
-  const std::string want = parse::modprobe_name(p.module);
-  std::vector<FileChange> edits;
-  std::vector<std::string> found_keys;
-  std::string last_file;
-  int last_line = 0;
-  for (const auto& n : *names) {
-    if (!ends_with(n, ".conf")) continue;
-    std::string path = step.dir + "/" + n;
-    auto f = c.state(path);
-    if (!f) {
-      // A symlinked or unreadable conf: only a problem when it sets our option.
-      auto text = c.in.host.read_file(path);
-      if (text) {
-        for (const auto& o : parse::modprobe_conf(*text).options)
-          if (o.module == want && (o.key == "pages_limit" || o.key == "page_pool_size")) {
-            c.rp.refused = make_error(path + " sets " + p.module + "." + o.key + " but " + f.error().message);
-            return;
-          }
-      }
-      continue;
-    }
-    if (!f->exists) continue;
-    auto e = set_modprobe_options(f->bytes, p.module, opts);
-    if (e.found.empty()) {
-      // Another module's option is someone else's business; note the likely mistake.
-      for (const auto& o : parse::modprobe_conf(f->bytes).options)
-        if (o.key == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
-          c.rp.notes.push_back(path + " sets " + o.module + ".pages_limit, which does not reach " + p.module +
-                               " (the module amdgpu uses); left as it is");
-      continue;
-    }
-    for (const auto& k : e.found)
-      if (std::find(found_keys.begin(), found_keys.end(), k) == found_keys.end()) found_keys.push_back(k);
-    FileChange fc;
-    fc.path = path;
-    fc.before = f->bytes;
-    fc.after = e.text;
-    fc.why = path == step.path ? "amdml's own file" : "edit the line that already sets " + p.module + " options";
-    edits.push_back(std::move(fc));
-    last_file = path;
-    last_line = e.last_line;
-  }
-  std::string missing;
-  for (const auto& [k, v] : opts)
-    if (std::find(found_keys.begin(), found_keys.end(), k) == found_keys.end()) missing += (missing.empty() ? "" : " ") + k + "=" + v;
-  if (!edits.empty() && !missing.empty()) {
-    // Keep the module's options on the line that already sets them.
-    for (auto& fc : edits)
-      if (fc.path == last_file) fc.after = append_to_line(fc.after, last_line, missing);
-    missing.clear();
-  }
-  if (!missing.empty()) {
-    auto own = c.read(step.path);
-    if (!own) return;
-    FileChange fc;
-    fc.path = step.path;
-    fc.why = "amdml's own file";
-    std::string line = "options " + p.module + " " + missing + "\n";
-    if (own->exists) {
-      fc.before = own->bytes;
-      fc.after = own->bytes + (own->bytes.empty() || own->bytes.back() == '\n' ? "" : "\n") + line;
-    } else {
-      fc.after = std::string(kOwnMarker) + " (recipe ttm-pages-limit). `amdml fix --undo` removes it.\n"
-                 "# " + p.module + ".pages_limit is in 4 KiB pages: " + format_bytes(p.pages_limit.bytes()) +
-                 " the GPU may use from system memory.\n" + line;
-    }
-    edits.push_back(std::move(fc));
-  }
-  for (const auto& fc : edits)
-    if (fc.path != step.path && fc.changes())
-      c.rp.notes.push_back(fc.path + " already sets " + p.module + " options: amdml edits that line and keeps the rest of the file");
-  for (auto& fc : edits) c.rp.files.push_back(std::move(fc));
-}
-
-void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
-  auto f = c.read(step.path);
-  if (!f) return;
-  if (f->exists && f->bytes.rfind(kOwnMarker, 0) != 0) {
-    c.rp.refused = make_error(step.path + " exists and was not written by amdml; move it away or merge it by hand");
-    return;
-  }
-  FileChange fc;
-  fc.path = step.path;
-  if (f->exists) fc.before = f->bytes;
-  fc.after = render_env_file(step.format, c.rp.recipe->id, env);
-  fc.why = step.format == EnvFormat::systemd_dropin ? "amdml's own drop-in for " + step.unit : "amdml's own file";
-  c.rp.files.push_back(std::move(fc));
-
-  if (step.format == EnvFormat::systemd_dropin) {
-    // Drop-ins are applied in file-name order; a later one that sets the same name wins.
-    auto names = c.in.tree.list(dirname(step.path));
-    if (names)
-      for (const auto& n : *names) {
-        if (!ends_with(n, ".conf") || n <= basename(step.path)) continue;
-        auto other = c.in.host.read_file(dirname(step.path) + "/" + n);
-        if (!other) continue;
-        auto set = dropin_environment(*other);
-        for (const auto& [k, v] : env.set)
-          if (set.count(k) && set[k] != v)
-            c.rp.notes.push_back(dirname(step.path) + "/" + n + " sets " + k + "=" + set[k] +
-                                 " and is read after amdml's drop-in, so it wins; amdml does not edit it -- change it by hand");
-      }
-    bool unit_known = false;
-    for (const char* d : {"/etc/systemd/system/", "/usr/lib/systemd/system/", "/lib/systemd/system/", "/usr/local/lib/systemd/system/"})
-      if (c.in.host.exists(d + step.unit)) unit_known = true;
-    if (!unit_known) c.rp.notes.push_back(step.unit + " is not installed; the drop-in takes effect once it is");
-  }
-}
-
-// The files a login_env_clear step names: paths, and "DIR/*.SUFFIX" expanded in name order.
-std::vector<std::string> login_files(Ctx& c, const LoginEnvClearStep& step) {
-  std::vector<std::string> out;
-  for (const auto& f : step.files) {
-    auto pattern = dir_pattern(f);
-    if (!pattern) {
-      out.push_back(f);
-      continue;
-    }
-    const auto& [dir, suffix] = *pattern;
-    auto names = c.in.tree.list(dir);
-    if (!names) continue;  // no such directory: nothing there sets anything
-    std::vector<std::string> sorted(names->begin(), names->end());
-    std::sort(sorted.begin(), sorted.end());
-    for (const auto& n : sorted)
-      if (n.size() > suffix.size() && ends_with(n, suffix)) out.push_back(dir + "/" + n);
-  }
-  return out;
-}
-
-void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettings& env) {
-  if (env.clear.empty()) return;
-  // A line is in the way when it sets a cleared name to a value the recipe does not set.
-  auto in_the_way = [&](const parse::Assignment& a) {
-    if (std::find(env.clear.begin(), env.clear.end(), a.name) == env.clear.end()) return false;
-    for (const auto& [k, v] : env.set)
-      if (k == a.name && v == a.value) return false;
-    return true;
-  };
-  const std::string why = "turned off by amdml fix (" + c.rp.recipe->id + "); amdml fix --undo restores it";
-  for (const auto& path : login_files(c, step)) {
-    auto f = c.state(path);
-    if (!f) {
-      // A symlinked or unreadable file: only a problem when it sets one of ours.
-      if (auto text = c.in.host.read_file(path))
-        for (const auto& a : parse::login_env(*text))
-          if (in_the_way(a)) {
-            c.rp.refused = make_error(path + ":" + std::to_string(a.line) + " sets " + a.name + "=" + a.value + " but " +
-                                      f.error().message + "; turn that line off by hand");
-            return;
-          }
-      continue;
-    }
-    if (!f->exists || f->bytes.rfind(kOwnMarker, 0) == 0) continue;  // amdml's own files are rewritten whole
-    std::vector<int> lines;
-    std::string what;
-    for (const auto& a : parse::login_env(f->bytes))
-      if (in_the_way(a)) {
-        lines.push_back(a.line);
-        what += (what.empty() ? "" : ", ") + a.name + "=" + a.value + " (line " + std::to_string(a.line) + ")";
-      }
-    if (lines.empty()) continue;
-    FileChange fc;
-    fc.path = path;
-    fc.before = f->bytes;
-    fc.after = comment_out_lines(f->bytes, lines, why);
-    fc.why = "turn off " + what;
-    c.rp.notes.push_back(path + " sets " + what + " for every login: amdml comments that line out so the values it "
-                         "writes are the ones new logins get");
-    c.rp.files.push_back(std::move(fc));
-  }
-}
-
 // Parameters on one line, as the report's JSON spells them (bytes that are not UTF-8
 // become U+FFFD instead of an exception).
 std::string params_text(const FixParams& p) {
@@ -268,191 +82,6 @@ std::string params_text(const FixParams& p) {
 
 bool systemd_running(const Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
 
-void plan_initramfs(Ctx& c, const TtmParams& p) {
-  const Host& host = c.in.host;
-  auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
-  struct Gen {
-    std::vector<const char*> paths;
-    std::vector<std::string> argv;
-    const char* lister;
-  };
-  std::vector<Gen> gens = {
-      {{"/usr/sbin/update-initramfs", "/sbin/update-initramfs"}, {"update-initramfs", "-u", "-k", release}, "lsinitramfs"},
-      {{"/usr/bin/dracut", "/usr/sbin/dracut", "/sbin/dracut"}, {"dracut", "-f", "--kver", release}, "lsinitrd"},
-      {{"/usr/bin/mkinitcpio", "/usr/sbin/mkinitcpio"}, {"mkinitcpio", "-P"}, "lsinitcpio"},
-  };
-  const Gen* gen = nullptr;
-  for (const auto& g : gens) {
-    for (const char* path : g.paths)
-      if (host.exists(path)) gen = &g;
-    if (gen) break;
-  }
-  std::optional<std::string> image;
-  for (const std::string& cand : {"/boot/initrd.img-" + release, "/boot/initramfs-" + release + ".img",
-                                  std::string("/boot/initramfs-linux.img")})
-    if (!release.empty() && host.exists(cand)) {
-      image = cand;
-      break;
-    }
-  if (!image) {
-    c.rp.notes.push_back("no initramfs image for kernel " + (release.empty() ? std::string("?") : release) +
-                         " in /boot: nothing to regenerate");
-    return;
-  }
-  if (!gen) {
-    c.rp.notes.push_back(*image + " exists but no initramfs generator (update-initramfs, dracut, mkinitcpio) was found: "
-                         "regenerate it by hand so the new option is in it");
-    return;
-  }
-  // Only regenerate when the module is in the image; when the image cannot be listed,
-  // regenerate anyway -- a stale modprobe.d copy inside the initramfs would win at boot.
-  auto listed = c.in.list_initramfs ? host.run({gen->lister, *image}, std::chrono::seconds(60))
-                                     : Result<CommandResult>(make_error("not listed"));
-  if (listed && listed->exit_code == 0 && !listed->timed_out) {
-    if (listed->out.find("/" + p.module + ".ko") == std::string::npos) {
-      c.rp.notes.push_back(p.module + " is not in " + *image + " (" + gen->lister + "): no initramfs rebuild needed");
-      return;
-    }
-    c.rp.notes.push_back(p.module + ".ko is in " + *image + ": the initramfs is regenerated so it carries the new option");
-  } else {
-    c.rp.notes.push_back("could not list " + *image + " (" + gen->lister + "); regenerating it to be safe");
-  }
-  c.rp.commands.push_back({gen->argv, "put the new option into the initramfs", std::chrono::minutes(10)});
-}
-
-// GRUB's defaults as grub-mkconfig sources them: the file, then DIR.d/*.cfg by name;
-// nullopt (the recipe refused) when one cannot be read.
-std::optional<std::vector<std::pair<std::string, std::string>>> grub_files(Ctx& c, const std::string& grub,
-                                                                            const std::string& bytes) {
-  std::vector<std::pair<std::string, std::string>> files{{grub, bytes}};
-  auto names = c.in.tree.list(grub + ".d");
-  if (!names) {
-    c.rp.refused = names.error();
-    return std::nullopt;
-  }
-  std::vector<std::string> sorted(names->begin(), names->end());
-  std::sort(sorted.begin(), sorted.end());
-  for (const auto& n : sorted) {
-    if (n.size() <= 4 || !ends_with(n, ".cfg")) continue;
-    auto f = c.read(grub + ".d/" + n);
-    if (!f) return std::nullopt;
-    if (f->exists) files.emplace_back(grub + ".d/" + n, f->bytes);
-  }
-  return files;
-}
-
-// The GRUB files the edit changes (/etc/default/grub still when none does) into fcs, the
-// edit's words into e; false when the recipe is refused.
-bool plan_grub_edit(Ctx& c, const std::string& grub, const std::string& bytes, const KernelCmdlineParams& p,
-                    std::vector<FileChange>& fcs, CmdlineEdit& e) {
-  auto files = grub_files(c, grub, bytes);
-  if (!files) return false;
-  auto edited = edit_grub_files(*files, p);
-  if (!edited) {
-    c.rp.refused = make_error(edited.error().message + "; amdml does not edit it -- fix it by hand");
-    return false;
-  }
-  e = std::move(edited->edit);
-  fcs.clear();
-  for (std::size_t i = 0; i < files->size(); ++i)
-    if (i == 0 || edited->texts[i] != (*files)[i].second) {
-      FileChange fc;
-      fc.path = (*files)[i].first;
-      fc.before = (*files)[i].second;
-      fc.after = edited->texts[i];
-      fcs.push_back(std::move(fc));
-    }
-  if (!edited->unbalanced_file.empty()) fcs[0].path = edited->unbalanced_file;
-  if (!fcs[0].changes() && fcs.size() > 1) fcs.erase(fcs.begin());
-  e.text = fcs[0].after;
-  return true;
-}
-
-// The boot loader's own file gets the parameters; the command that turns it into what
-// the firmware boots follows. The first configuration that exists is the one in use.
-void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
-  const Host& host = c.in.host;
-  auto first_of = [&](std::initializer_list<const char*> paths) -> std::optional<std::string> {
-    for (const char* path : paths)
-      if (host.exists(path)) return std::string(path);
-    return std::nullopt;
-  };
-  std::vector<FileChange> fcs(1);
-  CmdlineEdit e;
-  std::optional<Command> cmd;
-  std::string where;
-  if (auto ks = c.state(step.kernelstub); ks && ks->exists) {
-    auto edit = edit_kernelstub_config(ks->bytes, p);
-    if (!edit) {
-      c.rp.refused = make_error(step.kernelstub + ": " + edit.error().message + "; change the options with kernelstub -a / -d");
-      return;
-    }
-    e = std::move(*edit);
-    fcs[0].path = step.kernelstub;
-    fcs[0].before = ks->bytes;
-    where = "kernelstub's configuration";
-    cmd = Command{{"kernelstub"}, "write the boot entry from kernelstub's configuration", std::chrono::minutes(5)};
-  } else if (auto grub = c.read(step.grub); grub && grub->exists) {
-    if (!plan_grub_edit(c, step.grub, grub->bytes, p, fcs, e)) return;
-    where = "GRUB's defaults";
-    if (auto u = first_of({"/usr/sbin/update-grub", "/sbin/update-grub"}))
-      cmd = Command{{"update-grub"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
-    else if (auto g2 = first_of({"/usr/sbin/grub2-mkconfig", "/sbin/grub2-mkconfig"}))
-      cmd = Command{{"grub2-mkconfig", "-o", "/boot/grub2/grub.cfg"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
-    else if (auto g = first_of({"/usr/sbin/grub-mkconfig", "/sbin/grub-mkconfig"}))
-      cmd = Command{{"grub-mkconfig", "-o", "/boot/grub/grub.cfg"}, "regenerate grub.cfg from " + step.grub, std::chrono::minutes(5)};
-    else
-      c.rp.notes.push_back("no update-grub or grub-mkconfig found: regenerate grub.cfg by hand after this change");
-  } else if (!grub) {
-    return;
-  } else if (auto ki = c.read(step.kernel_install); ki && ki->exists) {
-    e = edit_kernel_cmdline_file(ki->bytes, p);
-    fcs[0].path = step.kernel_install;
-    fcs[0].before = ki->bytes;
-    where = "kernel-install's command line";
-    const auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
-    std::optional<std::string> image;
-    for (const std::string& cand : {"/usr/lib/modules/" + release + "/vmlinuz", "/boot/vmlinuz-" + release})
-      if (!release.empty() && host.exists(cand)) {
-        image = cand;
-        break;
-      }
-    if (image)
-      cmd = Command{{"kernel-install", "add", release, *image}, "write the boot entry with the new command line", std::chrono::minutes(5)};
-    else
-      c.rp.notes.push_back("no kernel image for " + (release.empty() ? std::string("?") : release) +
-                           ": the next kernel installed gets the new command line");
-  } else {
-    if (!ki) return;
-    c.rp.refused = make_error("no boot loader configuration amdml knows (" + step.grub + ", " + step.kernel_install + ", " +
-                              step.kernelstub + "): change the kernel command line by hand");
-    return;
-  }
-  if (e.unbalanced) {
-    c.rp.refused = make_error(fcs[0].path + " holds a command line with an unterminated '\"'; amdml does not edit it -- fix the quotes by hand");
-    return;
-  }
-  if (fcs.size() == 1) fcs[0].after = e.text;
-  std::string what;
-  for (const auto& [k, v] : p.set) what += (what.empty() ? "set " : ", set ") + k + "=" + v;
-  for (const auto& w : e.removed) what += (what.empty() ? "remove " : ", remove ") + w;
-  for (auto& f : fcs) f.why = what.empty() ? where : what + " in " + where;
-  // A parameter on the running command line that the file does not hold comes from
-  // elsewhere (a boot entry edited by hand, the firmware): say so rather than pretend.
-  if (c.in.facts.os.cmdline)
-    for (const auto& [k, v] : parse::cmdline(*c.in.facts.os.cmdline)) {
-      const std::string n = cmdline_param_name(k);
-      for (const auto& r : p.remove)
-        if (cmdline_param_name(r) == n &&
-            std::none_of(e.removed.begin(), e.removed.end(), [&](const std::string& w) { return cmdline_param_name(w.substr(0, w.find('='))) == n; }))
-          c.rp.notes.push_back(k + "=" + v + " is on the running command line but not in " + fcs[0].path +
-                               ": remove it where it is set (the boot entry) by hand");
-    }
-  const bool changes = std::any_of(fcs.begin(), fcs.end(), [](const FileChange& f) { return f.changes(); });
-  for (auto& f : fcs) c.rp.files.push_back(std::move(f));
-  if (changes && cmd) c.rp.commands.push_back(std::move(*cmd));
-}
-
 void build(Ctx& c) {
   const Recipe& r = *c.rp.recipe;
   if (auto st = check_params(r, c.rp.ref.params, c.in.facts); !st) {
@@ -460,7 +89,7 @@ void build(Ctx& c) {
     return;
   }
   std::optional<GroupsParams> groups;
-  std::optional<TtmParams> ttm;
+  std::optional<TtmLimits> ttm;
   std::optional<EnvSettings> env;
   std::optional<KernelCmdlineParams> cmdline;
   std::optional<RocmInstallParams> rocm;
@@ -601,7 +230,7 @@ bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
 
 }  // namespace
 
-Plan plan_fixes(const PlanInputs& in) {
+Plan plan_fixes(const PlanRequest& in) {
   Plan plan;
   std::vector<std::pair<const Finding*, std::string>> conflicts;
   for (const auto& f : in.findings) {
@@ -682,6 +311,7 @@ Plan plan_fixes(const PlanInputs& in) {
       Ctx c{in, done, rp};
       build(c);
       add_owed_commands(rp, in.tree);
+      fill_aftercare(rp, in.facts);
     }
     done.push_back(rp);
   }

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "fix/fix.hpp"
+#include "fix/params.hpp"
 #include "platform/safe_tree.hpp"
 
 namespace amdml::fix {
 
 struct Ctx {
-  const PlanInputs& in;
+  const PlanRequest& in;
   const std::vector<RecipePlan>& earlier;  // recipes planned before this one
   RecipePlan& rp;
   // A file as this recipe will find it: what an earlier step of the same plan leaves
@@ -42,6 +43,14 @@ struct Ctx {
   }
 };
 
+// One file per step family: the TTM limit in modprobe.d and the initramfs
+// (plan_modprobe.cpp), the kernel command line (plan_cmdline.cpp), the environment files
+// (plan_env.cpp), the group databases (plan.cpp).
+void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p);
+void plan_initramfs(Ctx& c, const TtmLimits& p);
+void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p);
+void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env);
+void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettings& env);
 
 // rocm-install's steps (plan_rocm.cpp): the repository's files (key, source list, pin),
 // then the package manager's commands.

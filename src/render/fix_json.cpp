@@ -75,6 +75,12 @@ json recipe_json(const RecipePlan& rp) {
     r["follow_ups"].push_back({{"need", to_string(rp.follow_ups[i])}, {"text", rp.follow_up_text[i]}});
   r["notes"] = rp.notes;
   r["deferred"] = ids_json(rp.deferred);
+  const Aftercare& a = rp.aftercare;
+  r["needs_root"] = a.needs_root;
+  r["needs_reboot"] = a.needs_reboot;
+  r["needs_relogin"] = a.needs_relogin;
+  r["needs_service_restart"] = a.needs_service_restart;
+  r["verify"] = a.verify;
   return r;
 }
 
@@ -132,8 +138,8 @@ json fix_plan_json(const Plan& plan, bool rooted, const std::string& apply_comma
   return doc;
 }
 
-json fix_apply_json(const Plan& plan, bool rooted, const ApplyOutcome& out, const std::vector<Finding>& before,
-                    const std::optional<std::vector<Finding>>& after, const std::string& undo_command) {
+json fix_apply_json(const Plan& plan, bool rooted, const ApplyOutcome& out, const std::vector<VerifyLine>& verdicts,
+                    const std::string& undo_command) {
   json doc = document("apply", rooted);
   put_plan(doc, plan);
   if (out.txn.empty()) {
@@ -151,9 +157,8 @@ json fix_apply_json(const Plan& plan, bool rooted, const ApplyOutcome& out, cons
   o["rollback_errors"] = out.rollback_errors;
   o["undo_command"] = out.ok ? json(undo_command) : json(nullptr);
   o["verify"] = json::array();
-  if (after)
-    for (const auto& l : classify_verify(plan, out, before, *after))
-      o["verify"].push_back({{"id", to_string(l.id)}, {"status", status_name(l.status)}, {"title", l.title}});
+  for (const auto& l : verdicts)
+    o["verify"].push_back({{"id", to_string(l.id)}, {"status", status_name(l.status)}, {"title", l.title}});
   o["follow_ups"] = json::array();
   if (out.ok)
     for (const auto& [need, text] : applied_follow_ups(plan, out)) o["follow_ups"].push_back({{"need", to_string(need)}, {"text", text}});

@@ -20,19 +20,10 @@ std::string format_apply(const ApplyOutcome& out, const Plan& plan);
 // --recipes when the run had them) as the way back.
 std::string format_apply(const ApplyOutcome& out, const Plan& plan, const std::string& undo_command);
 // Before/after findings of the re-probe: gone, waiting for a reboot or login, still there.
-// What became of each finding after an apply, for the text and the JSON outcome.
-enum class VerifyStatus { gone, after_reboot, after_relogin, next_run, now, left, still, after_commands };
-struct VerifyLine {
-  VerifyStatus status;
-  FindingId id;
-  std::string title;
-};
-std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
-                                        const std::vector<Finding>& after);
 // The follow-ups of the recipes that were applied, each once (reboot first).
 std::vector<std::pair<FollowUp, std::string>> applied_follow_ups(const Plan& plan, const ApplyOutcome& out);
-std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
-                          const std::vector<Finding>& after);
+// verdicts: fix::classify_verify's, in its order.
+std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<VerifyLine>& verdicts);
 std::string format_undo(const UndoOutcome& out);
 
 // A unified diff (---/+++ headers, 3 lines of context) of before -> after.

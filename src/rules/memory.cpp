@@ -61,6 +61,13 @@ bool any_amd_gpu_driven(const Facts& f) {
 
 bool is_ttm_key(const std::string& k) { return k == "pages_limit" || k == "page_pool_size"; }
 
+// The kernel command line sets one of module's TTM limits (it wins over modprobe.d).
+bool configured_on_cmdline(const Facts& f, const std::string& module) {
+  return std::any_of(f.driver.cmdline_options.begin(), f.driver.cmdline_options.end(), [&](const auto& kv) {
+    return parse::modprobe_name(kv.first) == module + ".pages_limit" || parse::modprobe_name(kv.first) == module + ".page_pool_size";
+  });
+}
+
 // amdgpu parameter names people use for GTT that amdgpu does not have.
 bool bogus_gtt_key(const std::string& k) { return k == "gtt_size" || k == "ggtsize" || k == "gtt"; }
 
@@ -70,18 +77,18 @@ bool bogus_gtt_key(const std::string& k) { return k == "gtt_size" || k == "ggtsi
 // left to the OS, never more than max_fraction of RAM), set for the module amdgpu uses,
 // where the machine sets it -- the kernel command line when TTM or GTT options are
 // there (the misplaced and unknown ones removed), else modprobe.d.
-struct TtmRequest {
+struct TtmLimitRequest {
   std::string module;
   Pages target;
   FixRef fix;
   bool on_cmdline = false;
 };
-std::optional<TtmRequest> ttm_request(const RuleContext& ctx) {
+std::optional<TtmLimitRequest> ttm_request(const RuleContext& ctx) {
   const Facts& f = ctx.facts;
   if (!f.memory.total) return std::nullopt;
   const auto rec = ctx.kb.memory.recommended_pages_limit(*f.memory.total);
   if (!rec) return std::nullopt;
-  TtmRequest r{to_string(module_in_use(f)), *rec, {}, false};
+  TtmLimitRequest r{to_string(module_in_use(f)), *rec, {}, false};
   const std::string other = r.module == "ttm" ? "amdttm" : "ttm";
   const bool old_kernel = f.os.kernel && *f.os.kernel < ctx.kb.memory.gtt_follows_ttm;
   KernelCmdlineParams cl;
@@ -97,6 +104,19 @@ std::optional<TtmRequest> ttm_request(const RuleContext& ctx) {
     }
   }
   const std::string pages = std::to_string(rec->value);
+  // No boot loader configuration amdml knows: no recipe can change the command line.
+  // AMD's DKMS build of TTM (amdttm, always a loadable module) then takes its limit from
+  // modprobe.d with the initramfs, when the command line only holds ttm's options (which
+  // do not reach amdttm) and nothing that must leave it (amdgpu.gttsize, a misspelling).
+  const bool only_other_module = std::all_of(cl.remove.begin(), cl.remove.end(), [&](const std::string& k) {
+    return k.rfind(other + ".", 0) == 0;
+  });
+  if (r.on_cmdline && !old_kernel && !f.os.boot_cmdline && r.module == "amdttm" && only_other_module &&
+      !configured_on_cmdline(f, r.module)) {
+    r.on_cmdline = false;
+    r.fix = FixRef{"ttm-pages-limit", TtmLimitParams{r.module, *rec, *rec}};
+    return r;
+  }
   if (r.on_cmdline || old_kernel) {
     r.on_cmdline = true;
     cl.set[r.module + ".pages_limit"] = pages;
@@ -120,7 +140,7 @@ bool limit_is_fine(const RuleContext& ctx, std::uint64_t pages, Pages target) {
 
 std::string pages_text(Pages p) { return std::to_string(p.value) + " (" + gib(p.bytes()) + ")"; }
 
-void gtt_limit(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out) {
+void gtt_limit(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const MemoryKnowledge& mk = ctx.kb.memory;
   if (!f.memory.total) return;
@@ -182,6 +202,8 @@ void gtt_limit(const RuleContext& ctx, const std::optional<TtmRequest>& req, std
       const auto c = configured(f, to_string(m), "pages_limit");
       const auto set = c ? text::u64(c->value) : std::nullopt;
       if (set && limit_is_fine(ctx, *set, *rec) && (!tp.pages_limit || tp.pages_limit->value != *set)) {
+        // A pending reboot, not a limit to raise: memory.ttm-pending says so (wrong_module).
+        if (tp.pages_limit) continue;
         fd.notes.push_back(std::string(to_string(m)) + ".pages_limit=" + c->value + " is configured (" + c->where +
                            "): it takes effect when " + to_string(m) + " loads again, after the reboot.");
         fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P; then reboot");
@@ -201,7 +223,7 @@ void gtt_limit(const RuleContext& ctx, const std::optional<TtmRequest>& req, std
   }
 }
 
-void wrong_module(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out) {
+void wrong_module(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   if (f.driver.ttm_in_use == TtmModule::none) return;
   const std::string used = to_string(f.driver.ttm_in_use);
@@ -248,15 +270,18 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmRequest>& req, 
   if (auto c = configured(f, used, "pages_limit")) {
     auto want = text::u64(c->value);
     if (want && *want != tp.pages_limit->value) {
-      auto fd = make_finding(FindingId::memory_ttm_wrong_module, used + ".pages_limit is configured as " + c->value + " but the running value is " +
-                                                            std::to_string(tp.pages_limit->value),
-                             "The setting is not in effect: it is read when " + used +
-                                 " loads, so it needs a reboot, and an initramfs rebuild when " + used + " loads from the initramfs.");
+      // Loading the configured value would not be right either: one change, the same one
+      // memory.gtt-limit asks for. Otherwise it is only pending: a reboot away.
+      const bool fine = !req || limit_is_fine(ctx, *want, req->target);
+      const std::string title = used + ".pages_limit is configured as " + c->value + " but the running value is " +
+                                std::to_string(tp.pages_limit->value);
+      const std::string why = "The setting is not in effect: it is read when " + used +
+                              " loads, so it needs a reboot, and an initramfs rebuild when " + used + " loads from the initramfs.";
+      auto fd = fine ? make_finding(FindingId::memory_ttm_pending, title + ": it takes effect after a reboot", why)
+                     : make_finding(FindingId::memory_ttm_wrong_module, title, why);
       fd.evidence.push_back({c->where, used + " pages_limit=" + c->value});
       fd.evidence.push_back({live_path, std::to_string(tp.pages_limit->value)});
-      if (req && !limit_is_fine(ctx, *want, req->target)) {
-        // Loading the configured value would not be right either: one change, the same
-        // one memory.gtt-limit asks for.
+      if (!fine) {
         fd.detail += " The configured value is not what amdml recommends for this RAM either: it sets " + used +
                      ".pages_limit=" + pages_text(req->target) + ".";
         fd.fix = req->fix;
@@ -293,7 +318,7 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmRequest>& req, 
   }
 }
 
-void gttsize(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out) {
+void gttsize(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   // Misspelled parameter names: amdgpu logs "unknown parameter ... ignored".
   for (const auto& [k, v] : f.driver.cmdline_options)
@@ -400,7 +425,7 @@ bool in_boot_config(const Facts& f, const KernelCmdlineParams& p) {
   return true;
 }
 
-void reboot_pending(const RuleContext& ctx, const std::optional<TtmRequest>& req, std::vector<Finding>& out,
+void reboot_pending(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, std::vector<Finding>& out,
                     std::size_t first) {
   if (!req || !req->on_cmdline) return;
   const auto& p = std::get<KernelCmdlineParams>(req->fix.params);

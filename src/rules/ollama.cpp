@@ -79,7 +79,7 @@ bool gpu_relevant(const std::string& name) {
   return name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0;
 }
 
-struct EnvPlan {
+struct ServiceEnvEdit {
   std::vector<std::string> problems;  // one sentence each
   std::vector<Evidence> evidence;
   std::map<std::string, std::string> set;
@@ -91,12 +91,27 @@ struct EnvPlan {
   }
 };
 
+// The GPUs (by name and gfx) an override to target would make run another ISA family's
+// or wave size's code; "" when it fits each of them.
+std::string crossing_gpus(const RuleContext& ctx, const std::vector<int>& gpus, const GfxTarget& target) {
+  std::string who;
+  for (int i : gpus) {
+    const auto& g = *ctx.facts.gpus[i].gfx;
+    const auto* info = ctx.kb.find_gfx(g);
+    if (g == target || !info || !ctx.kb.find_gfx(target) || override_compatible(ctx.kb, g, target)) continue;
+    std::string label = gpu_label(ctx.facts, i);  // "GPU 1 (AMD Radeon 780M, gfx1103)"
+    if (!label.empty() && label.back() == ')') label.insert(label.size() - 1, std::string("; ") + to_string(info->isa));
+    who += (who.empty() ? "" : ", ") + label;
+  }
+  return who;
+}
+
 void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::optional<Shipped>& shipped,
                  std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   const OllamaService& svc = *o.service;
   const auto& env = svc.environment;
-  EnvPlan plan;
+  ServiceEnvEdit edit;
   auto gpus = ml::gpus_with_gfx(f);
 
   // 1. The global override the GPUs need (one value must suit every GPU).
@@ -122,10 +137,10 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       }
     }
     if (mixed) {
-      plan.problem("The GPUs need different HSA_OVERRIDE_GFX_VERSION values, but ollama applies one value to every "
+      edit.problem("The GPUs need different HSA_OVERRIDE_GFX_VERSION values, but ollama applies one value to every "
                    "GPU and ignores the per-device HSA_OVERRIDE_GFX_VERSION_N form.",
                    {"gpus", std::to_string(gpus.size()) + " AMD GPUs with different gfx targets"});
-      plan.notes.push_back("Hide the GPU ollama cannot use with ROCR_VISIBLE_DEVICES (its index or UUID from rocminfo) "
+      edit.notes.push_back("Hide the GPU ollama cannot use with ROCR_VISIBLE_DEVICES (its index or UUID from rocminfo) "
                            "in the service environment, or disable the iGPU in the firmware setup.");
       needed.reset();
     }
@@ -139,15 +154,24 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     auto unq = ml::unquote(v.value);
     auto parsed = parse_gfx_override(v.value);
     if (unq) {
-      plan.problem("HSA_OVERRIDE_GFX_VERSION has literal quotes in its value (" + v.value +
+      edit.problem("HSA_OVERRIDE_GFX_VERSION has literal quotes in its value (" + v.value +
                        "): ROCm reads the value raw, rejects it, and finds no GPU.",
                    ev);
     } else if (!parsed) {
-      plan.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " is not three decimal numbers (like 11.0.0): ROCm "
+      edit.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " is not three decimal numbers (like 11.0.0): ROCm "
                    "rejects it and finds no GPU.",
                    ev);
+    } else if (auto crossed = crossing_gpus(ctx, gpus, *parsed); !crossed.empty()) {
+      // Judged per GPU, as an override anywhere else is: the value in the service makes
+      // a card of another family load code it cannot run.
+      const auto* to = ctx.kb.find_gfx(*parsed);
+      edit.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " in " + where(v) + " makes " + crossed + " load " +
+                       parsed->name() + (to ? std::string(" (") + to_string(to->isa) + ")" : std::string()) +
+                       " code, another ISA family: expect HSA_STATUS_ERROR_INVALID_ISA, invalid device function or a hang" +
+                       (needed ? "; " + needed->version_string() + " is the value it needs." : "."),
+                   ev);
     } else if (needed && *parsed != *needed) {
-      plan.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " maps to " + parsed->name() +
+      edit.problem("HSA_OVERRIDE_GFX_VERSION=" + v.value + " maps to " + parsed->name() +
                        (shipped && !contains(shipped->targets, *parsed) ? ", which this ollama build has no kernels for"
                                                                        : ", not the target this GPU needs") +
                        "; " + needed->version_string() + " is.",
@@ -156,28 +180,28 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       effective_override = parsed;
     }
     if (!effective_override) {
-      if (needed) plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
-      else if (unq && parse_gfx_override(*unq)) plan.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
-      else plan.unset.push_back("HSA_OVERRIDE_GFX_VERSION");
-      if (plan.set.count("HSA_OVERRIDE_GFX_VERSION")) effective_override = parse_gfx_override(plan.set["HSA_OVERRIDE_GFX_VERSION"]);
+      if (needed) edit.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
+      else if (unq && parse_gfx_override(*unq)) edit.set["HSA_OVERRIDE_GFX_VERSION"] = *unq;
+      else edit.unset.push_back("HSA_OVERRIDE_GFX_VERSION");
+      if (edit.set.count("HSA_OVERRIDE_GFX_VERSION")) effective_override = parse_gfx_override(edit.set["HSA_OVERRIDE_GFX_VERSION"]);
     }
   } else if (needed) {
     std::string gpu_names;
     for (int i : gpus)
       if (!contains(shipped->targets, *f.gpus[i].gfx)) gpu_names += (gpu_names.empty() ? "" : ", ") + f.gpus[i].gfx->name();
-    plan.problem("The service lacks HSA_OVERRIDE_GFX_VERSION=" + needed->version_string() + ": this ollama build has "
+    edit.problem("The service lacks HSA_OVERRIDE_GFX_VERSION=" + needed->version_string() + ": this ollama build has "
                      "no ROCm kernels for " + gpu_names + " (" + shipped->source + "), so it runs on the CPU.",
                  {svc.unit_path.value_or("ollama.service"), "no HSA_OVERRIDE_GFX_VERSION in the merged environment"});
-    plan.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
+    edit.set["HSA_OVERRIDE_GFX_VERSION"] = needed->version_string();
     effective_override = needed;
   }
 
   // 3. Per-device overrides: ollama's GPU filter only reads the global variable.
   for (const auto& [k, v] : env) {
     if (k.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) != 0) continue;
-    plan.problem(k + " is the per-device form, which ollama ignores when it decides which GPUs to use.",
+    edit.problem(k + " is the per-device form, which ollama ignores when it decides which GPUs to use.",
                  {where(v), k + "=" + v.value});
-    if (plan.set.count("HSA_OVERRIDE_GFX_VERSION") || effective_override) plan.unset.push_back(k);
+    if (edit.set.count("HSA_OVERRIDE_GFX_VERSION") || effective_override) edit.unset.push_back(k);
   }
 
   // 4. The iGPU switch (v0.30+ drops integrated GPUs unless told otherwise).
@@ -197,32 +221,32 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     bool allowlisted = ctx.kb.ollama_igpu_allowlisted(seen, *o.version);
     if (usable && !allowlisted && enabled != true) {
       if (sw)
-        plan.problem("OLLAMA_IGPU_ENABLE=" + sw->value + " does not enable the iGPU; ollama v" + o.version->str() +
+        edit.problem("OLLAMA_IGPU_ENABLE=" + sw->value + " does not enable the iGPU; ollama v" + o.version->str() +
                          " drops integrated GPUs unless it is 1.",
                      {where(*sw), "OLLAMA_IGPU_ENABLE=" + sw->value});
       else
-        plan.problem("The service lacks OLLAMA_IGPU_ENABLE=1: ollama v" + o.version->str() + " drops integrated GPUs " +
+        edit.problem("The service lacks OLLAMA_IGPU_ENABLE=1: ollama v" + o.version->str() + " drops integrated GPUs " +
                          "(here " + own.name() + (seen == own ? "" : ", " + seen.name() + " after the override") +
                          ") by default and runs on the CPU.",
                      {svc.unit_path.value_or("ollama.service"), "no OLLAMA_IGPU_ENABLE in the merged environment"});
-      plan.set["OLLAMA_IGPU_ENABLE"] = "1";
+      edit.set["OLLAMA_IGPU_ENABLE"] = "1";
     }
   }
 
   // 5. Lines systemd ignores: typo'd keys, broken Environment= words, missing env files.
   for (const auto& a : svc.unknown_keys) {
-    plan.problem("systemd ignores \"" + a.key + "=\" (a misspelt key), so this line never reaches ollama: " + a.key + "=" +
+    edit.problem("systemd ignores \"" + a.key + "=\" (a misspelt key), so this line never reaches ollama: " + a.key + "=" +
                      a.value,
                  {a.file + ":" + std::to_string(a.line), a.key + "=" + a.value});
-    // carry over what the person meant to set, unless the plan already decides it
+    // carry over what the person meant to set, unless the edit already decides it
     for (const auto& word : systemd::split_environment(a.value).words) {
       auto eq = word.find('=');
       if (eq == std::string::npos) continue;
       std::string name = word.substr(0, eq);
-      if (!systemd::env_name_valid(name) || env.count(name) || plan.set.count(name)) continue;
+      if (!systemd::env_name_valid(name) || env.count(name) || edit.set.count(name)) continue;
       if (name == "HSA_OVERRIDE_GFX_VERSION" && !parse_gfx_override(word.substr(eq + 1))) continue;
       if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !needed && shipped) continue;  // not needed here
-      plan.set[name] = word.substr(eq + 1);
+      edit.set[name] = word.substr(eq + 1);
     }
   }
   for (const auto& is : svc.issues) {
@@ -230,11 +254,11 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     if (is.kind == K::unknown_key) continue;  // reported above with its value
     std::string at = is.line > 0 ? is.file + ":" + std::to_string(is.line) : is.file;
     if (is.kind == K::env_file_missing)
-      plan.problem("The service names EnvironmentFile=" + is.text + ", which does not exist; systemd refuses to start "
+      edit.problem("The service names EnvironmentFile=" + is.text + ", which does not exist; systemd refuses to start "
                    "ollama (prefix the path with '-' to make it optional, or create the file).",
                    {at, is.message});
     else if (is.kind == K::bad_environment || is.kind == K::env_file_relative || is.kind == K::bad_env_file_line)
-      plan.problem("systemd ignores part of the service environment: " + is.message + " (" + is.text + ").", {at, is.text});
+      edit.problem("systemd ignores part of the service environment: " + is.message + " (" + is.text + ").", {at, is.text});
   }
 
   // 6. Settings exported in the person's shell that the service never sees -- those
@@ -248,53 +272,53 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
     if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !override_relevant) continue;
     auto it = env.find(k);
     if (it != env.end() && it->second.value == v) continue;
-    plan.problem("Your shell exports " + k + "=" + v + ", but ollama runs as a system service and never sees the "
+    edit.problem("Your shell exports " + k + "=" + v + ", but ollama runs as a system service and never sees the "
                  "shell's environment.",
                  {"env " + k, v});
-    bool decided = plan.set.count(k) || std::find(plan.unset.begin(), plan.unset.end(), k) != plan.unset.end();
+    bool decided = edit.set.count(k) || std::find(edit.unset.begin(), edit.unset.end(), k) != edit.unset.end();
     bool override_var = k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0;
-    if (!decided && !override_var && it == env.end()) plan.set[k] = v;
+    if (!decided && !override_var && it == env.end()) edit.set[k] = v;
     // The person's own global override, when amdml has no better value and the build
     // ships its target, is what they meant the service to have.
     if (!decided && k == "HSA_OVERRIDE_GFX_VERSION" && !needed && !mixed && !env.count(k))
       if (auto t = parse_gfx_override(v); t && shipped && contains(shipped->targets, *t)) {
-        plan.set[k] = v;
+        edit.set[k] = v;
         for (const auto& [name, val] : env)
-          if (name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0) plan.unset.push_back(name);
+          if (name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0) edit.unset.push_back(name);
       }
   }
 
   // A drop-in's Environment= cannot beat an EnvironmentFile= value: those lines would
   // change nothing, so the person edits the file instead.
-  for (auto it = plan.set.begin(); it != plan.set.end();) {
+  for (auto it = edit.set.begin(); it != edit.set.end();) {
     auto cur = env.find(it->first);
     if (cur != env.end() && cur->second.from_env_file) {
-      plan.notes.push_back("Set " + it->first + "=" + it->second + " in " + cur->second.file +
+      edit.notes.push_back("Set " + it->first + "=" + it->second + " in " + cur->second.file +
                            ": EnvironmentFile= values win over Environment= lines, so a drop-in cannot change it.");
-      it = plan.set.erase(it);
+      it = edit.set.erase(it);
     } else {
       ++it;
     }
   }
 
-  if (plan.problems.empty()) return;
-  std::string title = plan.problems.size() == 1 ? "The ollama service's environment needs a change"
+  if (edit.problems.empty()) return;
+  std::string title = edit.problems.size() == 1 ? "The ollama service's environment needs a change"
                                                 : "The ollama service's environment has " +
-                                                      std::to_string(plan.problems.size()) + " problems";
-  auto fd = make_finding(FindingId::ollama_env, title, text::join(plan.problems, " "));
-  fd.evidence = plan.evidence;
+                                                      std::to_string(edit.problems.size()) + " problems";
+  auto fd = make_finding(FindingId::ollama_env, title, text::join(edit.problems, " "));
+  fd.evidence = edit.evidence;
   if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + text::join(svc.files, ", ")});
   fd.gpus = gpus;
-  if (!plan.set.empty() || !plan.unset.empty()) {
+  if (!edit.set.empty() || !edit.unset.empty()) {
     EnvParams params;
-    for (const auto& [k, v] : plan.set) params.env[k] = v;
-    std::sort(plan.unset.begin(), plan.unset.end());
-    plan.unset.erase(std::unique(plan.unset.begin(), plan.unset.end()), plan.unset.end());
-    if (!plan.unset.empty()) params.unset = plan.unset;
+    for (const auto& [k, v] : edit.set) params.env[k] = v;
+    std::sort(edit.unset.begin(), edit.unset.end());
+    edit.unset.erase(std::unique(edit.unset.begin(), edit.unset.end()), edit.unset.end());
+    if (!edit.unset.empty()) params.unset = edit.unset;
     // Its hand commands come from the recipe (fix::derive_hand_commands): same file, same bytes.
     fd.fix = FixRef{"ollama-override", params};
   }
-  fd.notes = plan.notes;
+  fd.notes = edit.notes;
   fd.notes.push_back("Check with: systemctl show ollama -p Environment; journalctl -u ollama | grep 'inference compute'");
   out.push_back(std::move(fd));
 }

@@ -61,6 +61,31 @@ TEST(FixJson, PlanNamesEachChangeByKindAndHash) {
     }
 }
 
+// Per recipe, what comes after the apply and how to see that it worked (issue 28): a
+// person's group needs a new login, a service account's a restart of its service, a TTM
+// limit a reboot, proved by `amdml check --min-gtt` with the limit's size.
+TEST(FixJson, EachRecipeSaysWhatItNeedsAfterwardsAndHowToVerify) {
+  TestTree t("fix-apu");
+  auto r = run_amdml(root_args(t) + " fix --no-runtime --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json d = doc(r);
+  std::map<std::string, json> by;
+  for (const auto& rp : d["recipes"]) by[rp["id"].get<std::string>() + "/" + rp["params"].value("user", "")] = rp;
+  ASSERT_TRUE(by.count("groups/alice") && by.count("groups/ollama") && by.count("ttm-pages-limit/")) << d.dump(2);
+  for (const auto& [id, rp] : by) EXPECT_EQ(rp["needs_root"], true) << id;
+  EXPECT_EQ(by["groups/alice"]["needs_relogin"], true);
+  EXPECT_EQ(by["groups/alice"]["needs_service_restart"], false);
+  EXPECT_EQ(by["groups/alice"]["verify"], "amdml check --require runtime");
+  EXPECT_EQ(by["groups/ollama"]["needs_relogin"], false);
+  EXPECT_EQ(by["groups/ollama"]["needs_service_restart"], true);
+  EXPECT_EQ(by["groups/ollama"]["verify"], "id -nG ollama");
+  const json& ttm = by["ttm-pages-limit/"];
+  EXPECT_EQ(ttm["needs_reboot"], true);
+  EXPECT_EQ(ttm["needs_relogin"], false);
+  const auto pages = ttm["params"]["pages_limit"].get<std::uint64_t>();
+  EXPECT_EQ(ttm["verify"], "amdml check --min-gtt " + std::to_string(pages * 4096 / (1024 * 1024)) + "MiB");
+}
+
 TEST(FixJson, ApplyThenNothingToDoThenUndo) {
   TestTree t("fix-apu");
   auto before = snapshot(t.dir);

@@ -298,3 +298,20 @@ TEST(FixFaultsKill, AnApplyKilledBeforeItsCommandsIsFinishedByTheNext) {
     }
   }
 }
+
+// Killed after the TTM limit's files, before the initramfs command (issue 28): the limit
+// is configured as amdml recommends, so doctor reports the pending reboot -- and, since
+// the interrupted apply still owes its command, says `sudo amdml fix --apply` first,
+// not just `sudo reboot`.
+TEST(FixFaultsKill, APendingLimitWithOwedCommandsAsksForFixApplyFirst) {
+  const Recipe r{"strixhalo-amdttm-no-bootloader", "ttm-pages-limit"};
+  TestTree t(r.fixture);
+  become_root_via_sudo(t);
+  ASSERT_EQ(run_amdml(apply_only(t, r), "AMDML_TEST_KILL_AT_STEP=" + std::to_string(steps_of(r))).signal, 9);
+  const std::string killed_txn = fs::directory_iterator(t / "var/lib/amdml/journal")->path().filename().string();
+  auto doc = run_amdml("--root " + t.str() + " doctor --no-runtime --color never");
+  EXPECT_NE(doc.out.find("[memory.ttm-pending]"), std::string::npos) << doc.out;
+  EXPECT_NE(doc.out.find("fix:   sudo amdml fix --apply\n      then:  sudo reboot"), std::string::npos) << doc.out;
+  EXPECT_NE(doc.out.find("transaction " + killed_txn + " (ttm-pages-limit) was interrupted"), std::string::npos) << doc.out;
+  EXPECT_EQ(doc.out.find("memory.ttm-wrong-module"), std::string::npos) << doc.out;
+}

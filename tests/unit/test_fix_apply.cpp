@@ -46,7 +46,7 @@ struct Engine {
     for (auto& f : extra) findings.push_back(std::move(f));
   }
   Plan plan(std::optional<std::string> only = std::nullopt) {
-    PlanInputs in{*d->host, tree, d->facts, findings, d->recipes, only};
+    PlanRequest in{*d->host, tree, d->facts, findings, d->recipes, only};
     return plan_fixes(in);
   }
   ApplyOutcome apply(const Plan& p, platform::SafeTree* targets = nullptr) {
@@ -141,7 +141,7 @@ TEST(FixGroups, ApplyResolvesAccessKfdAndUndoRestoresBothFiles) {
   e.rediagnose();
   EXPECT_FALSE(e.d->has("access.kfd"));
   EXPECT_FALSE(e.d->has("ollama.access"));
-  auto verify = format_verify(p, out, before_findings, e.findings);
+  auto verify = format_verify(p, out, fix::classify_verify(p, out, before_findings, e.findings));
   EXPECT_NE(verify.find("gone: access.kfd"), std::string::npos) << verify;
   EXPECT_NE(verify.find("Then: Log out and in again so alice"), std::string::npos) << verify;
   EXPECT_NE(verify.find("Then: Restart the services that run as ollama"), std::string::npos) << verify;
@@ -440,7 +440,7 @@ TEST(FixRocmSetAside, ANameTakenSinceThePlanFailsAndRollsBackTheRun) {
     if (f.fix && f.fix->recipe == "rocm-install") findings.push_back(f);
   ASSERT_FALSE(findings.empty());
   platform::SafeTree tree{t.str()};
-  PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
+  PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
   Plan plan = plan_fixes(in);
   ASSERT_EQ(plan.recipes.size(), 1u);
   const auto& cmds = plan.recipes[0].commands;

@@ -79,7 +79,7 @@ struct Bench {
       if (!f.fix || f.fix->recipe != "rocm-install") findings.push_back(f);
     for (const auto& f : s.extra) findings.push_back(f);
     platform::SafeTree tree(t.str());
-    fix::PlanInputs in{*d->host, tree, d->facts, findings, d->recipes, s.only};
+    fix::PlanRequest in{*d->host, tree, d->facts, findings, d->recipes, s.only};
     plan = fix::plan_fixes(in);
   }
   Result<ApplyOutcome> apply(platform::FsOps& target_ops, platform::FsOps& journal_ops) {

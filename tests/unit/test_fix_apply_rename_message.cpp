@@ -30,7 +30,7 @@ TEST(FixApplyRename, AFailedRenameGivesItsReasonOnce) {
     if (f.fix && f.fix->recipe == "rocm-install") findings.push_back(f);
   ASSERT_FALSE(findings.empty());
   platform::SafeTree tree{t.str()};
-  PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
+  PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
   Plan plan = plan_fixes(in);
   ASSERT_EQ(plan.recipes.size(), 1u);
   ASSERT_FALSE(plan.recipes[0].commands.empty());

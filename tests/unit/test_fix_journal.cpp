@@ -90,7 +90,7 @@ struct GroupsRun {
   platform::SafeTree tree;
   explicit GroupsRun(const TestTree& t) : d(t.str()), tree(t.str()) {}
   Result<ApplyOutcome> apply() {
-    PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
+    PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("groups")};
     return apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
   }
   Result<UndoOutcome> undo() { return undo_transaction(std::nullopt, *d.host, tree, tree, rooted_options()); }
@@ -133,7 +133,7 @@ TEST(FixJournal, NonUtf8ArgvAndOutputAreJournaledAsBytes) {
   RunningHost host(*d.host, output);
   std::vector<Finding> findings = {ttm_finding()};
   platform::SafeTree tree(t.str());
-  PlanInputs in{host, tree, d.facts, findings, d.recipes, std::string("ttm-pages-limit")};
+  PlanRequest in{host, tree, d.facts, findings, d.recipes, std::string("ttm-pages-limit")};
   Plan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
   ASSERT_EQ(p.recipes[0].commands.size(), 1u);
@@ -360,7 +360,7 @@ TEST(FixTtm, APersonsDashSpellingIsEditedAndAmdmlsValueWins) {
   Diagnosed d(t.str());
   platform::SafeTree tree(t.str());
   std::vector<Finding> findings = {ttm_finding()};
-  PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::string("ttm-pages-limit")};
+  PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("ttm-pages-limit")};
   auto r = apply_plan(plan_fixes(in), *d.host, tree, tree, rooted_options());
   ASSERT_TRUE(r && r->ok);
   EXPECT_EQ(read_file(t / "etc/modprobe.d/ttm.conf"), "# mine\noptions ttm pages-limit=6291456 page_pool_size=6291456\n");
@@ -415,7 +415,7 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
     findings.push_back(ttm_finding());
     findings.push_back(literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}}));
     platform::SafeTree tree(root.string());
-    PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::nullopt};
+    PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::nullopt};
     Plan p = plan_fixes(in);
     ASSERT_TRUE(p.pending());
     // Fill the file system, leaving free_kib.
@@ -470,7 +470,7 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
     }
   RunningHost host(*d.host, "");
   platform::SafeTree tree(t.str());
-  PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
+  PlanRequest in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
   ASSERT_EQ(host.runs.size(), 1u);  // nothing fetched while planning
@@ -585,7 +585,7 @@ TEST(FixJournal, AFailedAptInstallIsPurgedBackToWhatDpkgHadBefore) {
     }
   FakeApt host(*d.host, t.dir);
   platform::SafeTree tree(t.str());
-  PlanInputs in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
+  PlanRequest in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
   ASSERT_TRUE(fetch_keys(p, host));

@@ -100,7 +100,7 @@ struct Tree {
   }
   Plan plan() {
     d = std::make_unique<Diagnosed>(t.str());
-    PlanInputs in{*d->host, tree, d->facts, d->findings, d->recipes, std::string("kernel-cmdline")};
+    PlanRequest in{*d->host, tree, d->facts, d->findings, d->recipes, std::string("kernel-cmdline")};
     return plan_fixes(in);
   }
 };
@@ -290,7 +290,7 @@ TEST(HandCommands, WriteTheRecipesBytes) {
     SCOPED_TRACE(machine);
     Tree e(machine);
     Diagnosed d(e.t.str());
-    PlanInputs in{*d.host, e.tree, d.facts, d.findings, d.recipes, std::nullopt};
+    PlanRequest in{*d.host, e.tree, d.facts, d.findings, d.recipes, std::nullopt};
     Plan p = plan_fixes(in);
     int checked = 0;
     for (const auto& rp : p.recipes) {

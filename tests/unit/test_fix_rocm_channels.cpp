@@ -20,7 +20,7 @@ namespace amdml {
 namespace {
 
 using namespace amdml::test;
-using fix::PlanInputs;
+using fix::PlanRequest;
 
 const char* kKey = kTestKey;
 const char* kKeyFingerprint = kTestKeyFingerprint;
@@ -28,7 +28,7 @@ const char* kKeyFingerprint = kTestKeyFingerprint;
 Plan plan_with(Diagnosed& d, platform::SafeTree& tree, const nlohmann::json& params) {
   static std::vector<Finding> findings;
   findings = {literal_finding("rocm.missing", "rocm-install", params)};
-  PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
+  PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
   return fix::plan_fixes(in);
 }
 
@@ -150,8 +150,10 @@ class NoNetworkHost final : public ForwardingHost {
       ADD_FAILURE() << "ran " << name << " (" << (argv.size() > 1 ? argv[1] : "") << ")";
       return make_error(name + ": forbidden in this test");
     }
+    ran.push_back(name);
     return inner_.run(argv, t);
   }
+  mutable std::vector<std::string> ran;  // every other child's program, in order
 
  private:
   std::unique_ptr<Host> owned_;
@@ -178,6 +180,37 @@ TEST(DoctorOffline, NeverRunsAPackageManagerOrFetchesAKey) {
     EXPECT_TRUE(asks) << "the fixture no longer asks for a planned recipe";
     (void)engine::record_run(s, po, true);  // snapshot and report
   }
+}
+
+// Every fixture machine: the advice stage (each fixable finding's recipe planned, issue
+// 28) starts no child process at all -- no initramfs lister, no package manager, no
+// download -- and doctor, check, report and snapshot run none of the forbidden ones.
+TEST(DoctorOffline, TheAdviceStageRunsNoChildOnAnyFixture) {
+  auto files = recipe_files("");
+  ASSERT_TRUE(files);
+  int advised = 0;
+  for (const auto& dir : test::fixture_machines()) {
+    SCOPED_TRACE(dir.filename().string());
+    auto h = make_host(dir.string());
+    if (!h) continue;  // the malformed-manifest fixtures
+    engine::Session s;
+    auto host = std::make_unique<NoNetworkHost>(std::move(*h));
+    NoNetworkHost& seen = *host;
+    s.host = std::move(host);
+    s.kb = shipped_knowledge();
+    s.recipes = *files;
+    ProbeOptions po;
+    po.runtime = false;
+    Report r;
+    r.facts = engine::run_probes(*s.host, s.kb, po);
+    engine::run_rules(r, s.kb);
+    seen.ran.clear();
+    (void)engine::run_advice(r, s, *s.host);
+    EXPECT_TRUE(seen.ran.empty()) << "the advice stage ran " << seen.ran.front();
+    advised += std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
+    (void)engine::record_run(s, po, true);  // snapshot and report
+  }
+  EXPECT_GT(advised, 10) << "too few fixtures ask for a recipe for this test to mean much";
 }
 
 }  // namespace

@@ -112,7 +112,9 @@ TEST(CommandQuoting, EveryFindingOnEveryMachineQuotesWhatTheMachineSaid) {
     Facts facts = d.facts;
     poison(facts);
     auto findings = diagnose(facts, shipped_knowledge());
-    fix::derive_hand_commands(d.recipes, findings, *d.host, facts);
+    platform::SafeTree tree(d.host->root());
+    fix::AdviceInputs in{*d.host, tree, facts, d.recipes, std::nullopt};
+    (void)fix::advise(in, findings);
     for (const auto& fd : findings)
       for (const auto& c : fd.commands) {
         if (c.find(kMarker) == std::string::npos) continue;
@@ -137,7 +139,7 @@ TEST(CommandQuoting, EveryPlanCommandAndHandCommandDoesExactlyWhatThePlanSays) {
   for (const auto& machine : fixture_machines()) {
     Diagnosed d(machine.string());
     platform::SafeTree tree{machine.string()};
-    fix::PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::nullopt};
+    fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::nullopt};
     in.list_initramfs = false;
     const Plan plan = fix::plan_fixes(in);
     for (const auto& rp : plan.recipes) {
@@ -214,7 +216,7 @@ TEST(CommandQuoting, SetAsideNamesAreRenamedWhateverTheyHoldAndPrintedQuoted) {
     }
   ASSERT_FALSE(findings.empty());
   platform::SafeTree tree{t.str()};
-  fix::PlanInputs in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
+  fix::PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
   const Plan plan = fix::plan_fixes(in);
   ASSERT_EQ(plan.recipes.size(), 1u);
   const auto& rp = plan.recipes[0];

@@ -499,13 +499,33 @@ TEST(MemoryTtmWrongModule, TtmOptionUnderTheDkmsDriver) {
   EXPECT_TRUE(with_id(out, "memory.ttm-wrong-module").empty()) << ids(out);
 }
 
+// Configured, not in effect, and not right either once loaded (8 GiB of 64): still a
+// wrong setting with the recipe, not a pending reboot.
 TEST(MemoryTtmWrongModule, ConfiguredButNotInEffect) {
   Facts f = box("6.8.0-45-generic", "6.4.1", 64);
-  f.modprobe.options.push_back({"/etc/modprobe.d/ttm.conf", 1, "ttm", "pages_limit", "12582912"});
+  f.modprobe.options.push_back({"/etc/modprobe.d/ttm.conf", 1, "ttm", "pages_limit", "2097152"});
   add_gpu(f, "gfx1100", 0x744c, false);
   auto hits = with_id(run(f), "memory.ttm-wrong-module");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_NE(hits[0]->title.find("running value"), std::string::npos);
+}
+
+// Configured as amdml recommends, not loaded yet (right after `fix --apply`): a pending
+// reboot, its own info id with no recipe, never memory.ttm-wrong-module (issue 28).
+TEST(MemoryTtmPending, ConfiguredAsRecommendedTakesEffectAfterAReboot) {
+  Facts f = box("6.8.0-45-generic", "6.4.1", 64);
+  const std::uint64_t want = MemoryKnowledge{}.recommended_pages_limit(*f.memory.total)->value;
+  f.modprobe.options.push_back({"/etc/modprobe.d/amdml-ttm.conf", 3, "ttm", "pages_limit", std::to_string(want)});
+  add_gpu(f, "gfx1100", 0x744c, false);
+  auto out = run(f);
+  EXPECT_TRUE(with_id(out, "memory.ttm-wrong-module").empty()) << ids(out);
+  auto hits = with_id(out, "memory.ttm-pending");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_EQ(hits[0]->severity, Severity::info);
+  EXPECT_FALSE(hits[0]->fix);
+  EXPECT_NE(hits[0]->title.find("takes effect after a reboot"), std::string::npos) << hits[0]->title;
+  EXPECT_EQ(hits[0]->commands.back(), "sudo reboot");
+  EXPECT_EQ(hits[0]->evidence[0].source, "/etc/modprobe.d/amdml-ttm.conf:3");
 }
 
 TEST(MemoryTtmWrongModule, RuntimeWriteDidNotResizeGtt) {

@@ -245,7 +245,7 @@ TEST(ModprobeView, AfterTheApplyModprobeAppliesTheRecipesLimit) {
   const auto want = std::to_string(fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
   EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "ttm", "pages_limit"), "3145728");  // the later file wins today
   platform::SafeTree tree(t.str());
-  fix::PlanInputs in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
+  fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
   const Plan plan = fix::plan_fixes(in);
   ASSERT_TRUE(plan.pending());
   fix::ApplyOptions o;
@@ -257,6 +257,44 @@ TEST(ModprobeView, AfterTheApplyModprobeAppliesTheRecipesLimit) {
   EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "ttm", "pages_limit"), want);
   Diagnosed after(t.str());
   EXPECT_EQ(rules::modprobe_setting(after.facts, "ttm", "pages_limit"), want);
+}
+
+// Strix Halo under the DKMS driver with no boot loader configuration amdml knows (issue
+// 28): the limit goes to modprobe.d for amdttm, the bare `ttm.pages_limit=` lines modprobe
+// ignores are commented out (modprobe then reads the directory without a bad line), and
+// --undo puts them back byte for byte.
+TEST(ModprobeView, IgnoredLinesAreCommentedOutAndUndoPutsThemBack) {
+  TestTree t("strixhalo-amdttm-no-bootloader");
+  const std::string ttm_conf = read_file(t / "etc/modprobe.d/ttm.conf");
+  Diagnosed d(t.str());
+  const auto* gtt = d.find("memory.gtt-limit");
+  ASSERT_TRUE(gtt && gtt->fix);
+  EXPECT_EQ(gtt->fix->recipe, "ttm-pages-limit");  // not kernel-cmdline: no boot loader configuration to edit
+  const auto want = std::to_string(fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
+  platform::SafeTree tree(t.str());
+  fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
+  const Plan plan = fix::plan_fixes(in);
+  ASSERT_TRUE(plan.pending());
+  fix::ApplyOptions o;
+  o.run_commands = false;
+  o.live = false;
+  auto out = fix::apply_plan(plan, *d.host, tree, tree, o);
+  ASSERT_TRUE(out && out->ok);
+  const std::string now = read_file(t / "etc/modprobe.d/ttm.conf");
+  EXPECT_EQ(now.find("\nttm.pages_limit="), std::string::npos) << now;
+  EXPECT_NE(now.find("# amdml fix (ttm-pages-limit): modprobe ignores this line: ttm.pages_limit=27262976\n"), std::string::npos) << now;
+  Diagnosed after(t.str());
+  EXPECT_TRUE(after.facts.modprobe.unparsable.empty());
+  EXPECT_EQ(rules::modprobe_setting(after.facts, "amdttm", "pages_limit"), want);
+  if (have_modprobe()) {
+    EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "amdttm", "pages_limit"), want);
+    const std::string cmd = "modprobe -C '" + t.real("etc/modprobe.d") + "' --showconfig 2>&1 >/dev/null | grep -q 'bad line'";
+    EXPECT_NE(std::system(cmd.c_str()), 0) << "modprobe still reports a bad line";
+  }
+  auto undone = fix::undo_transaction(std::nullopt, *d.host, tree, tree, o);
+  ASSERT_TRUE(undone) << undone.error().message;
+  EXPECT_EQ(read_file(t / "etc/modprobe.d/ttm.conf"), ttm_conf);
+  EXPECT_FALSE(fs::exists(t / "etc/modprobe.d/amdml-ttm.conf"));
 }
 
 }  // namespace

@@ -238,6 +238,31 @@ TEST(MlRules, MixedGpusGetNoGlobalOverride) {
   EXPECT_FALSE(e->fix && amdml::fix_params_json(e->fix->params)["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
 }
 
+// An override in the service is judged per GPU like one anywhere else (issue 28): 10.3.0
+// in the drop-in makes the RDNA3 card load RDNA2 code, and the finding says so.
+TEST(MlRules, ServiceOverrideOfAnotherFamilyNamesTheCard) {
+  auto f = apu_box();
+  f.gpus = {gpu("gfx1031", false), gpu("gfx1103", true)};
+  f.gpus[1].kfd_node = 2;
+  f.gpus[1].marketing_name = "AMD Radeon 780M";
+  f.ml.ollama.rocblas_targets = {gfx("gfx1030"), gfx("gfx1100")};
+  f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("10.3.0");
+  Knowledge k = kb();
+  GfxInfo navi21;  // the override's target, so its family is known
+  navi21.target = gfx("gfx1030");
+  navi21.isa = IsaFamily::rdna2;
+  k.gfx.push_back(navi21);
+  auto found = run(f, k);
+  const auto* e = find(found, "ollama.env");
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->detail.find("HSA_OVERRIDE_GFX_VERSION=10.3.0 in /etc/systemd/system/ollama.service.d/override.conf:3 makes "
+                           "GPU 1 (AMD Radeon 780M, gfx1103; rdna3) load gfx1030 (rdna2) code"),
+            std::string::npos) << e->detail;
+  EXPECT_NE(e->detail.find("another ISA family"), std::string::npos) << e->detail;
+  // The RDNA2 card it suits is not named as crossing.
+  EXPECT_EQ(e->detail.find("gfx1031; rdna2)"), std::string::npos) << e->detail;
+}
+
 TEST(MlRules, TorchCpuAndCudaBuilds) {
   auto f = apu_box();
   f.ml.ollama = {};
