@@ -19,7 +19,10 @@ void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp bi
 void rocm_installs(const ProbeContext& ctx, Facts& f, const std::map<std::string, std::string>& amdrocm);
 // rocm.cpp: the installed packages of /var/lib/dpkg/status that want accepts, name -> version
 std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&));
-void rocm_pip_installs(Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
+void rocm_pip_installs(Facts& f);
+// firmware.cpp: whether a package carries amdgpu's firmware, and those dpkg listed as installed.
+bool linux_firmware_package(const std::string& name);
+void firmware_from_dpkg(const std::map<std::string, std::string>& installed, Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
 
 namespace mlpath {
 std::string join(const std::string& dir, const std::string& name);

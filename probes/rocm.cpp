@@ -75,8 +75,12 @@ void rocm(const ProbeContext& ctx, Facts& f) {
   // (amdrocm7.14, amdrocm10.1-gfx1201) the channel probe reads the Core SDK's targets from.
   std::map<std::string, std::string> amdrocm;
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
-    for (auto& [name, ver] : dpkg_installed(*st, [](const std::string& n) { return rocm_package(n) || amdrocm_package(n); }))
-      (amdrocm_package(name) ? amdrocm : r.packages)[name] = ver;
+    std::map<std::string, std::string> firmware;  // linux-firmware: the firmware probe's, read in this pass
+    for (auto& [name, ver] : dpkg_installed(*st, [](const std::string& n) {
+           return rocm_package(n) || amdrocm_package(n) || linux_firmware_package(n);
+         }))
+      (linux_firmware_package(name) ? firmware : amdrocm_package(name) ? amdrocm : r.packages)[name] = ver;
+    firmware_from_dpkg(firmware, f);
     r.dpkg_status = true;
   }
   if (auto opt = h.list_dir("/opt")) {
