@@ -18,6 +18,9 @@ void llamacpp(const ProbeContext& ctx, Facts& f);  // llamacpp.cpp: llama.cpp bi
 // rocm_installs.cpp: every system ROCm, by channel (amdrocm: dpkg's installed amdrocm* packages)
 void rocm_installs(const ProbeContext& ctx, Facts& f, const std::map<std::string, std::string>& amdrocm);
 void rocm_pip_installs(Facts& f);  // rocm_installs.cpp: TheRock's wheels the python probe found, as installs
+// firmware.cpp: whether a package carries amdgpu's firmware, and those dpkg listed as installed.
+bool linux_firmware_package(std::string_view name);
+void firmware_from_dpkg(const std::map<std::string, std::string>& installed, Facts& f);
 
 namespace mlpath {
 std::string join(const std::string& dir, const std::string& name);

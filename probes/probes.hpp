@@ -19,6 +19,7 @@ void drm(const ProbeContext& ctx, Facts& f);        // drm.cpp
 void gpus(const ProbeContext& ctx, Facts& f);       // gpus.cpp (joins PCI, DRM, KFD)
 void identity(const ProbeContext& ctx, Facts& f);   // identity.cpp
 void rocm(const ProbeContext& ctx, Facts& f);       // rocm.cpp
+void firmware(const ProbeContext& ctx, Facts& f);   // firmware.cpp (the linux-firmware package; pacman)
 void container(const ProbeContext& ctx, Facts& f);  // container.cpp
 void env(const ProbeContext& ctx, Facts& f);        // env.cpp
 void runtime(const ProbeContext& ctx, Facts& f);    // runtime.cpp (HSA + libdrm)

@@ -18,6 +18,7 @@ const std::vector<ProbeSpec>& probe_table() {
       {"gpus", "joins PCI, DRM and KFD into one GPU list", probes::gpus},
       {"identity", "user, groups and access to /dev/kfd and render nodes", probes::identity},
       {"rocm", "ROCm user space (ROCM_PATH, /opt/rocm, distribution packages)", probes::rocm},
+      {"firmware", "the installed linux-firmware package (pacman; dpkg's is read by the rocm probe)", probes::firmware},
       {"container", "container runtime and device visibility", probes::container},
       {"env", "GPU-related environment variables", probes::env},
       {"kernel-log", "this boot's kernel log: amdgpu, KFD, firmware, lockdown and IOMMU lines", probes::kernel_log},

@@ -36,8 +36,14 @@ void rocm(const ProbeContext& ctx, Facts& f) {
   // Only these packages' stanzas are parsed (parse::dpkg_packages); libhsa-runtime64-1,
   // the distribution's runtime, is among them.
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
-    for (auto& p : parse::dpkg_packages(*st, [](std::string_view n) { return rocm_package(n) || amdrocm_package(n); }))
-      if (p.installed) (amdrocm_package(p.name) ? amdrocm : r.packages)[p.name] = std::move(p.version);
+    std::map<std::string, std::string> firmware;  // linux-firmware: the firmware probe's, read in this pass
+    for (auto& p : parse::dpkg_packages(*st, [](std::string_view n) {
+           return rocm_package(n) || amdrocm_package(n) || linux_firmware_package(n);
+         }))
+      if (p.installed)
+        (linux_firmware_package(p.name) ? firmware : amdrocm_package(p.name) ? amdrocm : r.packages)[p.name] =
+            std::move(p.version);
+    firmware_from_dpkg(firmware, f);
     r.dpkg_status = true;
   }
   if (auto opt = h.list_dir("/opt")) {

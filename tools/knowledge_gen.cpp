@@ -153,6 +153,17 @@ void write(std::ostream& o, const Knowledge& k) {
     o << "  }\n";
   }
 
+  for (const auto& b : k.firmware_bad) {
+    o << "  {\n    FirmwareBad& x = k.firmware_bad.emplace_back();\n";
+    o << "    x.gfx = " << list(b.gfx, gfx) << ";\n";
+    o << "    x.bad = " << list(b.bad, lit) << ";\n";
+    o << "    x.fixed = " << lit(b.fixed) << ";\n";
+    o << "    x.previous = " << lit(b.previous) << ";\n";
+    o << "    x.why = " << lit(b.why) << ";\n";
+    o << "    x.source = " << lit(b.source) << ";\n";
+    o << "  }\n";
+  }
+
   const MemoryKnowledge& m = k.memory;
   o << "  k.memory.gtt_follows_ttm = " << ver(m.gtt_follows_ttm) << ";\n";
   o << "  k.memory.small_apu_gtt_fallback = " << ver(m.small_apu_gtt_fallback) << ";\n";

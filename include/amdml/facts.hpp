@@ -37,6 +37,16 @@ struct LoginEnv {
   std::string where;  // "/etc/profile.d/amdml-gpu.sh:3"
 };
 
+// An installed firmware package that carries amdgpu's firmware (linux-firmware,
+// Arch's linux-firmware-amdgpu, Debian's firmware-amd-graphics), as its package
+// database has it. Some snapshots break ROCm on a GPU family ([[firmware_bad]]).
+struct FirmwarePackage {
+  std::string name;     // "linux-firmware-amdgpu"
+  std::string version;  // "20251125-1", "20240318.git3b128b60-0ubuntu2.13"
+  std::string from;     // "/var/lib/dpkg/status", "/var/lib/pacman/local/linux-firmware-amdgpu-20251125-1/desc"
+  std::string manager;  // "dpkg" | "pacman": how to move it to another version
+};
+
 struct OsFacts {
   std::optional<std::string> id;          // os-release ID ("ubuntu")
   std::optional<std::string> version_id;  // "24.04"
@@ -53,6 +63,7 @@ struct OsFacts {
   // the first that exists) and that file; nullopt when none is readable.
   std::optional<std::string> boot_cmdline;
   std::string boot_cmdline_file;
+  std::vector<FirmwarePackage> firmware_packages;  // probes/firmware.cpp
 };
 
 struct MemoryFacts {

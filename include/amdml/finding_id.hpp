@@ -88,6 +88,7 @@ enum class FindingId {
   rocm_device_missing,
   torch_rocm_wheels,
   gpu_wsl,
+  firmware_known_bad,
 };
 
 struct FindingSpec {
@@ -232,13 +233,15 @@ inline constexpr std::array kFindingCatalog = {
                 "a PyTorch that loads ROCm from TheRock's rocm wheels, and they are not installed"},
     FindingSpec{FindingId::gpu_wsl, "gpu.wsl", Severity::info,
                 "under WSL2 the GPU is reached through /dev/dxg: what AMD's WSL runtime enumerates"},
+    FindingSpec{FindingId::firmware_known_bad, "firmware.known-bad", Severity::warning,
+                "the installed linux-firmware is a snapshot known to break ROCm on a GPU here"},
 };
 
 namespace detail {
 // Row i describes FindingId i, every enumerator has a row, and every name is a
 // lowercase dotted id ("area.what") that no other row uses.
 constexpr bool finding_catalog_well_formed() {
-  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::gpu_wsl) + 1) return false;
+  if (kFindingCatalog.size() != static_cast<std::size_t>(FindingId::firmware_known_bad) + 1) return false;
   for (std::size_t i = 0; i < kFindingCatalog.size(); ++i) {
     const auto& s = kFindingCatalog[i];
     if (static_cast<std::size_t>(s.id) != i) return false;

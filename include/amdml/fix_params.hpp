@@ -69,7 +69,12 @@ struct RocmInstallParams {
   // installer, a tarball, a copied tree), which apt cannot remove: moved aside first.
   std::vector<std::string> set_aside;
   std::string channel;        // the knowledge's [[channel]] id ("amd-core-10")
-  std::string manager = "apt";  // apt | dnf | pacman
+  std::string manager = "apt";  // apt | dnf | pacman | pip
+  // pip: TheRock's wheels into the one Python environment that needs them, with its own
+  // interpreter, as the environment's owner (install holds requirement specs then).
+  std::string python;     // "/home/alice/venv/bin/python3"
+  std::string index_url;  // "https://repo.amd.com/rocm/whl-multi-arch/"
+  std::string run_as;     // the owner ("alice"); "" = as amdml runs
   std::string fingerprint;    // the key's pinned primary fingerprint (40 hex digits)
   bool operator==(const RocmInstallParams&) const = default;
 };

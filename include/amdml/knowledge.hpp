@@ -103,6 +103,25 @@ struct KernelReq {
   KernelStatus status(const Version& rocm, bool fixed_kernel) const;
 };
 
+// linux-firmware snapshots that break ROCm on a GPU family: the firmware amdgpu loads
+// (MES, SMU, PSP) comes from that package, not from ROCm or the kernel.
+struct FirmwareBad {
+  bool operator==(const FirmwareBad&) const = default;  // the built-in tables' test compares field by field
+  std::vector<GfxTarget> gfx;
+  std::vector<std::string> bad;  // upstream snapshot dates ("20251125"), the leading date of a package's version
+  std::string fixed;             // the first snapshot known good again ("20260110"), "" if none is known
+  std::string previous;          // the last snapshot known good before the bad ones ("20251111")
+  std::string why;
+  std::string source;
+
+  // Whether a package version ("20251125-1", "1:20251125.git1a2b3c4d-0ubuntu1") is one of the bad snapshots.
+  bool matches(const std::string& package_version) const;
+};
+
+// The upstream snapshot date a linux-firmware package version starts with ("20251125"
+// of "20251125-1", "1:20240318.git3b128b60-0ubuntu2.13"); "" when it starts with none.
+std::string firmware_snapshot(const std::string& package_version);
+
 // Kernel milestones and policy for APU memory (GTT / TTM).
 struct MemoryKnowledge {
   bool operator==(const MemoryKnowledge&) const = default;  // the built-in tables' test compares field by field
@@ -243,6 +262,7 @@ struct Knowledge {
   std::vector<PciProduct> pci;
   std::vector<RocmRelease> rocm;  // sorted by version
   std::vector<KernelReq> kernel_reqs;
+  std::vector<FirmwareBad> firmware_bad;      // kernels.toml [[firmware_bad]]
   MemoryKnowledge memory;
   Version per_node_override_since{6, 3, 0};  // HSA_OVERRIDE_GFX_VERSION_<node> in ROCr
   std::vector<PytorchWheel> pytorch;         // sorted by version

@@ -44,6 +44,9 @@ struct Command {
   // writes (so inside --root too), journaled, renamed back by --undo. A change of its
   // own (a directory moved aside): the recipe has something to do for it.
   bool rename = false;
+  // A change of its own that writes no file amdml journals: packages pip installs into
+  // one Python environment (rocm-install's pip channel). --undo runs `undo`.
+  bool installs = false;
   // Owed by an interrupted transaction (its id): the run that was killed wrote its
   // recipe's files but did not finish this command; this run does.
   std::string resumes{};
@@ -80,7 +83,7 @@ struct RecipePlan {
   bool pending() const {
     return !refused && (std::any_of(files.begin(), files.end(), [](const FileChange& f) { return f.changes(); }) ||
                         std::any_of(commands.begin(), commands.end(),
-                                    [](const Command& c) { return c.rename || !c.resumes.empty(); }));
+                                    [](const Command& c) { return c.rename || c.installs || !c.resumes.empty(); }));
   }
 };
 

@@ -223,6 +223,34 @@ Result<EnvSettings> parse_env_params(const std::string& recipe, const FixParams&
   return out;
 }
 
+// pip into one environment: its interpreter by absolute path, an https index, the owner
+// as a login name, and requirement specs ("rocm[libraries,device-gfx1151]==7.14.1"):
+// words pip reads as one requirement each, nothing a shell or pip would take as an option.
+static Result<RocmInstallParams> check_pip_params(const RocmInstallParams& p) {
+  auto plain = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c > 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  };
+  if (p.python.empty() || p.python[0] != '/' || !plain(p.python) || p.python.find("/../") != std::string::npos)
+    return make_error("rocm-install: pip needs \"python\", the environment's interpreter by absolute path");
+  if (p.index_url.rfind("https://", 0) != 0 && p.index_url.rfind("file:///", 0) != 0)
+    return make_error("rocm-install: \"index_url\" must be an https:// or file:/// URL");
+  if (!plain(p.index_url)) return make_error("rocm-install: \"index_url\" holds a blank or a quote");
+  if (!p.run_as.empty() && !valid_user_name(p.run_as))
+    return make_error("rocm-install: \"run_as\" " + quoted(p.run_as) + " is not a login name");
+  if (p.install.empty()) return make_error("rocm-install: params need \"install\" (the requirements)");
+  for (const auto& r : p.install) {
+    const bool ok = r.size() >= 2 && ((r[0] >= 'a' && r[0] <= 'z') || (r[0] >= 'A' && r[0] <= 'Z')) &&
+                    std::all_of(r.begin(), r.end(), [](char c) {
+                      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+                             std::string_view("_-.[],=+*").find(c) != std::string_view::npos;
+                    });
+    if (!ok) return make_error("rocm-install: " + quoted(r) + " is not a pip requirement like rocm[libraries]==7.14.1");
+  }
+  if (!p.remove.empty() || !p.set_aside.empty() || !p.user.empty())
+    return make_error("rocm-install: a pip install removes, moves and adds to groups nothing");
+  return p;
+}
+
 Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts& facts) {
   const auto p = params_of<RocmInstallParams>(params);
   auto clean = [](const std::string& s) {
@@ -232,8 +260,9 @@ Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts
     return clean(u) && (u.rfind("https://", 0) == 0 || u.rfind("file:///", 0) == 0 || u.rfind("http://", 0) == 0);
   };
   if (p.release.empty() || !clean(p.release)) return make_error("rocm-install: params need \"release\"");
+  if (p.manager == "pip") return check_pip_params(p);
   if (p.manager != "apt" && p.manager != "dnf" && p.manager != "pacman")
-    return make_error("rocm-install: \"manager\" must be apt, dnf or pacman");
+    return make_error("rocm-install: \"manager\" must be apt, dnf, pacman or pip");
   // The distribution's own packages (Fedora, Arch) name no repository, key or suite.
   const bool own = p.rocm_repo.empty();
   if (own && (!p.key_url.empty() || p.manager == "apt"))

@@ -119,6 +119,72 @@ void plan_other_install(Ctx& c, const RocmInstallParams& p) {
   c.rp.notes.push_back("--undo removes " + text::join(p.install, " ") + " again");
 }
 
+// The distributions a requirement spec brings, for --undo: "rocm[libraries,device-gfx1151]"
+// is rocm, rocm-sdk-core, rocm-sdk-libraries and rocm-sdk-device-gfx1151 (TheRock's
+// packages, rocm-2026.md §2.4); "torch[device-gfx1151]" is amd-torch-device-gfx1151.
+std::vector<std::string> pip_undo_names(const std::vector<std::string>& specs) {
+  std::vector<std::string> out;
+  auto add = [&](std::string n) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
+  };
+  for (const auto& spec : specs) {
+    const auto open = spec.find('[');
+    const std::string project = spec.substr(0, std::min(open, spec.find_first_of("=<>")));
+    const auto close = spec.find(']');
+    std::vector<std::string> extras;
+    if (open != std::string::npos && close != std::string::npos && close > open) {
+      const std::string list = spec.substr(open + 1, close - open - 1);
+      for (std::size_t at = 0; at <= list.size();) {
+        const auto comma = std::min(list.find(',', at), list.size());
+        if (comma > at) extras.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
+    for (const auto& e : extras) {
+      if (e.rfind("device-", 0) == 0) add((project == "torch" ? "amd-torch-device-" : "rocm-sdk-device-") + e.substr(7));
+      if (project == "rocm" && e == "libraries") {
+        add("rocm");
+        add("rocm-sdk-core");
+        add("rocm-sdk-libraries");
+      }
+    }
+    if (extras.empty()) add(project);
+  }
+  return out;
+}
+
+// pip into the one environment that needs the wheels, with its own interpreter and as its
+// owner (runuser; not when amdml already runs as that user): files root would leave in a
+// user's venv break that user's next pip. --undo uninstalls what the requirements brought.
+void plan_pip_install(Ctx& c, const RocmInstallParams& p) {
+  std::vector<std::string> as;
+  // amdml itself runs as the owner (its euid is the owner's uid): pip runs as it is.
+  const auto& id = c.in.facts.identity;
+  bool self = false;
+  for (const auto& pw : id.passwd)
+    if (pw.name == p.run_as && id.process.euid && *id.process.euid == pw.uid) self = true;
+  if (!p.run_as.empty() && !self) as = {"runuser", "-u", p.run_as, "--"};
+  auto pip = [&](const std::vector<std::string>& tail) {
+    std::vector<std::string> argv = as;
+    for (const auto& w : {p.python, std::string("-m"), std::string("pip")}) argv.push_back(w);
+    argv.insert(argv.end(), tail.begin(), tail.end());
+    return argv;
+  };
+  std::vector<std::string> tail = {"install", "--index-url", p.index_url};
+  tail.insert(tail.end(), p.install.begin(), p.install.end());
+  Command cmd{pip(tail), "install TheRock's ROCm " + p.release + " wheels into " + p.python + "'s environment" +
+                             (p.run_as.empty() ? "" : ", as " + p.run_as),
+              std::chrono::minutes(60)};
+  std::vector<std::string> back = {"uninstall", "-y"};
+  const auto names = pip_undo_names(p.install);
+  back.insert(back.end(), names.begin(), names.end());
+  cmd.undo = pip(back);
+  cmd.installs = true;
+  c.rp.commands.push_back(std::move(cmd));
+  c.rp.notes.push_back("pip takes the wheels from " + p.index_url + " over https; they are not signed with a key amdml "
+                       "could pin. --undo uninstalls " + text::join(names, " ") + ".");
+}
+
 }  // namespace
 
 // The repository's files as AMD's install guide lays them out. apt: the dearmored key,
@@ -171,6 +237,10 @@ void plan_apt_source(Ctx& c, const AptSourceStep& step, const RocmInstallParams&
 // apt-get: remove what another ROCm left, read the new lists only (no other source is
 // refreshed), install the use case. --undo runs each one's inverse.
 void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallParams& p) {
+  if (p.manager == "pip") {
+    plan_pip_install(c, p);
+    return;
+  }
   plan_set_aside(c, p);
   if (c.rp.refused) return;
   if (p.manager != "apt") {

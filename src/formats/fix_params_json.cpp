@@ -39,6 +39,9 @@ json fix_params_json(const FixParams& params) {
           j["codename"] = p.codename;
           j["key_url"] = p.key_url;
           if (!p.fingerprint.empty()) j["fingerprint"] = p.fingerprint;
+          if (!p.python.empty()) j["python"] = p.python;
+          if (!p.index_url.empty()) j["index_url"] = p.index_url;
+          if (!p.run_as.empty()) j["run_as"] = p.run_as;
           j["origin"] = p.origin;
           j["install"] = p.install;
           if (!p.remove.empty()) j["remove"] = p.remove;
@@ -102,7 +105,7 @@ Result<FixParams> parse_fix_params(const json& j) {
       {"unset", 1u << 3}, {"set", 1u << 4},   {"remove", (1u << 4) | (1u << 5)},
       {"release", 1u << 5}, {"rocm_repo", 1u << 5}, {"graphics_repo", 1u << 5}, {"codename", 1u << 5},
       {"key_url", 1u << 5}, {"origin", 1u << 5}, {"channel", 1u << 5}, {"manager", 1u << 5}, {"fingerprint", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5},
-      {"set_aside", 1u << 5}};
+      {"set_aside", 1u << 5}, {"python", 1u << 5}, {"index_url", 1u << 5}, {"run_as", 1u << 5}};
   if (j.empty()) return bad("no parameters");
   unsigned allowed = ~0u;
   for (const auto& [k, v] : j.items()) {
@@ -161,7 +164,8 @@ Result<FixParams> parse_fix_params(const json& j) {
       for (auto [key, field] : {std::pair{"release", &p.release}, {"rocm_repo", &p.rocm_repo},
                                 {"graphics_repo", &p.graphics_repo}, {"codename", &p.codename},
                                 {"key_url", &p.key_url}, {"origin", &p.origin}, {"login", &p.user},
-                                {"channel", &p.channel}, {"manager", &p.manager}, {"fingerprint", &p.fingerprint}})
+                                {"channel", &p.channel}, {"manager", &p.manager}, {"fingerprint", &p.fingerprint},
+                                {"python", &p.python}, {"index_url", &p.index_url}, {"run_as", &p.run_as}})
         if (j.contains(key)) {
           AMDML_TRY(*field, string_at(j, key));
         }

@@ -242,6 +242,16 @@ void kernel_req(Io& io, KernelReq& k) {
 }
 
 template <class Io>
+void firmware_bad(Io& io, FirmwareBad& b) {
+  list(io, b.gfx, gfx<Io>);
+  strings(io, b.bad);
+  io.str(b.fixed);
+  io.str(b.previous);
+  io.str(b.why);
+  io.str(b.source);
+}
+
+template <class Io>
 void memory(Io& io, MemoryKnowledge& m) {
   ver(io, m.gtt_follows_ttm);
   ver(io, m.small_apu_gtt_fallback);
@@ -342,6 +352,7 @@ void knowledge(Io& io, Knowledge& k) {
   policy(io, k.ollama_policy);
   apt(io, k.apt);
   list(io, k.channels, channel<Io>);
+  list(io, k.firmware_bad, firmware_bad<Io>);
 }
 
 }  // namespace

@@ -396,6 +396,33 @@ Status load_kernels(const std::string& file, const toml::table& root, Knowledge&
   return {};
 }
 
+// kernels.toml's [[firmware_bad]]: linux-firmware snapshots that break ROCm on some GPUs.
+Status load_firmware(const std::string& file, const toml::table& root, Knowledge& kb) {
+  auto* arr = root["firmware_bad"].as_array();
+  if (!arr) return {};
+  auto snapshot = [](const std::string& s) { return s.size() == 8 && firmware_snapshot(s) == s; };
+  for (const auto& node : *arr) {
+    auto* t = node.as_table();
+    if (!t) return make_error(file + ": [[firmware_bad]] entries must be tables");
+    FirmwareBad b;
+    auto g = gfx_list(file, *t, "gfx");
+    if (!g) return g.error();
+    b.gfx = *g;
+    b.bad = string_list(*t, "bad");
+    b.fixed = (*t)["fixed"].value_or(std::string());
+    b.previous = (*t)["previous"].value_or(std::string());
+    b.why = (*t)["why"].value_or(std::string());
+    b.source = (*t)["source"].value_or(std::string());
+    if (b.gfx.empty() || b.bad.empty() || !std::all_of(b.bad.begin(), b.bad.end(), snapshot))
+      return make_error(where(file, *t) + ": [[firmware_bad]] needs 'gfx' and 'bad' snapshot dates (YYYYMMDD)");
+    if ((!b.fixed.empty() && !snapshot(b.fixed)) || (!b.previous.empty() && !snapshot(b.previous)))
+      return make_error(where(file, *t) + ": 'fixed' and 'previous' must be snapshot dates (YYYYMMDD)");
+    if (auto s = known_keys(file, *t, {"gfx", "bad", "fixed", "previous", "why", "source"}, "[[firmware_bad]]"); !s) return s;
+    kb.firmware_bad.push_back(std::move(b));
+  }
+  return {};
+}
+
 // meta.toml: [meta] format (what this amdml reads) and date (the newest fact's day).
 Status load_meta(const std::string& file, const toml::table& root, Knowledge& kb) {
   auto* t = root["meta"].as_table();
@@ -570,12 +597,12 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
       return make_error("recipes/" + f.path + ":" + std::to_string(err.source().begin.line) + ": " +
                         std::string(err.description()));
     }
-    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_runtime, load_pytorch, load_ollama, load_apt,
+    for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_firmware, load_runtime, load_pytorch, load_ollama, load_apt,
                         load_channels, load_meta})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
     if (auto s = known_keys("recipes/" + f.path, root,
                             {"gfx", "chip", "pci", "rocm", "pytorch", "ollama", "ollama_policy", "runtime", "memory",
-                             "kernel_req", "apt", "apt_codename", "apt_release", "distro_rocm", "channel", "meta"},
+                             "kernel_req", "firmware_bad", "apt", "apt_codename", "apt_release", "distro_rocm", "channel", "meta"},
                             "a knowledge file");
         !s)
       return s.error();

@@ -183,6 +183,21 @@ std::vector<const PciProduct*> Knowledge::pci_for(const GfxTarget& t) const {
   return out;
 }
 
+std::string firmware_snapshot(const std::string& package_version) {
+  std::string_view v = package_version;
+  if (auto colon = v.find(':'); colon != std::string_view::npos && colon < 4) v.remove_prefix(colon + 1);  // an epoch
+  if (v.size() < 8) return {};
+  for (std::size_t i = 0; i < 8; ++i)
+    if (v[i] < '0' || v[i] > '9') return {};
+  if (v.size() > 8 && v[8] >= '0' && v[8] <= '9') return {};  // a longer number is no date
+  return std::string(v.substr(0, 8));
+}
+
+bool FirmwareBad::matches(const std::string& package_version) const {
+  const std::string snap = firmware_snapshot(package_version);
+  return !snap.empty() && std::find(bad.begin(), bad.end(), snap) != bad.end();
+}
+
 const KernelReq* Knowledge::kernel_req_for(const GfxTarget& t) const {
   for (const auto& k : kernel_reqs)
     if (std::find(k.gfx.begin(), k.gfx.end(), t) != k.gfx.end()) return &k;

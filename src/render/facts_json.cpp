@@ -41,6 +41,10 @@ json facts_json(const Facts& f) {
   j["os"] = {{"kernel_version", f.os.kernel ? json(f.os.kernel->str()) : json(nullptr)},
              {"cmdline", opt(f.os.cmdline)},
              {"id_like", f.os.id_like}};
+  json fw = json::array();
+  for (const auto& p : f.os.firmware_packages)
+    fw.push_back({{"name", p.name}, {"version", p.version}, {"from", p.from}, {"manager", p.manager}});
+  j["os"]["firmware_packages"] = std::move(fw);
   j["memory"] = {{"total_bytes", opt_bytes(f.memory.total)}, {"available_bytes", opt_bytes(f.memory.available)}};
   json pci = json::array();
   // Per-GPU objects are built key by key: an initializer list builds a [key, value]

@@ -21,6 +21,7 @@ const std::vector<RuleSpec>& rule_table() {
       {"memory", rules::memory_rules},
       {"kernel", rules::kernel_rules},
       {"kernel", rules::kernel_log_rules},  // kernel.* read off this boot's kernel log
+      {"firmware", rules::firmware_rules},
       {"kfd", rules::kfd_gpu_missing},
       {"rocm", rules::rocm_version_rules},
       {"rocm", rules::rocm_device_rules},

@@ -146,6 +146,8 @@ void rocm_device_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     const std::string what = in.channel == RocmChannel::pip ? "TheRock's ROCm " + in.version_text + " in " + in.python_env.value_or(in.path)
                                                              : "ROCm " + in.version_text + " in " + in.path;
     device_finding(ctx, what, text::join(in.device_packages, ", "), missing, add, command, ev, out);
+    if (const PythonEnv* env = in.channel == RocmChannel::pip ? env_at(f, in.python_env) : nullptr)
+      attach_pip_install(ctx, *env, PipNeed::rocm_device, missing, out.back());
   }
   // AMD's torch[device-gfxNNNN]: the GPU code of torch itself is per target too.
   for (const auto& env : f.ml.python) {
@@ -168,6 +170,7 @@ void rocm_device_rules(const RuleContext& ctx, std::vector<Finding>& out) {
                                 "   # from the index this torch came from";
     device_finding(ctx, "PyTorch " + ver + " in " + env.prefix, text::join(tp, ", "), missing, add, command,
                    {env.torch_path.value_or(env.prefix), "torch device packages: " + text::join(tp, " ")}, out);
+    attach_pip_install(ctx, env, PipNeed::torch_device, missing, out.back());
   }
 }
 

@@ -3,8 +3,10 @@
 // In order: AMD's current repositories (recipes/knowledge/channels.toml, newest channel
 // first) for a release whose device packages cover every GPU here; then the legacy
 // repo.radeon.com stream (rocm-releases.toml) for GPUs only it still runs (gfx906);
-// then the distribution's own packages (Fedora, Arch) where AMD has no repository. The
-// notes say why this channel and this release, so the plan explains itself.
+// then the distribution's own packages (Fedora, Arch) where AMD has no repository. A
+// Python environment that lacks TheRock's wheels gets them from pip, into itself
+// (attach_pip_install). The notes say why this channel and this release, so the plan
+// explains itself.
 #include <algorithm>
 #include <cctype>
 
@@ -391,6 +393,79 @@ RocmChoice choose_rocm(const RuleContext& ctx) {
 }
 
 void attach_rocm_install(const RuleContext& ctx, Finding& fd) { attach_rocm_install(choose_rocm(ctx), fd); }
+
+namespace {
+
+// The ROCm series a torch is built on, from its local version tag: "+rocm7.14" (pytorch.org),
+// "+rocm7.14.0" (AMD's); "" without one.
+std::string torch_series(const PythonEnv& env) {
+  const std::string ver = env.torch_version.value_or("");
+  auto at = ver.find("+rocm");
+  auto v = at == std::string::npos ? std::nullopt : Version::parse(ver.substr(at + 5));
+  return v ? std::to_string(v->major) + "." + std::to_string(v->minor) : std::string();
+}
+
+// The login whose home holds the environment: a venv in /home/alice is alice's, and files
+// root left there would break alice's next pip. "" (as amdml runs) for any other place.
+std::string env_owner(const Facts& f, const std::string& prefix) {
+  for (const auto& pw : f.identity.passwd)
+    if (pw.uid != 0 && pw.home.size() > 1 && prefix.rfind(pw.home + "/", 0) == 0) return pw.name;
+  return {};
+}
+
+}  // namespace
+
+void attach_pip_install(const RuleContext& ctx, const PythonEnv& env, PipNeed need, const std::vector<int>& gpus, Finding& fd) {
+  const Facts& f = ctx.facts;
+  const auto& w = env.rocm_wheels;
+  const std::optional<std::string> installed = w.rocm_version ? w.rocm_version : w.core_version;
+  std::string series = torch_series(env);
+  if (need == PipNeed::rocm_device && installed)
+    if (auto v = Version::parse(*installed)) series = std::to_string(v->major) + "." + std::to_string(v->minor);
+  auto sv = Version::parse(series);
+  if (!sv || gpus.empty()) return;
+  const std::string id_prefix = need == PipNeed::torch_device ? "amd-torch-" : "therock-pip-";
+  const ChannelSpec* ch = nullptr;
+  for (const auto& c : ctx.kb.channels)
+    if (c.kind == "pip" && c.id.rfind(id_prefix, 0) == 0 && c.full.count(series) &&
+        std::find(c.rocm.begin(), c.rocm.end(), *sv) != c.rocm.end())
+      ch = &c;
+  if (!ch) return;
+  const std::string full = ch->full.at(series).str();
+  const RocmRelease* r = ctx.kb.find_rocm(ch->full.at(series));
+  // Each GPU's device extra: its own target where the release packages it, else its override's.
+  std::string extras;
+  for (int i : gpus) {
+    const GfxTarget& g = *f.gpus[i].gfx;
+    const auto t = r ? packaged_target(ctx, *r, g, true).value_or(g) : g;
+    const std::string e = "device-" + t.name();
+    if (extras.find(e) == std::string::npos) extras += (extras.empty() ? "" : ",") + e;
+  }
+  std::string spec;
+  if (need == PipNeed::rocm_wheels) spec = "rocm[libraries," + extras + "]==" + full;
+  else if (need == PipNeed::rocm_device) spec = "rocm[" + extras + "]==" + installed.value_or(full);
+  else spec = "torch[" + extras + "]" + (env.torch_version ? "==" + *env.torch_version : std::string());
+  RocmInstallParams p;
+  p.release = series;
+  p.channel = ch->id;
+  p.manager = "pip";
+  p.python = env.interpreter.value_or(env.prefix + "/bin/python3");
+  p.index_url = ch->repo;
+  p.install = {spec};
+  p.run_as = env_owner(f, env.prefix);
+  const std::string torch = env.torch_version ? "torch " + *env.torch_version : "the environment";
+  fd.notes.push_back(need == PipNeed::rocm_device
+                         ? "Installs " + spec + " into " + env.prefix + ": the device package of the same release as the rocm "
+                           "wheels already there, from " + ch->title + ", index " + ch->repo + "."
+                         : "Installs " + spec + " into " + env.prefix + ": " + torch + " is built on ROCm " + series +
+                               " (its +rocm tag), so the wheels come from " + ch->title + ", index " + ch->repo + ": ROCm " +
+                               full + ", the newest of that series in amdml's knowledge.");
+  fd.notes.push_back("pip runs with " + p.python + ", the environment's own interpreter" +
+                     (p.run_as.empty() ? std::string(".") : ", as " + p.run_as + " (the environment is in that user's home)."));
+  fd.fix = FixRef{"rocm-install", p};
+  fd.commands.clear();
+  fd.roles.clear();
+}
 
 void attach_rocm_install(const RocmChoice& c, Finding& fd) {
   // The recipe, or the plain reason there is none, replaces the hand-picked advice

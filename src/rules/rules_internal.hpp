@@ -28,7 +28,8 @@ std::optional<std::string> modprobe_setting(const Facts& f, const std::string& m
 // The GTT/TTM lines modprobe ignores or overrides, each naming file:line.
 std::vector<std::string> modprobe_view_notes(const Facts& f);
 void kernel_rules(const RuleContext& ctx, std::vector<Finding>& out);     // kernel.cpp: kernel.old
-void kernel_log_rules(const RuleContext& ctx, std::vector<Finding>& out);  // kernel_log.cpp: kernel.* from the log
+void kernel_log_rules(const RuleContext& ctx, std::vector<Finding>& out);
+void firmware_rules(const RuleContext& ctx, std::vector<Finding>& out);    // firmware.cpp: firmware.known-bad  // kernel_log.cpp: kernel.* from the log
 void kfd_gpu_missing(const RuleContext& ctx, std::vector<Finding>& out);  // kfd.cpp: kfd.gpu-missing
 void rocm_device_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.device-missing
 void rocm_version_rules(const RuleContext& ctx, std::vector<Finding>& out);  // rocm.cpp: rocm.version
@@ -105,6 +106,13 @@ bool amd_version(const std::string& v);
 // release fits); hand-picked commands give way to it, a PyTorch wheel becomes a note.
 void attach_rocm_install(const RuleContext& ctx, Finding& fd);
 void attach_rocm_install(const RocmChoice& choice, Finding& fd);  // a choice already made
+// What a Python environment lacks: TheRock's rocm wheels its torch loads ROCm from, the
+// device package of a GPU among those wheels, or among AMD's torch[device-gfx] packages.
+enum class PipNeed { rocm_wheels, rocm_device, torch_device };
+// Gives fd the rocm-install fix that pip-installs it into env, with env's own interpreter
+// as env's owner, from TheRock's index for the ROCm series env is built on (channels.toml);
+// nothing when the knowledge has no index for that series.
+void attach_pip_install(const RuleContext& ctx, const PythonEnv& env, PipNeed need, const std::vector<int>& gpus, Finding& fd);
 
 // The HSA_OVERRIDE_GFX_VERSION setting that applies to a GPU: the per-node variable
 // for its KFD node if set, else the global one.

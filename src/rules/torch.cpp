@@ -91,6 +91,7 @@ void torch_wheels_rule(const RuleContext& ctx, const PythonEnv& env, std::vector
   fd.notes.push_back("pip installs them with torch from the same index; they go missing when torch was installed with "
                      "--no-deps or copied from another environment.");
   fd.gpus = amd_gpu_indices(f);
+  attach_pip_install(ctx, env, PipNeed::rocm_wheels, ml::gpus_with_gfx(f), fd);
   out.push_back(std::move(fd));
 }
 

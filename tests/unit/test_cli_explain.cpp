@@ -1,6 +1,7 @@
 // `amdml explain` end to end through the built binary: each kind of subject, JSON, and
 // the one-line error with exit 2 for an unknown subject.
 #include <array>
+#include <set>
 #include <cstdio>
 #include <string>
 
@@ -71,4 +72,29 @@ TEST(Explain, UnknownSubjectIsAUsageError) {
   auto r = run_amdml("explain gfx9999 --format json");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(nlohmann::json::parse(r.out).contains("error"));
+}
+
+// Issue 26: the release table runs through the 10.x releases with their dates, and the
+// install channels for the target are listed (text and JSON).
+TEST(Explain, ReleaseTableThrough10xAndChannelsPerTarget) {
+  auto t = run_amdml("explain gfx1151");
+  ASSERT_EQ(t.code, 0);
+  EXPECT_NE(t.out.find("7.14    2026-07-15  official support"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("10.1    2026-10-05  official support"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Install ROCm 10.1"), std::string::npos);
+  EXPECT_NE(t.out.find("amdrocm10.1-gfx1151"), std::string::npos);
+  EXPECT_NE(t.out.find("rocm-sdk-device-gfx1151"), std::string::npos);
+  auto r = run_amdml("explain gfx1151 --format json");
+  ASSERT_EQ(r.code, 0);
+  auto j = nlohmann::json::parse(r.out)["gfx"];
+  bool ten = false;
+  for (const auto& rel : j["rocm"])
+    if (rel["rocm"] == "10.1") ten = rel["status"] == "official" && rel["date"] == "2026-10-05";
+  EXPECT_TRUE(ten);
+  std::set<std::string> kinds;
+  for (const auto& in : j["install"]) {
+    EXPECT_EQ(in["rocm"], "10.1");
+    kinds.insert(in["kind"].get<std::string>());
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"apt", "dnf", "pip", "tarball"}));
 }

@@ -88,11 +88,17 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
                      r.out.find("after a reboot: " + id + " ") != std::string::npos ||
                      r.out.find("after a new login: " + id + " ") != std::string::npos ||
                      r.out.find("after the recorded commands run: " + id + " ") != std::string::npos ||
-                     r.out.find("left for you: " + id + " ") != std::string::npos;
+                     r.out.find("left for you: " + id + " ") != std::string::npos ||
+                     // the same recipe with other parameters: the plan defers it to the next run
+                     r.out.find("next run: " + id + " ") != std::string::npos;
     EXPECT_TRUE(accounted) << id << " (" << recipe << ") not accounted for after the apply:\n" << r.out;
   }
   auto applied = snapshot(t.dir);
-  EXPECT_NE(applied, before);
+  // A recipe whose change is a command of its own (rocm-install's pip install into a venv)
+  // leaves the tree as it was under --root, where commands are recorded, not run: the next
+  // fix plans it again, and --undo has nothing to put back.
+  const bool recorded_only = applied == before && r.out.find("recorded, not run (--root)") != std::string::npos;
+  if (!recorded_only) EXPECT_NE(applied, before);
   for (const auto& [id, recipe] : fixable(t))
     if (r.out.find("left for you: " + id + " ") != std::string::npos) {
       EXPECT_FALSE(wanted.count({id, recipe})) << id << " still asks for " << recipe;
@@ -111,10 +117,12 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
     }
   }
 
-  auto again = run_amdml(args(t) + "fix --no-runtime --apply --yes");
-  EXPECT_EQ(again.code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
-  EXPECT_EQ(snapshot(t.dir), applied);
+  if (!recorded_only) {
+    auto again = run_amdml(args(t) + "fix --no-runtime --apply --yes");
+    EXPECT_EQ(again.code, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find("Nothing to do"), std::string::npos) << again.out;
+    EXPECT_EQ(snapshot(t.dir), applied);
+  }
 
   auto undo = run_amdml(args(t) + "fix --undo");
   EXPECT_EQ(undo.code, 0) << undo.out << undo.err;

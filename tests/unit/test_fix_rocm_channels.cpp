@@ -211,6 +211,65 @@ TEST(DoctorOffline, TheAdviceStageRunsNoChildOnAnyFixture) {
     (void)engine::record_run(s, po, true);  // snapshot and report
   }
   EXPECT_GT(advised, 10) << "too few fixtures ask for a recipe for this test to mean much";
+// pip into the environment that needs it: the venv's own interpreter, TheRock's index for
+// the series, as the venv's owner when amdml runs as root behind sudo; --undo uninstalls
+// what the requirement brought. No file is written, yet the recipe has a change to make.
+const nlohmann::json kPipParams = {{"release", "7.14"}, {"channel", "therock-pip-7.14"}, {"manager", "pip"},
+                                   {"python", "/home/alice/nodeps/bin/python3"},
+                                   {"index_url", "https://repo.amd.com/rocm/whl-multi-arch/"},
+                                   {"install", {"rocm[libraries,device-gfx1151]==7.14.1"}}, {"run_as", "alice"}};
+
+TEST(FixRocmChannels, PipPlanRunsTheVenvsOwnInterpreterAsItsOwner) {
+  TestTree t("channel-torch-amd-strixhalo");
+  become_root_via_sudo(t);
+  Diagnosed d(t.str());
+  platform::SafeTree tree{t.str()};
+  Plan plan = plan_with(d, tree, kPipParams);
+  ASSERT_EQ(plan.recipes.size(), 1u);
+  const RecipePlan& rp = plan.recipes[0];
+  ASSERT_FALSE(rp.refused) << rp.refused->message;
+  EXPECT_TRUE(rp.files.empty() || std::none_of(rp.files.begin(), rp.files.end(), [](const FileChange& f) { return f.changes(); }));
+  EXPECT_TRUE(rp.pending());
+  ASSERT_EQ(rp.commands.size(), 1u);
+  const Command& c = rp.commands[0];
+  EXPECT_EQ(c.argv, (std::vector<std::string>{"runuser", "-u", "alice", "--", "/home/alice/nodeps/bin/python3", "-m", "pip",
+                                              "install", "--index-url", "https://repo.amd.com/rocm/whl-multi-arch/",
+                                              "rocm[libraries,device-gfx1151]==7.14.1"}));
+  ASSERT_TRUE(c.undo.has_value());
+  EXPECT_EQ(*c.undo, (std::vector<std::string>{"runuser", "-u", "alice", "--", "/home/alice/nodeps/bin/python3", "-m", "pip",
+                                              "uninstall", "-y", "rocm", "rocm-sdk-core", "rocm-sdk-libraries",
+                                              "rocm-sdk-device-gfx1151"}));
+  EXPECT_TRUE(c.installs);
+  EXPECT_EQ(c.text(), "runuser -u alice -- /home/alice/nodeps/bin/python3 -m pip install --index-url "
+                      "https://repo.amd.com/rocm/whl-multi-arch/ 'rocm[libraries,device-gfx1151]==7.14.1'");
+}
+
+TEST(FixRocmChannels, PipPlanAsTheOwnerNeedsNoRunuser) {
+  TestTree t("channel-torch-amd-strixhalo");  // the manifest's process is alice (euid 1000)
+  Diagnosed d(t.str());
+  platform::SafeTree tree{t.str()};
+  Plan plan = plan_with(d, tree, kPipParams);
+  ASSERT_EQ(plan.recipes.size(), 1u);
+  ASSERT_EQ(plan.recipes[0].commands.size(), 1u);
+  EXPECT_EQ(plan.recipes[0].commands[0].argv.front(), "/home/alice/nodeps/bin/python3");
+}
+
+TEST(FixRocmChannels, PipParamsThatAreNotOneRequirementAreRefused) {
+  TestTree t("channel-torch-amd-strixhalo");
+  Diagnosed d(t.str());
+  platform::SafeTree tree{t.str()};
+  for (auto [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"python", "bin/python3"},
+           {"install", {"rocm --pre"}},
+           {"install", {"-e/tmp/x"}},
+           {"index_url", "http://repo.amd.com/rocm/whl-multi-arch/"},
+           {"run_as", "alice;id"}}) {
+    auto params = kPipParams;
+    params[key] = value;
+    Plan plan = plan_with(d, tree, params);
+    ASSERT_EQ(plan.recipes.size(), 1u);
+    EXPECT_TRUE(plan.recipes[0].refused) << key << " = " << value.dump();
+  }
 }
 
 }  // namespace

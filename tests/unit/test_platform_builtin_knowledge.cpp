@@ -29,6 +29,8 @@ TEST(BuiltinKnowledge, EqualsTheParsedTomlFieldByField) {
   expect_same_entries(built.rocm, parsed.rocm, "[[rocm]]", [](const RocmRelease& r) { return r.version.str(); });
   expect_same_entries(built.kernel_reqs, parsed.kernel_reqs, "[[kernel_req]]",
                       [](const KernelReq& k) { return k.kernel_min.str(); });
+  expect_same_entries(built.firmware_bad, parsed.firmware_bad, "[[firmware_bad]]",
+                      [](const FirmwareBad& b) { return b.bad.front(); });
   expect_same_entries(built.pytorch, parsed.pytorch, "[[pytorch]]", [](const PytorchWheel& w) { return w.index; });
   expect_same_entries(built.ollama, parsed.ollama, "[[ollama]]", [](const OllamaBuild& b) { return b.from.str(); });
   EXPECT_TRUE(built.memory == parsed.memory) << "[memory]";

@@ -146,9 +146,14 @@ TEST(CommandQuoting, EveryPlanCommandAndHandCommandDoesExactlyWhatThePlanSays) {
       if (rp.refused || !rp.pending()) continue;
       SCOPED_TRACE(machine.filename().string() + " " + rp.ref.recipe);
       for (const auto& c : rp.commands) {
-        const Played p = play_command(c.text());
+        // A program named by its path (a venv's python3) is not on this machine, and the
+        // shell looks no further: behind a stand-in name its words show what it is passed.
+        const bool by_path = !c.argv.empty() && c.argv[0].find('/') != std::string::npos;
+        const Played p = play_command(by_path ? "amdml-argv " + c.text() : c.text());
+        std::vector<std::string> want = c.argv;
+        if (by_path) want.insert(want.begin(), "amdml-argv");
         ASSERT_FALSE(p.calls.empty()) << c.text();
-        EXPECT_EQ(p.calls[0].argv, c.argv) << c.text();
+        EXPECT_EQ(p.calls[0].argv, want) << c.text();
         ++checked;
       }
     }

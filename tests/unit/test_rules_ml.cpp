@@ -7,21 +7,17 @@
 
 #include "formats/fix_params_json.hpp"
 #include "rules/rules.hpp"
+#include "support/rule_facts.hpp"
 
 using namespace amdml;
 
 namespace {
 
-GfxTarget gfx(const char* n) { return *GfxTarget::parse_name(n); }
+using test::gfx;
 
 Knowledge kb() {
   Knowledge k;
-  GfxInfo phoenix;
-  phoenix.target = gfx("gfx1103");
-  phoenix.isa = IsaFamily::rdna3;
-  phoenix.apu = true;
-  phoenix.override_to = gfx("gfx1100");
-  k.gfx.push_back(phoenix);
+  k.gfx.push_back(test::phoenix_gfx());
   GfxInfo navi22;
   navi22.target = gfx("gfx1031");
   navi22.isa = IsaFamily::rdna2;

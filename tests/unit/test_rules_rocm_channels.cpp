@@ -5,21 +5,17 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.hpp"
+#include "support/rule_facts.hpp"
 
 using namespace amdml;
 
 namespace {
 
-GfxTarget gfx(const char* n) { return *GfxTarget::parse_name(n); }
+using test::gfx;
 
 Knowledge kb() {
   Knowledge k;
-  GfxInfo phoenix;
-  phoenix.target = gfx("gfx1103");
-  phoenix.isa = IsaFamily::rdna3;
-  phoenix.apu = true;
-  phoenix.override_to = gfx("gfx1100");
-  k.gfx.push_back(phoenix);
+  k.gfx.push_back(test::phoenix_gfx());
   GfxInfo halo;
   halo.target = gfx("gfx1151");
   halo.isa = IsaFamily::rdna3_5;
@@ -95,6 +91,48 @@ std::vector<Finding> all(const std::vector<Finding>& v, FindingId id) {
 }
 
 }  // namespace
+
+// rocm-install's pip channel: a venv's torch without its rocm wheels, in alice's home, gets
+// them from TheRock's index for its series with its own interpreter, as alice.
+TEST(RocmChannelRules, MissingWheelsArePipInstalledIntoTheVenvAsItsOwner) {
+  Knowledge k = kb();
+  RocmRelease r714;
+  r714.version = {7, 14, 1};
+  r714.official = {gfx("gfx1100"), gfx("gfx1151")};
+  r714.kernels = r714.official;
+  k.rocm.push_back(r714);
+  ChannelSpec pip;
+  pip.id = "therock-pip-7.14";
+  pip.kind = "pip";
+  pip.title = "TheRock ROCm 7.14 Python wheels";
+  pip.rocm = {Version{7, 14, 0}};
+  pip.full = {{"7.14", Version{7, 14, 1}}};
+  pip.repo = "https://repo.amd.com/rocm/whl-multi-arch/";
+  k.channels.push_back(pip);
+  Facts f = box("gfx1151");
+  f.identity.passwd = {{"alice", 1000, 1000, "/home/alice", "/bin/bash"}};
+  PythonEnv e = wheels_env({}, "2.14.0+rocm7.14", TorchRocm::rocm_wheels);
+  e.rocm_wheels = {};
+  f.ml.python.push_back(e);
+  auto tw = all(diagnose(f, k), FindingId::torch_rocm_wheels);
+  ASSERT_EQ(tw.size(), 1u);
+  ASSERT_TRUE(tw[0].fix.has_value());
+  EXPECT_EQ(tw[0].fix->recipe, "rocm-install");
+  const auto& p = std::get<RocmInstallParams>(tw[0].fix->params);
+  EXPECT_EQ(p.manager, "pip");
+  EXPECT_EQ(p.channel, "therock-pip-7.14");
+  EXPECT_EQ(p.release, "7.14");
+  EXPECT_EQ(p.python, "/home/alice/venv/bin/python3");
+  EXPECT_EQ(p.index_url, "https://repo.amd.com/rocm/whl-multi-arch/");
+  EXPECT_EQ(p.install, std::vector<std::string>{"rocm[libraries,device-gfx1151]==7.14.1"});
+  EXPECT_EQ(p.run_as, "alice");
+  EXPECT_TRUE(tw[0].commands.empty());  // the hand commands are the recipe's
+  // Without an index for the series in the knowledge: the hand command stays, no fix.
+  auto none = all(diagnose(f, kb()), FindingId::torch_rocm_wheels);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none[0].fix.has_value());
+  EXPECT_FALSE(none[0].commands.empty());
+}
 
 TEST(RocmChannelRules, WheelsOnlyMachineHasNoRocmMissing) {
   Facts f = box("gfx1151");
