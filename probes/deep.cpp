@@ -47,7 +47,7 @@ std::string last_line(const std::string& text) {
 DeepStep step_from_child(DeepStepKind kind, const ChildOutcome& c, milliseconds limit) {
   DeepStep s;
   if (c.doc) {
-    if (auto parsed = parse_deep_step(*c.doc)) {
+    if (auto parsed = formats::parse_deep_step(*c.doc)) {
       s = std::move(*parsed);
     } else {
       s.outcome = DeepOutcome::bad_output;
@@ -132,7 +132,7 @@ void replay(const ProbeContext& ctx, Facts& f) {
     f.deep.reason = "amdml-host.json has no deep section";
     return;
   }
-  auto parsed = parse_deep_record(*j);
+  auto parsed = formats::parse_deep_record(*j);
   if (!parsed) {
     f.error("deep", "amdml-host.json", parsed.error().message);
     f.deep.reason = "the recorded deep section is unusable";
@@ -162,7 +162,7 @@ void deep(const ProbeContext& ctx, Facts& f) {
   f.deep.asked = true;
   if (ctx.host.live()) {
     run_live(ctx, f);
-    ctx.host.record_fact("deep", deep_record_json(f.deep));
+    ctx.host.record_fact("deep", formats::deep_record_json(f.deep));
   } else {
     replay(ctx, f);
   }

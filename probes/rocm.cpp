@@ -48,7 +48,7 @@ static bool amdrocm_package(const std::string& n) { return n.rfind("amdrocm", 0)
 
 std::map<std::string, std::string> dpkg_installed(const std::string& status, bool (*want)(const std::string&)) {
   std::map<std::string, std::string> out;
-  for (const std::string_view s : parse::dpkg_stanzas(status)) {
+  for (const std::string_view s : formats::parse::dpkg_stanzas(status)) {
     const std::string stanza(s);
     auto field = [&](const std::string& key) -> std::string {
       const std::string pre = key + ": ";
@@ -69,7 +69,7 @@ std::map<std::string, std::string> dpkg_installed(const std::string& status, boo
 }
 
 void rocm(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto& r = f.rocm;
   // One pass over dpkg's status: the ROCm packages, and TheRock's native amdrocm* ones
   // (amdrocm7.14, amdrocm10.1-gfx1201) the channel probe reads the Core SDK's targets from.

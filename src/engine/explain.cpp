@@ -29,8 +29,8 @@ std::optional<std::uint16_t> pci_subject(const std::string& s) {
   return static_cast<std::uint16_t>(std::stoul(d, nullptr, 16));
 }
 
-const EmbeddedFile* finding_doc(const std::string& id) {
-  for (const auto& f : embedded_finding_docs())
+const platform::EmbeddedFile* finding_doc(const std::string& id) {
+  for (const auto& f : platform::embedded_finding_docs())
     if (std::string(f.path) == id + ".md") return &f;
   return nullptr;
 }
@@ -66,29 +66,29 @@ std::vector<std::string> suggest(const Knowledge& kb, const std::string& subject
 
 // What the subject is, in the order a reader would guess: a finding id, a gfx target,
 // its override spelling, a PCI id, a product name; else the nearest known subjects.
-Explanation resolve(const Knowledge& kb, const std::string& subject) {
-  Explanation e;
+render::Explanation resolve(const Knowledge& kb, const std::string& subject) {
+  render::Explanation e;
   e.subject = subject;
   if (const FindingSpec* spec = find_finding_spec(subject)) {
-    e.kind = Explanation::Kind::finding;
+    e.kind = render::Explanation::Kind::finding;
     e.finding = spec;
-    if (const EmbeddedFile* doc = finding_doc(std::string(spec->name))) e.page = doc->text;
+    if (const platform::EmbeddedFile* doc = finding_doc(std::string(spec->name))) e.page = doc->text;
   } else if (auto t = GfxTarget::parse_name(subject); t && subject.size() > 3 && kb.find_gfx(*t)) {
-    e.kind = Explanation::Kind::gfx;
+    e.kind = render::Explanation::Kind::gfx;
     e.gfx = kb.find_gfx(*t);
   } else if (auto v = parse_hsa_override(subject); v.target && kb.find_gfx(*v.target)) {
-    e.kind = Explanation::Kind::gfx;
+    e.kind = render::Explanation::Kind::gfx;
     e.gfx = kb.find_gfx(*v.target);
   } else if (auto dev = pci_subject(subject); dev && kb.find_pci(*dev, std::nullopt)) {
-    e.kind = Explanation::Kind::pci;
+    e.kind = render::Explanation::Kind::pci;
     e.pci_device = *dev;
     for (const auto& p : kb.pci)
       if (p.device == *dev) e.products.push_back(&p);
   } else if (auto named = products_named(kb, subject); !named.empty()) {
-    e.kind = Explanation::Kind::product;
+    e.kind = render::Explanation::Kind::product;
     e.products = std::move(named);
   } else {
-    e.kind = Explanation::Kind::error;
+    e.kind = render::Explanation::Kind::error;
     e.suggestions = suggest(kb, subject);
     e.error = "explain: unknown subject '" + subject +
               "' (expected a gfx target like gfx1103, a PCI id like 1002:15bf, a product name like \"7900 XTX\", "
@@ -103,11 +103,11 @@ Explanation resolve(const Knowledge& kb, const std::string& subject) {
 int explain(const GlobalOptions& g, const ExplainOptions& o) {
   Session s;  // no host: explain reads no machine state
   open_knowledge(g, s);
-  const Explanation e = resolve(s.kb, o.subject);
+  const render::Explanation e = resolve(s.kb, o.subject);
   const bool json = o.format == Format::json;
-  if (json) write_stdout(json_text(explain_json(s.kb, e)) + "\n");
-  if (e.kind == Explanation::Kind::error) throw UsageError(e.error);
-  if (!json) emit_text("", render_explain_text(s.kb, e));
+  if (json) render::write_stdout(render::json_text(render::explain_json(s.kb, e)) + "\n");
+  if (e.kind == render::Explanation::Kind::error) throw UsageError(e.error);
+  if (!json) emit_text("", render::render_explain_text(s.kb, e));
   return kExitOk;
 }
 

@@ -41,10 +41,10 @@ int verbosity();
 void log_info(const std::string& line);
 void log_debug(const std::string& line);
 // A probe has run: "amdml: info: probe NAME: T ms".
-void log_probe(const ProbeSpec& probe, std::chrono::nanoseconds took);
+void log_probe(const probes::ProbeSpec& probe, std::chrono::nanoseconds took);
 
 struct Session {
-  std::unique_ptr<Host> host;
+  std::unique_ptr<platform::Host> host;
   Knowledge kb;
   std::string knowledge_source = "built-in";  // "installed" (amdml update) or "recipes" (--recipes DIR)
   std::vector<RecipeFile> recipes;
@@ -58,16 +58,16 @@ Session open_session(const GlobalOptions& g);
 void open_knowledge(const GlobalOptions& g, Session& s);
 
 // Stage probes: every probe in table order on host, each timed.
-Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options);
+Facts run_probes(const platform::Host& host, const Knowledge& kb, const probes::ProbeOptions& options);
 // Stage rules: the findings on r.facts and their summary; with hand_recipes, each finding
 // a recipe fixes also gets the recipe's commands to run by hand.
 // With host, hand commands of file-merging recipes are derived from their plan.
 void run_rules(Report& r, const Knowledge& kb, const std::vector<RecipeFile>* hand_recipes = nullptr,
-               const Host* host = nullptr);
+               const platform::Host* host = nullptr);
 // The knowledge in use and today's date, for the report and `knowledge.stale`.
 KnowledgeFacts knowledge_facts(const Session& s);
 // The doctor's run: probes, then rules (with the hand commands of the session's recipes).
-Report run_doctor(const Session& s, const ProbeOptions& options);
+Report run_doctor(const Session& s, const probes::ProbeOptions& options);
 
 int doctor_exit_code(const Summary& s, bool strict);
 // Whether text on stdout is coloured: --color, then the terminal's policy.
@@ -90,7 +90,7 @@ struct GateOptions {
   std::string output;            // --output FILE ("" or "-": stdout)
   bool no_color = false;         // doctor --ci
   bool quiet = false;            // check --quiet: text is only the failed checks' lines
-  ProbeOptions probe;
+  probes::ProbeOptions probe;
   Expectations expect;
 };
 int run_gate(const GlobalOptions& g, const GateOptions& o);

@@ -94,7 +94,7 @@ std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan&
   return out;
 }
 
-void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings, const Host& host,
+void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Finding>& findings, const platform::Host& host,
                           const Facts& facts) {
   derive_hand_commands(recipes, findings);
   bool any = false;

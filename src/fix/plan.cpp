@@ -88,7 +88,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
     c.rp.refused = names.error();
     return;
   }
-  const std::string want = parse::modprobe_name(p.module);
+  const std::string want = formats::parse::modprobe_name(p.module);
   std::vector<FileChange> edits;
   std::vector<std::string> found_keys;
   std::string last_file;
@@ -101,7 +101,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
       // A symlinked or unreadable conf: only a problem when it sets our option.
       auto text = c.in.host.read_file(path);
       if (text) {
-        for (const auto& o : parse::modprobe_conf(*text).options)
+        for (const auto& o : formats::parse::modprobe_conf(*text).options)
           if (o.module == want && (o.key == "pages_limit" || o.key == "page_pool_size")) {
             c.rp.refused = make_error(path + " sets " + p.module + "." + o.key + " but " + f.error().message);
             return;
@@ -113,7 +113,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmParams& p) {
     auto e = set_modprobe_options(f->bytes, p.module, opts);
     if (e.found.empty()) {
       // Another module's option is someone else's business; note the likely mistake.
-      for (const auto& o : parse::modprobe_conf(f->bytes).options)
+      for (const auto& o : formats::parse::modprobe_conf(f->bytes).options)
         if (o.key == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
           c.rp.notes.push_back(path + " sets " + o.module + ".pages_limit, which does not reach " + p.module +
                                " (the module amdgpu uses); left as it is");
@@ -220,7 +220,7 @@ std::vector<std::string> login_files(Ctx& c, const LoginEnvClearStep& step) {
 void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettings& env) {
   if (env.clear.empty()) return;
   // A line is in the way when it sets a cleared name to a value the recipe does not set.
-  auto in_the_way = [&](const parse::Assignment& a) {
+  auto in_the_way = [&](const formats::parse::Assignment& a) {
     if (std::find(env.clear.begin(), env.clear.end(), a.name) == env.clear.end()) return false;
     for (const auto& [k, v] : env.set)
       if (k == a.name && v == a.value) return false;
@@ -232,7 +232,7 @@ void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettin
     if (!f) {
       // A symlinked or unreadable file: only a problem when it sets one of ours.
       if (auto text = c.in.host.read_file(path))
-        for (const auto& a : parse::login_env(*text))
+        for (const auto& a : formats::parse::login_env(*text))
           if (in_the_way(a)) {
             c.rp.refused = make_error(path + ":" + std::to_string(a.line) + " sets " + a.name + "=" + a.value + " but " +
                                       f.error().message + "; turn that line off by hand");
@@ -243,7 +243,7 @@ void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettin
     if (!f->exists || f->bytes.rfind(kOwnMarker, 0) == 0) continue;  // amdml's own files are rewritten whole
     std::vector<int> lines;
     std::string what;
-    for (const auto& a : parse::login_env(f->bytes))
+    for (const auto& a : formats::parse::login_env(f->bytes))
       if (in_the_way(a)) {
         lines.push_back(a.line);
         what += (what.empty() ? "" : ", ") + a.name + "=" + a.value + " (line " + std::to_string(a.line) + ")";
@@ -263,13 +263,13 @@ void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettin
 // Parameters on one line, as the report's JSON spells them (bytes that are not UTF-8
 // become U+FFFD instead of an exception).
 std::string params_text(const FixParams& p) {
-  return fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return formats::fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-bool systemd_running(const Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
+bool systemd_running(const platform::Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
 
 void plan_initramfs(Ctx& c, const TtmParams& p) {
-  const Host& host = c.in.host;
+  const platform::Host& host = c.in.host;
   auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
   struct Gen {
     std::vector<const char*> paths;
@@ -371,7 +371,7 @@ bool plan_grub_edit(Ctx& c, const std::string& grub, const std::string& bytes, c
 // The boot loader's own file gets the parameters; the command that turns it into what
 // the firmware boots follows. The first configuration that exists is the one in use.
 void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
-  const Host& host = c.in.host;
+  const platform::Host& host = c.in.host;
   auto first_of = [&](std::initializer_list<const char*> paths) -> std::optional<std::string> {
     for (const char* path : paths)
       if (host.exists(path)) return std::string(path);
@@ -440,7 +440,7 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
   // A parameter on the running command line that the file does not hold comes from
   // elsewhere (a boot entry edited by hand, the firmware): say so rather than pretend.
   if (c.in.facts.os.cmdline)
-    for (const auto& [k, v] : parse::cmdline(*c.in.facts.os.cmdline)) {
+    for (const auto& [k, v] : formats::parse::cmdline(*c.in.facts.os.cmdline)) {
       const std::string n = cmdline_param_name(k);
       for (const auto& r : p.remove)
         if (cmdline_param_name(r) == n &&

@@ -13,7 +13,7 @@
 
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 inline constexpr int kMaxJsonDepth = 64;
 
@@ -188,4 +188,4 @@ bool parse_plain_json(std::string_view text, Sax& sax, int max_depth = kMaxJsonD
   return json_detail::PlainReader<Sax>(text, sax, max_depth).document();
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -375,4 +375,4 @@ Result<Knowledge> decode_knowledge_bin(std::string_view bytes) {
   return k;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -6,7 +6,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -104,4 +104,4 @@ Result<std::string> openpgp_fingerprint(const std::string& binary) {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace amdml {
+namespace amdml::formats {
 
 // What a cut secret becomes.
 inline constexpr const char* kRedacted = "REDACTED";
@@ -36,4 +36,4 @@ bool looks_like_secret(const std::string& value);
 // by the number of secrets cut.
 std::string scrub_secrets(const std::string& text, int* count = nullptr);
 
-}  // namespace amdml
+}  // namespace amdml::formats

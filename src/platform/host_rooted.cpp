@@ -31,7 +31,7 @@ class RootedHost final : public Host {
   // The root's descriptor: the files and links below it are opened relative to it, so
   // the kernel does not walk the root's own path for each (and no root+path string is
   // built); without it (it could not be opened), by their full paths.
-  RootedHost(std::string root, HostManifest m)
+  RootedHost(std::string root, formats::HostManifest m)
       : root_(std::move(root)), m_(std::move(m)), root_fd_(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
 
   bool live() const override { return false; }
@@ -324,7 +324,7 @@ class RootedHost final : public Host {
   mutable std::unordered_map<std::string, Read> reads_;
   mutable std::unordered_map<std::string, std::vector<DirEntry>> lists_;  // by resolved path
   std::string root_;
-  HostManifest m_;
+  formats::HostManifest m_;
   Fd root_fd_;  // invalid: not open
 };
 
@@ -345,7 +345,7 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
   std::optional<std::string> manifest;
   std::string mpath = root + "/" + kManifest;
   if (::lstat(mpath.c_str(), &st) == 0) {
-    AMDML_TRY(manifest, read_real_file(mpath, mpath, kMaxManifestBytes));
+    AMDML_TRY(manifest, read_real_file(mpath, mpath, formats::kMaxManifestBytes));
   }
   auto host = make_rooted_host_from_manifest(root, manifest);
   if (!host) return make_error(root_in + "/" + host.error().message);
@@ -354,9 +354,9 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
 
 Result<std::unique_ptr<Host>> make_rooted_host_from_manifest(const std::string& root,
                                                              const std::optional<std::string>& manifest) {
-  HostManifest m;
+  formats::HostManifest m;
   if (manifest) {
-    auto parsed = parse_host_manifest(*manifest);
+    auto parsed = formats::parse_host_manifest(*manifest);
     if (!parsed) return parsed.error();
     m = std::move(*parsed);
   }

@@ -8,7 +8,7 @@
 #include "render/render.hpp"
 #include "render/format.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -108,4 +108,4 @@ std::string render_junit_error(const std::string& message) {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -5,7 +5,7 @@
 
 #include "render/render.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -102,4 +102,4 @@ std::string terminal_text(std::string_view text, bool keep_colour) { return esca
 
 std::string line_text(std::string_view text) { return escaped_text(text, false, false); }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -20,18 +20,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   {
     nlohmann::json plain;
     nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom(plain, false);
-    if (amdml::parse_plain_json(text, dom)) {
-      auto full = amdml::parse_json(text);
+    if (amdml::formats::parse_plain_json(text, dom)) {
+      auto full = amdml::formats::parse_json(text);
       FUZZ_CHECK(full.ok() && *full == plain);
     }
   }
-  auto manifest = amdml::parse_host_manifest(text);
+  auto manifest = amdml::formats::parse_host_manifest(text);
   if (manifest) {
-    const nlohmann::json once = amdml::host_manifest_json(*manifest);
+    const nlohmann::json once = amdml::formats::host_manifest_json(*manifest);
     FUZZ_CHECK(once.is_object() && once["format"] == 1);
-    auto again = amdml::parse_host_manifest(once.dump());
+    auto again = amdml::formats::parse_host_manifest(once.dump());
     FUZZ_CHECK(again.ok());
-    FUZZ_CHECK(amdml::host_manifest_json(*again) == once);
+    FUZZ_CHECK(amdml::formats::host_manifest_json(*again) == once);
   }
   // A root that does not exist: file reads end in ENOENT, nothing on disk is touched.
   auto host = amdml::platform::make_rooted_host_from_manifest("/nonexistent/amdml-fuzz-root", text);

@@ -119,7 +119,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
   const FileChange* key = file(right.recipes.at(0), "/etc/apt/keyrings/amdrocm.gpg");
   ASSERT_NE(key, nullptr);
   EXPECT_EQ(key->fetch_url, "");
-  EXPECT_EQ(key->after, dearmor_public_key(kKey).value());
+  EXPECT_EQ(key->after, formats::dearmor_public_key(kKey).value());
   const FileChange* list = file(right.recipes.at(0), "/etc/apt/sources.list.d/rocm.list");
   ASSERT_NE(list, nullptr);
   EXPECT_NE(list->after.find("deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] "
@@ -141,7 +141,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
 // so nothing is skipped because the host is a fixture.
 class NoNetworkHost final : public ForwardingHost {
  public:
-  explicit NoNetworkHost(std::unique_ptr<Host> inner) : ForwardingHost(*inner), owned_(std::move(inner)) {}
+  explicit NoNetworkHost(std::unique_ptr<platform::Host> inner) : ForwardingHost(*inner), owned_(std::move(inner)) {}
   bool live() const override { return true; }
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
     static const std::set<std::string> forbidden = {"curl", "wget", "apt", "apt-get", "dnf", "pip", "pip3", "gpg"};
@@ -154,7 +154,7 @@ class NoNetworkHost final : public ForwardingHost {
   }
 
  private:
-  std::unique_ptr<Host> owned_;
+  std::unique_ptr<platform::Host> owned_;
 };
 
 TEST(DoctorOffline, NeverRunsAPackageManagerOrFetchesAKey) {
@@ -162,15 +162,15 @@ TEST(DoctorOffline, NeverRunsAPackageManagerOrFetchesAKey) {
   for (const char* machine : {"rocm-install-rx7900xtx-noble", "rocm-install-780m-ubuntu-rocm57", "apu780m-ubuntu2404-default-ttm"}) {
     SCOPED_TRACE(machine);
     TestTree t(machine);
-    auto h = make_host(t.str());
+    auto h = platform::make_host(t.str());
     ASSERT_TRUE(h) << h.error().message;
     engine::Session s;
     s.host = std::make_unique<NoNetworkHost>(std::move(*h));
     s.kb = shipped_knowledge();
-    auto files = recipe_files("");
+    auto files = platform::recipe_files("");
     ASSERT_TRUE(files);
     s.recipes = *files;
-    ProbeOptions po;
+    probes::ProbeOptions po;
     po.runtime = false;
     Report r = engine::run_doctor(s, po);  // doctor and check
     bool asks = false;

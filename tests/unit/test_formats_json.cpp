@@ -10,16 +10,16 @@ using namespace amdml;
 
 TEST(ParseJson, DepthIsBoundedOutsideStrings) {
   auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
-  EXPECT_TRUE(parse_json(nested(kMaxJsonDepth)).ok());
-  auto deep = parse_json(nested(kMaxJsonDepth + 1));
+  EXPECT_TRUE(formats::parse_json(nested(formats::kMaxJsonDepth)).ok());
+  auto deep = formats::parse_json(nested(formats::kMaxJsonDepth + 1));
   ASSERT_FALSE(deep.ok());
   EXPECT_EQ(deep.error().message, "nested deeper than 64 levels");
-  EXPECT_FALSE(parse_json(nested(300000)).ok());
+  EXPECT_FALSE(formats::parse_json(nested(300000)).ok());
   // Brackets and escaped quotes inside strings do not count.
-  auto s = parse_json("{\"a\": \"" + std::string(100, '[') + "\\\"[[\", \"b\": [{}]}");
+  auto s = formats::parse_json("{\"a\": \"" + std::string(100, '[') + "\\\"[[\", \"b\": [{}]}");
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ((*s)["b"].size(), 1u);
-  EXPECT_EQ(parse_json("{\"a\": ").error().message, "not valid JSON");
+  EXPECT_EQ(formats::parse_json("{\"a\": ").error().message, "not valid JSON");
 }
 
 namespace {
@@ -28,7 +28,7 @@ namespace {
 std::optional<nlohmann::json> plain_document(std::string_view text) {
   nlohmann::json doc;
   nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom(doc, false);
-  if (!parse_plain_json(text, dom)) return std::nullopt;
+  if (!formats::parse_plain_json(text, dom)) return std::nullopt;
   return doc;
 }
 
@@ -62,11 +62,11 @@ TEST(ParsePlainJson, GivesNlohmannsDocument) {
 
 TEST(ParsePlainJson, LeavesAnythingElseToNlohmann) {
   auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
-  EXPECT_TRUE(plain_document(nested(kMaxJsonDepth)));
+  EXPECT_TRUE(plain_document(nested(formats::kMaxJsonDepth)));
   for (const std::string& text :
        {std::string("1.5"), std::string("[1e3]"), std::string(R"("\u00e9")"), std::string("\"caf\xc3\xa9\""),
         std::string("1234567890123456789"), std::string("[01]"), std::string("[1,]"), std::string(R"({"a" 1})"),
         std::string(""), std::string("\xef\xbb\xbf{}"), std::string("[] x"), std::string(R"({"a":1}{"b":2})"),
-        std::string("tru"), std::string("[\"tab\there\"]"), std::string("-"), nested(kMaxJsonDepth + 1)})
+        std::string("tru"), std::string("[\"tab\there\"]"), std::string("-"), nested(formats::kMaxJsonDepth + 1)})
     EXPECT_FALSE(plain_document(text)) << text;
 }

@@ -19,5 +19,5 @@ TEST(JsonText, WritesNlohmannsBytes) {
   doc["bytes\xff"] = "key with an invalid byte";
   for (const json& j : {doc, json(nullptr), json(5), json("s"), json::array(), json::object(), json(2.5)})
     for (int indent : {2, -1, 0, 4})
-      EXPECT_EQ(json_text(j, indent), j.dump(indent, ' ', false, json::error_handler_t::replace)) << indent;
+      EXPECT_EQ(render::json_text(j, indent), j.dump(indent, ' ', false, json::error_handler_t::replace)) << indent;
 }
