@@ -12,13 +12,13 @@ namespace {
 // The UEFI global-variable GUID (UEFI spec, "Globally Defined Variables").
 constexpr std::string_view kSecureBootVar = "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 
-void secure_boot(const Host& h, BootFacts& b) {
+void secure_boot(const platform::Host& h, BootFacts& b) {
   // efivarfs: 4 bytes of attributes, then the value (1 byte: 1 = enforcing).
   auto v = h.read_file("/sys/firmware/efi/efivars/" + std::string(kSecureBootVar), 4096);
   if (v && v->size() >= 5) b.secure_boot = (*v)[4] == 1;
 }
 
-void lockdown(const Host& h, BootFacts& b) {
+void lockdown(const platform::Host& h, BootFacts& b) {
   // "none [integrity] confidentiality": the selected mode is the bracketed word.
   auto v = h.read_file("/sys/kernel/security/lockdown", 4096);
   if (!v) return;
@@ -27,7 +27,7 @@ void lockdown(const Host& h, BootFacts& b) {
     b.lockdown = v->substr(open + 1, close - open - 1);
 }
 
-void dkms(const Host& h, const Facts& f, BootFacts& b) {
+void dkms(const platform::Host& h, const Facts& f, BootFacts& b) {
   auto entries = h.list_dir("/var/lib/dkms/amdgpu");
   if (!entries) return;
   for (const auto& e : *entries)
@@ -54,12 +54,12 @@ void blacklists(const Facts& f, BootFacts& b) {
   for (const auto& o : f.modprobe.blocks)
     if (o.module == "amdgpu") b.blacklists.push_back({o.file + ":" + std::to_string(o.line), o.value});
   if (!f.os.cmdline) return;
-  for (const auto& [k, v] : parse::cmdline(*f.os.cmdline)) {
+  for (const auto& [k, v] : formats::parse::cmdline(*f.os.cmdline)) {
     const std::string word = v.empty() ? k : k + "=" + v;
     if (k == "nomodeset" || (k == "amdgpu.modeset" && v == "0")) b.blacklists.push_back({"/proc/cmdline", word});
     if (k == "modprobe.blacklist" || k == "module_blacklist")
       for (const auto& m : text::split_ws(text::replace_all(v, ",", " ")))
-        if (parse::modprobe_name(m) == "amdgpu") b.blacklists.push_back({"/proc/cmdline", word});
+        if (formats::parse::modprobe_name(m) == "amdgpu") b.blacklists.push_back({"/proc/cmdline", word});
   }
 }
 

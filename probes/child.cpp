@@ -71,7 +71,7 @@ ChildOutcome run_child(const ProbeContext& ctx, std::vector<std::string> args, s
     return out;
   }
   out.exit_code = r->exit_code;
-  auto parsed = parse_json(r->out);
+  auto parsed = formats::parse_json(r->out);
   nlohmann::json doc = parsed ? std::move(*parsed) : nlohmann::json();
   if (!doc.is_object()) {
     out.outcome = r->exit_code != 0 ? HsaOutcome::crashed : HsaOutcome::bad_output;

@@ -16,7 +16,7 @@
 #include "platform/host.hpp"
 #include "amdml/knowledge.hpp"
 
-namespace amdml {
+namespace amdml::probes {
 
 struct ProbeOptions {
   bool runtime = true;  // run the HSA/libdrm runtime probes (live) or replay them (--root)
@@ -31,19 +31,17 @@ struct ProbeOptions {
   std::chrono::milliseconds deep_timeout{20000};
 };
 
-namespace probes {
 struct EarlyRuntime;  // probes/runtime.cpp
-}
 
 struct ProbeContext {
-  ProbeContext(const Host& h, const Knowledge& k, const ProbeOptions& o) : host(h), kb(k), options(o) {}
-  const Host& host;
+  ProbeContext(const platform::Host& h, const Knowledge& k, const ProbeOptions& o) : host(h), kb(k), options(o) {}
+  const platform::Host& host;
   const Knowledge& kb;
   const ProbeOptions& options;
   // Live, the HSA child when it was started before the other probes, so their file
   // reads overlap its start-up (probes::start_runtime_early); collected by the runtime
   // probe.
-  std::shared_ptr<probes::EarlyRuntime> early_runtime;
+  std::shared_ptr<EarlyRuntime> early_runtime;
 };
 
 using ProbeFn = void (*)(const ProbeContext&, Facts&);
@@ -60,10 +58,10 @@ const std::vector<ProbeSpec>& probe_table();
 using ProbeObserver = std::function<void(const ProbeSpec&, std::chrono::nanoseconds)>;
 
 // Runs every probe in table order and returns the facts.
-Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options,
+Facts collect_facts(const platform::Host& host, const Knowledge& kb, const ProbeOptions& options,
                     const ProbeObserver& observe = {});
 
 // Environment variable names worth reporting (ROCm, HIP, HSA, OLLAMA, GGML, PATH-like).
 bool is_relevant_env(const std::string& name);
 
-}  // namespace amdml
+}  // namespace amdml::probes

@@ -44,12 +44,12 @@ bool is_identity_map(const std::vector<IdMapLine>& m) {
 }
 
 void inside(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto& c = f.container;
   c.sys_kfd_visible = h.exists("/sys/class/kfd");
   // podman writes rootless=1 into /run/.containerenv for rootless containers.
   if (auto env = h.read_file("/run/.containerenv", 1 << 14)) {
-    for (const auto& [k, v] : parse::os_release(*env))
+    for (const auto& [k, v] : formats::parse::os_release(*env))
       if (k == "rootless" && v == "1") {
         c.rootless = true;
         c.rootless_why = "/run/.containerenv rootless=1";
@@ -73,7 +73,7 @@ void inside(const ProbeContext& ctx, Facts& f) {
   }
 }
 
-std::optional<std::string> find_docker(const Host& h) {
+std::optional<std::string> find_docker(const platform::Host& h) {
   std::string path = h.env("PATH").value_or(kDefaultPath);
   std::vector<std::string> dirs;
   for (const std::string_view dir : text::split(path, ':'))
@@ -105,7 +105,7 @@ std::optional<std::uint32_t> manifest_id(const nlohmann::json& obj, const char* 
 }
 
 void docker_host(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto& d = f.container.docker;
   d.binary = find_docker(h);
   if (!d.binary) return;

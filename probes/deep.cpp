@@ -48,7 +48,7 @@ std::string last_line(const std::string& text) {
 DeepStep step_from_child(DeepStepKind kind, const ChildOutcome& c, milliseconds limit) {
   DeepStep s;
   if (c.doc) {
-    if (auto parsed = parse_deep_step(*c.doc)) {
+    if (auto parsed = formats::parse_deep_step(*c.doc)) {
       s = std::move(*parsed);
     } else {
       s.outcome = DeepOutcome::bad_output;
@@ -130,7 +130,7 @@ void replay(const ProbeContext& ctx, Facts& f) {
     f.deep.reason = "amdml-host.json has no deep section";
     return;
   }
-  auto parsed = parse_deep_record(*j);
+  auto parsed = formats::parse_deep_record(*j);
   if (!parsed) {
     f.error("deep", "amdml-host.json", parsed.error().message);
     f.deep.reason = "the recorded deep section is unusable";
@@ -165,7 +165,7 @@ void deep(const ProbeContext& ctx, Facts& f) {
     run_live(ctx, f, deadline);
     deep_torch(ctx, f, deadline);
     f.deep.elapsed_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count());
-    ctx.host.record_fact("deep", deep_record_json(f.deep));
+    ctx.host.record_fact("deep", formats::deep_record_json(f.deep));
   } else {
     replay(ctx, f);
     deep_torch(ctx, f, deadline);  // replayed from the recorded commands

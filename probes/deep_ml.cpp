@@ -41,9 +41,9 @@ void deep_torch(const ProbeContext& ctx, Facts& f, Clock::time_point deadline) {
       }
       limit = std::min(left, kTorchLimit);
     }
-    auto r = ctx.host.run({*env.interpreter, "-c", mlparse::torch_probe_program()}, limit);
+    auto r = ctx.host.run({*env.interpreter, "-c", formats::mlparse::torch_probe_program()}, limit);
     if (r) {
-      t = mlparse::torch_runtime(*r);
+      t = formats::mlparse::torch_runtime(*r);
       if (live) {
         t.timeout_ms = static_cast<std::uint64_t>(limit.count());
         if (r->timed_out && limit < kTorchLimit) f.deep.budget_spent = true;

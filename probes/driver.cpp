@@ -6,7 +6,7 @@
 
 namespace amdml::probes {
 
-static void read_ttm(const Host& h, Facts& f, const std::string& name, TtmParams& out) {
+static void read_ttm(const platform::Host& h, Facts& f, const std::string& name, TtmParams& out) {
   const std::string dir = "/sys/module/" + name;
   out.loaded = h.exists(dir);
   if (!out.loaded) return;
@@ -16,7 +16,7 @@ static void read_ttm(const Host& h, Facts& f, const std::string& name, TtmParams
 }
 
 void driver(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto& d = f.driver;
   d.amdgpu_loaded = h.exists("/sys/module/amdgpu");
   if (d.amdgpu_loaded) {
@@ -37,7 +37,7 @@ void driver(const ProbeContext& ctx, Facts& f) {
   else if (d.amdttm.loaded && (d.dkms_version || !d.ttm.loaded)) d.ttm_in_use = TtmModule::amdttm;
   else if (d.ttm.loaded) d.ttm_in_use = TtmModule::ttm;
   if (f.os.cmdline) {
-    for (const auto& [k, v] : parse::cmdline(*f.os.cmdline)) {
+    for (const auto& [k, v] : formats::parse::cmdline(*f.os.cmdline)) {
       if (k.rfind("amdgpu.", 0) == 0 || k.rfind("ttm.", 0) == 0 || k.rfind("amdttm.", 0) == 0)
         d.cmdline_options[k] = v;
       if (k == "amdgpu.gttsize")

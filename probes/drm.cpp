@@ -16,11 +16,11 @@ namespace {
 
 // The PCI slot a class entry's device is: the uevent's PCI_SLOT_NAME, else the last
 // component of the resolved device link; empty when neither can be read (a dangling link).
-std::string slot_of(const Host& h, const std::string& entry) {
+std::string slot_of(const platform::Host& h, const std::string& entry) {
   std::string slot;
   if (auto c = h.canonical(entry + "/device")) slot = paths::basename(*c);
   if (auto ue = h.read_file(entry + "/device/uevent", 1 << 14)) {
-    auto kv = parse::uevent(*ue);
+    auto kv = formats::parse::uevent(*ue);
     if (kv.count("PCI_SLOT_NAME")) slot = kv["PCI_SLOT_NAME"];
   }
   return slot;
@@ -38,7 +38,7 @@ using RenderNode = std::pair<std::string, std::uint32_t>;
 }  // namespace
 
 void drm(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   const std::string base = "/sys/class/drm";
   auto entries = h.list_dir(base);
   if (!entries) {
@@ -117,7 +117,7 @@ void drm(const ProbeContext& ctx, Facts& f) {
     if (auto v = read_hex(h, f, "drm", dev + "/revision"); v && *v <= 0xff) c.revision = static_cast<std::uint8_t>(*v);
     if (auto canon = h.canonical(dev)) c.pci_slot = paths::basename(*canon);
     if (auto ue = h.read_file(dev + "/uevent", 1 << 14)) {
-      auto kv = parse::uevent(*ue);
+      auto kv = formats::parse::uevent(*ue);
       if (kv.count("PCI_SLOT_NAME")) c.pci_slot = kv["PCI_SLOT_NAME"];
       if (kv.count("DRIVER")) c.driver = kv["DRIVER"];
     }

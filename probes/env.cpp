@@ -12,18 +12,18 @@ namespace amdml::probes {
 
 namespace {
 
-void login_file(const Host& h, const std::string& path, Facts& f) {
+void login_file(const platform::Host& h, const std::string& path, Facts& f) {
   auto text = h.read_file(path, 1 << 20);
   if (!text) {
     if (text.error().code != ENOENT) f.error("env", path, text.error().message);
     return;
   }
-  for (auto& a : parse::login_env(*text))
+  for (auto& a : formats::parse::login_env(*text))
     // GPU selection and overrides only (PATH and friends are built with expansions there).
-    if (parse::login_env_followed(a.name) && is_relevant_env(a.name)) f.login_env.push_back({a.name, a.value, path + ":" + std::to_string(a.line)});
+    if (formats::parse::login_env_followed(a.name) && is_relevant_env(a.name)) f.login_env.push_back({a.name, a.value, path + ":" + std::to_string(a.line)});
 }
 
-void login_dir(const Host& h, const std::string& dir, const std::string& suffix, Facts& f) {
+void login_dir(const platform::Host& h, const std::string& dir, const std::string& suffix, Facts& f) {
   auto entries = h.list_dir(dir);
   if (!entries) return;
   std::vector<std::string> names;

@@ -22,7 +22,7 @@ void firmware_from_dpkg(const std::map<std::string, std::string>& installed, Fac
 // pacman keeps one directory per installed package, "<name>-<version>-<release>", with
 // its desc file naming both.
 void firmware(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto local = h.list_dir("/var/lib/pacman/local");
   if (!local) return;
   for (const auto& e : *local) {
@@ -30,8 +30,8 @@ void firmware(const ProbeContext& ctx, Facts& f) {
     const std::string desc = "/var/lib/pacman/local/" + e.name + "/desc";
     auto text = h.read_file(desc, 1 << 20);
     if (!text) continue;
-    auto name = mlparse::pacman_desc_field(*text, "NAME");
-    auto version = mlparse::pacman_desc_field(*text, "VERSION");
+    auto name = formats::mlparse::pacman_desc_field(*text, "NAME");
+    auto version = formats::mlparse::pacman_desc_field(*text, "VERSION");
     if (!name || !version || !linux_firmware_package(*name)) continue;
     f.os.firmware_packages.push_back({*name, *version, desc, "pacman"});
   }

@@ -40,7 +40,7 @@ static void fill_from_pci(Gpu& g, const PciGpu& p) {
 // amdgpu.ids for exactly this revision, the built-in table for it, then -- the revision
 // unknown to both -- the one name amdgpu.ids gives every revision of the device, else
 // the built-in default, which names the family rather than guess a model.
-static std::optional<std::string> pci_name(const Knowledge& kb, const AmdgpuIds& ids, std::uint16_t device,
+static std::optional<std::string> pci_name(const Knowledge& kb, const formats::AmdgpuIds& ids, std::uint16_t device,
                                            std::optional<std::uint8_t> revision) {
   if (revision)
     if (const auto* n = ids.find(device, *revision)) return *n;
@@ -51,7 +51,7 @@ static std::optional<std::string> pci_name(const Knowledge& kb, const AmdgpuIds&
   return std::nullopt;
 }
 
-static void fill_from_knowledge(Gpu& g, const Knowledge& kb, const AmdgpuIds& ids) {
+static void fill_from_knowledge(Gpu& g, const Knowledge& kb, const formats::AmdgpuIds& ids) {
   if (g.device_id) {
     if (const auto* prod = kb.find_pci(*g.device_id, g.revision))
       if (!g.gfx) g.gfx = prod->gfx;
@@ -69,11 +69,11 @@ static void fill_from_knowledge(Gpu& g, const Knowledge& kb, const AmdgpuIds& id
 }
 
 // libdrm's amdgpu.ids from the first place it is installed; empty when none is.
-static AmdgpuIds read_amdgpu_ids(const Host& h, Facts& f) {
-  for (const char* path : kAmdgpuIdsPaths) {
+static formats::AmdgpuIds read_amdgpu_ids(const platform::Host& h, Facts& f) {
+  for (const char* path : formats::kAmdgpuIdsPaths) {
     auto text = h.read_file(path, 1 << 20);
     if (text) {
-      auto ids = parse_amdgpu_ids(*text);
+      auto ids = formats::parse_amdgpu_ids(*text);
       if (ids.entries.empty()) f.error("gpus", path, "no device entries (not libdrm's amdgpu.ids format)");
       return ids;
     }
@@ -84,7 +84,7 @@ static AmdgpuIds read_amdgpu_ids(const Host& h, Facts& f) {
 
 void gpus(const ProbeContext& ctx, Facts& f) {
   const bool none = f.pci.empty() && f.drm.cards.empty() && f.kfd.nodes.empty();
-  const AmdgpuIds ids = none ? AmdgpuIds{} : read_amdgpu_ids(ctx.host, f);
+  const formats::AmdgpuIds ids = none ? formats::AmdgpuIds{} : read_amdgpu_ids(ctx.host, f);
   std::set<std::size_t> used_cards, used_pci;
   auto card_by = [&](auto pred) -> std::optional<std::size_t> {
     for (std::size_t i = 0; i < f.drm.cards.size(); ++i)

@@ -16,7 +16,7 @@ namespace {
 
 // The user's groups by NSS: live from getgrouplist (recorded for snapshots), under
 // --root from the manifest's "nss_groups": {"alice": [{"gid": 992, "name": "render"}]}.
-std::optional<std::vector<GroupEntry>> nss_groups(const Host& h, const std::string& user, std::optional<std::uint32_t> gid) {
+std::optional<std::vector<GroupEntry>> nss_groups(const platform::Host& h, const std::string& user, std::optional<std::uint32_t> gid) {
   if (user.empty()) return std::nullopt;
   std::optional<std::vector<GroupEntry>> out;
   if (h.live()) {
@@ -47,12 +47,12 @@ std::optional<std::vector<GroupEntry>> nss_groups(const Host& h, const std::stri
 }  // namespace
 
 void identity(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto& id = f.identity;
   id.process = h.identity();
-  if (auto t = h.read_file("/etc/group", 4 << 20)) id.groups = parse::group_file(*t);
+  if (auto t = h.read_file("/etc/group", 4 << 20)) id.groups = formats::parse::group_file(*t);
   else if (t.error().code != ENOENT) f.error("identity", "/etc/group", t.error().message);
-  if (auto t = h.read_file("/etc/passwd", 4 << 20)) id.passwd = parse::passwd_file(*t);
+  if (auto t = h.read_file("/etc/passwd", 4 << 20)) id.passwd = formats::parse::passwd_file(*t);
   else if (t.error().code != ENOENT) f.error("identity", "/etc/passwd", t.error().message);
 
   bool behind_sudo = id.process.sudo_user && id.process.euid == 0u && *id.process.sudo_user != "root";

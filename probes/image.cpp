@@ -9,7 +9,7 @@
 
 namespace amdml::probes {
 
-ImageFacts image(const Host& host, const Facts& facts) {
+ImageFacts image(const platform::Host& host, const Facts& facts) {
   ImageFacts out;
   if (!facts.rocm.path) return out;
   static const std::pair<const char*, const char*> kDirs[] = {

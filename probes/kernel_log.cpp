@@ -13,7 +13,7 @@ constexpr std::chrono::milliseconds kKernelLogTimeout{3000};
 
 void kernel_log(const ProbeContext& ctx, Facts& f) {
   auto& k = f.kernel_log;
-  auto r = ctx.host.kernel_log(kmsg::kMaxBytes, kKernelLogTimeout);
+  auto r = ctx.host.kernel_log(formats::kmsg::kMaxBytes, kKernelLogTimeout);
   if (!r) {
     // No ring at all (a --root tree without dev/kmsg, a container without /dev/kmsg):
     // nothing to say. Refused: only root can read it, which is worth a line.
@@ -26,10 +26,10 @@ void kernel_log(const ProbeContext& ctx, Facts& f) {
   k.read = true;
   k.source = r->source;
   k.truncated = r->truncated;
-  auto parsed = kmsg::parse(r->records);
+  auto parsed = formats::kmsg::parse(r->records);
   // The GPU lines only: what a snapshot keeps, so its replay reports the same count.
-  for (const auto& rec : parsed.records) k.records += kmsg::gpu_relevant(rec.text) ? 1 : 0;
-  k.events = kmsg::classify(parsed.records);
+  for (const auto& rec : parsed.records) k.records += formats::kmsg::gpu_relevant(rec.text) ? 1 : 0;
+  k.events = formats::kmsg::classify(parsed.records);
 }
 
 }  // namespace amdml::probes

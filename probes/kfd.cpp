@@ -9,7 +9,7 @@
 namespace amdml::probes {
 
 void kfd(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   const std::string topo = "/sys/class/kfd/kfd/topology";
   f.kfd.present = h.exists(topo);
   if (!f.kfd.present) return;
@@ -30,7 +30,7 @@ void kfd(const ProbeContext& ctx, Facts& f) {
       f.error("kfd", dir + "/properties", text.error().message);
       continue;
     }
-    auto kv = parse::kfd_properties(complete_lines(*text, f, "kfd", dir + "/properties"));
+    auto kv = formats::parse::kfd_properties(complete_lines(*text, f, "kfd", dir + "/properties"));
     if (kv.malformed > 0)
       f.error("kfd", dir + "/properties", std::to_string(kv.malformed) + " malformed line(s) ignored");
     KfdNode n;
@@ -74,7 +74,7 @@ void kfd(const ProbeContext& ctx, Facts& f) {
           f.error("kfd", bp, bt.error().message);
           continue;
         }
-        auto bkv = parse::kfd_properties(complete_lines(*bt, f, "kfd", bp));
+        auto bkv = formats::parse::kfd_properties(complete_lines(*bt, f, "kfd", bp));
         auto size = bkv.get("size_in_bytes");
         if (!size) {
           // A bank whose size cannot be read counts as unknown, never as 0 bytes.

@@ -20,7 +20,7 @@ void add_backend(LlamaBinary& b, LlamaBackend k) {
 }
 
 // Backends by the libraries beside the binary; true when any ggml library was seen.
-bool from_libraries(const Host& host, const std::string& bin, LlamaBinary& b) {
+bool from_libraries(const platform::Host& host, const std::string& bin, LlamaBinary& b) {
   auto dir = paths::dirname(bin);
   bool any = false;
   for (const auto& d : {dir, mlpath::join(paths::dirname(dir), "lib"), mlpath::join(paths::dirname(dir), "lib64")}) {
@@ -46,7 +46,7 @@ bool from_libraries(const Host& host, const std::string& bin, LlamaBinary& b) {
   return any;
 }
 
-void from_ldd(const Host& host, LlamaBinary& b) {
+void from_ldd(const platform::Host& host, LlamaBinary& b) {
   auto r = host.run({"ldd", b.path}, kLddTimeout);
   if (!r || r->exit_code != 0) return;
   std::string found;
@@ -75,7 +75,7 @@ void from_ldd(const Host& host, LlamaBinary& b) {
 }  // namespace
 
 void llamacpp(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   std::vector<std::string> dirs = mlpath::path_dirs(h);
   std::vector<std::string> extra = {"/usr/local/bin", "/usr/bin", "/opt/llama.cpp/bin", "/opt/llama.cpp/build/bin"};
   if (auto home = mlpath::user_home(f)) {

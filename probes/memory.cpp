@@ -10,7 +10,7 @@ void memory(const ProbeContext& ctx, Facts& f) {
     f.error("memory", "/proc/meminfo", text.error().message);
     return;
   }
-  auto kv = parse::meminfo(complete_lines(*text, f, "memory", "/proc/meminfo"));
+  auto kv = formats::parse::meminfo(complete_lines(*text, f, "memory", "/proc/meminfo"));
   if (kv.count("MemTotal")) f.memory.total = Bytes{kv["MemTotal"]};
   else f.error("memory", "/proc/meminfo", "no MemTotal line");
   if (kv.count("MemAvailable")) f.memory.available = Bytes{kv["MemAvailable"]};

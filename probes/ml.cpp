@@ -16,7 +16,7 @@ std::string join(const std::string& dir, const std::string& name) {
   return dir + "/" + name;
 }
 
-std::vector<std::string> path_dirs(const Host& host) {
+std::vector<std::string> path_dirs(const platform::Host& host) {
   std::vector<std::string> out;
   auto path = host.env("PATH");
   if (!path) return out;
@@ -32,12 +32,12 @@ std::vector<std::string> path_dirs(const Host& host) {
   return out;
 }
 
-bool is_file(const Host& host, const std::string& p) {
+bool is_file(const platform::Host& host, const std::string& p) {
   auto st = host.stat(p);
   return st && st->type == FileType::regular;
 }
 
-bool is_dir(const Host& host, const std::string& p) {
+bool is_dir(const platform::Host& host, const std::string& p) {
   auto st = host.stat(p);
   return st && st->type == FileType::directory;
 }
@@ -52,7 +52,7 @@ std::optional<std::string> user_home(const Facts& f) {
 
 namespace {
 
-void vulkan_icds(const Host& host, Facts& f) {
+void vulkan_icds(const platform::Host& host, Facts& f) {
   for (const char* dir : {"/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"}) {
     auto entries = host.list_dir(dir);
     if (!entries) continue;
@@ -73,7 +73,7 @@ void vulkan_icds(const Host& host, Facts& f) {
 
 // The libraries ROCm builds of TensorFlow and onnxruntime load from the ROCm install
 // (they do not bundle them the way PyTorch wheels do).
-void rocm_libraries(const Host& host, Facts& f) {
+void rocm_libraries(const platform::Host& host, Facts& f) {
   bool needed = false;
   for (const auto& env : f.ml.python) needed = needed || !env.rocm_packages.empty();
   if (!needed) return;

@@ -25,9 +25,9 @@ void firmware_from_dpkg(const std::map<std::string, std::string>& installed, Fac
 namespace mlpath {
 std::string join(const std::string& dir, const std::string& name);
 // The PATH entries of the host's environment (absolute ones only, no duplicates).
-std::vector<std::string> path_dirs(const Host& host);
-bool is_file(const Host& host, const std::string& p);  // regular file (symlinks followed)
-bool is_dir(const Host& host, const std::string& p);
+std::vector<std::string> path_dirs(const platform::Host& host);
+bool is_file(const platform::Host& host, const std::string& p);  // regular file (symlinks followed)
+bool is_dir(const platform::Host& host, const std::string& p);
 // The home directory of the user the report is about, per /etc/passwd.
 std::optional<std::string> user_home(const Facts& f);
 }  // namespace mlpath

@@ -10,7 +10,7 @@
 namespace amdml::probes {
 
 void modprobe(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   std::map<std::string, std::string> by_name;  // file name -> full path (first dir wins)
   for (const char* dir : {"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
                           "/lib/modprobe.d"}) {
@@ -22,7 +22,7 @@ void modprobe(const ProbeContext& ctx, Facts& f) {
         if (e.type != FileType::regular || std::string_view(dir) != "/etc/modprobe.d") continue;
         const std::string path = std::string(dir) + "/" + e.name;
         if (auto text = h.read_file(path, 64 << 10))
-          for (auto& o : parse::modprobe_conf(*text).options) f.modprobe.unread.push_back({path, o.line, o.module, o.key, o.value});
+          for (auto& o : formats::parse::modprobe_conf(*text).options) f.modprobe.unread.push_back({path, o.line, o.module, o.key, o.value});
         continue;
       }
       by_name.emplace(e.name, std::string(dir) + "/" + e.name);
@@ -37,7 +37,7 @@ void modprobe(const ProbeContext& ctx, Facts& f) {
       f.error("modprobe", path, text.error().message);
       continue;
     }
-    auto parsed = parse::modprobe_conf(*text);
+    auto parsed = formats::parse::modprobe_conf(*text);
     for (auto& o : parsed.options) f.modprobe.options.push_back({path, o.line, o.module, o.key, o.value});
     for (auto& o : parsed.blocks) f.modprobe.blocks.push_back({path, o.line, o.module, o.key, o.value});
     for (auto& [line, t] : parsed.bad_lines)

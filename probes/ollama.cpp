@@ -19,7 +19,7 @@ namespace {
 constexpr std::chrono::milliseconds kVersionTimeout{5000};
 constexpr std::chrono::milliseconds kSystemctlTimeout{5000};
 
-std::optional<std::string> find_binary(const Host& host) {
+std::optional<std::string> find_binary(const platform::Host& host) {
   std::vector<std::string> dirs = {"/usr/local/bin", "/usr/bin", "/bin"};
   for (const auto& d : mlpath::path_dirs(host))
     if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
@@ -30,7 +30,7 @@ std::optional<std::string> find_binary(const Host& host) {
   return std::nullopt;
 }
 
-void read_version(const Host& host, OllamaFacts& o) {
+void read_version(const platform::Host& host, OllamaFacts& o) {
   auto r = host.run({*o.binary, "--version"}, kVersionTimeout);
   if (!r && !host.live()) r = host.run({"ollama", "--version"}, kVersionTimeout);  // manifests may use the short key
   if (!r) {
@@ -39,12 +39,12 @@ void read_version(const Host& host, OllamaFacts& o) {
   }
   std::string text = r->out + (r->out.empty() || r->err.empty() ? "" : "\n") + r->err;
   o.version_text = std::string(text::trim(text));
-  o.version = mlparse::ollama_version(text);
+  o.version = formats::mlparse::ollama_version(text);
   if (!o.version)
     o.version_error = r->timed_out ? "ollama --version timed out" : "no version in `ollama --version` output";
 }
 
-void read_libraries(const Host& host, OllamaFacts& o) {
+void read_libraries(const platform::Host& host, OllamaFacts& o) {
   std::vector<std::string> candidates;
   auto add = [&](const std::string& bin) {
     auto lib = mlpath::join(paths::dirname(paths::dirname(bin)), "lib/ollama");
@@ -64,7 +64,7 @@ void read_libraries(const Host& host, OllamaFacts& o) {
     for (const auto& d : dirs)
       if (d.rfind("rocm", 0) == 0) {
         o.rocm_dir = mlpath::join(lib, d);
-        o.bundled_rocm = mlparse::ollama_rocm_dir_version(d);
+        o.bundled_rocm = formats::mlparse::ollama_rocm_dir_version(d);
         // several ROCm dirs (an upgrade leaving the old one): the newest name wins
       }
     break;
@@ -76,7 +76,7 @@ void read_libraries(const Host& host, OllamaFacts& o) {
   if (!entries) return;
   for (const auto& e : *entries) {
     if (e.name.rfind("TensileLibrary_lazy_", 0) != 0) continue;
-    auto g = mlparse::library_file_target(e.name);
+    auto g = formats::mlparse::library_file_target(e.name);
     if (g && std::find(o.rocblas_targets.begin(), o.rocblas_targets.end(), *g) == o.rocblas_targets.end())
       o.rocblas_targets.push_back(*g);
   }
@@ -102,8 +102,8 @@ void resolve_groups(const Facts& f, OllamaService& s) {
     if (std::find(g.members.begin(), g.members.end(), s.user) != g.members.end()) add(g.name);
 }
 
-void read_service(const Host& host, const Facts& f, OllamaFacts& o) {
-  auto loaded = systemd::load_service(host, "ollama.service");
+void read_service(const platform::Host& host, const Facts& f, OllamaFacts& o) {
+  auto loaded = load_service(host, "ollama.service");
   if (!loaded.unit_path && loaded.config.files.empty()) return;
   OllamaService s;
   s.unit_path = loaded.unit_path;

@@ -15,8 +15,8 @@ void ollama_journal(const ProbeContext& ctx, Facts& f) {
   auto text = ctx.host.service_journal("ollama", kJournalBytes, kJournalTimeout);
   if (!text) return;  // no journal, or closed to this user: nothing ollama said
   f.ollama_journal.read = true;
-  f.ollama_journal.source = ctx.host.live() ? "journalctl -u ollama -b 0" : recorded_journal_path("ollama");
-  f.ollama_journal.lines = ollama_log::last_start(*text);
+  f.ollama_journal.source = ctx.host.live() ? "journalctl -u ollama -b 0" : platform::recorded_journal_path("ollama");
+  f.ollama_journal.lines = formats::ollama_log::last_start(*text);
 }
 
 }  // namespace amdml::probes

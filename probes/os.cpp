@@ -14,7 +14,7 @@ namespace {
 // GRUB's defaults as grub-mkconfig sources them: /etc/default/grub, then grub.d/*.cfg by
 // name (Ubuntu's cloud images set GRUB_CMDLINE_LINUX_DEFAULT there). nullopt when one
 // of them is not a script the shell would run to its end.
-std::optional<formats::GrubCmdline> grub_defaults(const Host& h, const std::string& grub) {
+std::optional<formats::GrubCmdline> grub_defaults(const platform::Host& h, const std::string& grub) {
   std::vector<formats::GrubFile> files;
   auto add = [&](const std::string& path, const std::string& text) {
     auto d = formats::read_grub_defaults(text);
@@ -38,11 +38,11 @@ std::optional<formats::GrubCmdline> grub_defaults(const Host& h, const std::stri
 }  // namespace
 
 void os(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto text = h.read_file("/etc/os-release", 1 << 16);
   if (!text) text = h.read_file("/usr/lib/os-release", 1 << 16);
   if (text) {
-    auto kv = parse::os_release(*text);
+    auto kv = formats::parse::os_release(*text);
     if (kv.count("ID")) f.os.id = kv["ID"];
     if (kv.count("VERSION_ID")) f.os.version_id = kv["VERSION_ID"];
     if (kv.count("PRETTY_NAME")) f.os.pretty_name = kv["PRETTY_NAME"];
@@ -59,7 +59,7 @@ void os(const ProbeContext& ctx, Facts& f) {
   // What the boot loader's configuration gives the next boot (the kernel-cmdline
   // recipe's order): a change made there shows as pending a reboot.
   if (auto ks = h.read_file("/etc/kernelstub/configuration", 1 << 16)) {
-    if (auto words = parse::kernelstub_cmdline(*ks)) f.os.boot_cmdline = *words, f.os.boot_cmdline_file = "/etc/kernelstub/configuration";
+    if (auto words = formats::parse::kernelstub_cmdline(*ks)) f.os.boot_cmdline = *words, f.os.boot_cmdline_file = "/etc/kernelstub/configuration";
   } else if (auto grub = h.read_file("/etc/default/grub", 1 << 16)) {
     if (auto g = grub_defaults(h, *grub)) f.os.boot_cmdline = g->words, f.os.boot_cmdline_file = g->file;
   } else if (auto ki = h.read_file("/etc/kernel/cmdline", 1 << 16)) {

@@ -9,7 +9,7 @@
 namespace amdml::probes {
 
 void pci(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   const std::string base = "/sys/bus/pci/devices";
   auto entries = h.list_dir(base);
   if (!entries) {
@@ -37,7 +37,7 @@ void pci(const ProbeContext& ctx, Facts& f) {
     if (auto link = h.read_link(dir + "/driver")) {
       g.driver = paths::basename(*link);
     } else if (auto ue = h.read_file(dir + "/uevent", 1 << 14)) {
-      auto kv = parse::uevent(*ue);
+      auto kv = formats::parse::uevent(*ue);
       if (kv.count("DRIVER")) g.driver = kv["DRIVER"];
     }
     f.pci.push_back(std::move(g));

@@ -5,7 +5,7 @@
 
 namespace amdml::probes {
 
-std::optional<std::string> read_value(const Host& host, Facts& facts, const char* probe, const std::string& path) {
+std::optional<std::string> read_value(const platform::Host& host, Facts& facts, const char* probe, const std::string& path) {
   auto r = host.read_file(path, 1 << 16);
   if (!r) {
     if (r.error().code != ENOENT && r.error().code != ENOTDIR) facts.error(probe, path, r.error().message);
@@ -24,7 +24,7 @@ std::optional<std::string> read_value(const Host& host, Facts& facts, const char
   return std::string(text::trim(v));
 }
 
-std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path) {
+std::optional<std::uint64_t> read_u64(const platform::Host& host, Facts& facts, const char* probe, const std::string& path) {
   auto s = read_value(host, facts, probe, path);
   if (!s) return std::nullopt;
   auto v = text::u64(*s);
@@ -32,7 +32,7 @@ std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char
   return v;
 }
 
-std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char* probe, const std::string& path) {
+std::optional<std::uint64_t> read_hex(const platform::Host& host, Facts& facts, const char* probe, const std::string& path) {
   auto s = read_value(host, facts, probe, path);
   if (!s) return std::nullopt;
   auto v = text::hex(*s);

@@ -13,9 +13,9 @@ namespace amdml::probes {
 
 // The trimmed file contents, or nullopt if the file is absent/unreadable. Errors other
 // than "does not exist" are recorded against probe.
-std::optional<std::string> read_value(const Host& host, Facts& facts, const char* probe, const std::string& path);
-std::optional<std::uint64_t> read_u64(const Host& host, Facts& facts, const char* probe, const std::string& path);
-std::optional<std::uint64_t> read_hex(const Host& host, Facts& facts, const char* probe, const std::string& path);
+std::optional<std::string> read_value(const platform::Host& host, Facts& facts, const char* probe, const std::string& path);
+std::optional<std::uint64_t> read_u64(const platform::Host& host, Facts& facts, const char* probe, const std::string& path);
+std::optional<std::uint64_t> read_hex(const platform::Host& host, Facts& facts, const char* probe, const std::string& path);
 
 // Kernel-generated line files (KFD properties, /proc/meminfo) always end in a newline.
 // Text that does not was cut short (a half-written snapshot): its last line may hold a

@@ -33,6 +33,6 @@ void deep(const ProbeContext& ctx, Facts& f);       // deep.cpp (--deep: allocat
 
 
 // Not a doctor probe: the image gate's kernel-file listing (image.cpp), under facts.rocm.path.
-ImageFacts image(const Host& host, const Facts& facts);
+ImageFacts image(const platform::Host& host, const Facts& facts);
 
 }  // namespace amdml::probes

@@ -24,7 +24,7 @@ constexpr std::size_t kMaxEnvs = 24;
 
 // Directories under a prefix that hold packages: lib/python3.X/{site,dist}-packages,
 // lib/python3/dist-packages (Debian), and the same under lib64.
-std::vector<std::string> site_dirs(const Host& host, const std::string& prefix) {
+std::vector<std::string> site_dirs(const platform::Host& host, const std::string& prefix) {
   std::vector<std::string> out;
   for (const char* lib : {"lib", "lib64"}) {
     auto libdir = mlpath::join(prefix, lib);
@@ -43,17 +43,17 @@ std::vector<std::string> site_dirs(const Host& host, const std::string& prefix) 
   return out;
 }
 
-void read_torch(const Host& host, const std::string& site, PythonEnv& env) {
+void read_torch(const platform::Host& host, const std::string& site, PythonEnv& env) {
   auto torch = mlpath::join(site, "torch");
   auto text = host.read_file(mlpath::join(torch, "version.py"), 1 << 16);
   if (!text) return;
-  auto v = mlparse::torch_version_py(*text);
+  auto v = formats::mlparse::torch_version_py(*text);
   if (!v.recognised) return;
   env.torch_path = torch;
   env.torch_version = v.version;
   env.torch_hip = v.hip;
   env.torch_cuda = v.cuda;
-  env.torch_build = mlparse::torch_build(v);
+  env.torch_build = formats::mlparse::torch_build(v);
   // pytorch.org's wheels up to rocm7.2 carry the HIP runtime in torch/lib; rocm7.14 and
   // AMD's TheRock wheels load it from the rocm wheels beside torch.
   if (auto entries = host.list_dir(mlpath::join(torch, "lib")))
@@ -61,7 +61,7 @@ void read_torch(const Host& host, const std::string& site, PythonEnv& env) {
       if (e.name.rfind("libamdhip64.so", 0) == 0) env.torch_bundles_hip = true;
   if (auto entries = host.list_dir(mlpath::join(torch, "lib/rocblas/library"))) {
     for (const auto& e : *entries) {
-      auto g = mlparse::library_file_target(e.name);
+      auto g = formats::mlparse::library_file_target(e.name);
       if (g && std::find(env.torch_rocblas_targets.begin(), env.torch_rocblas_targets.end(), *g) ==
                    env.torch_rocblas_targets.end())
         env.torch_rocblas_targets.push_back(*g);
@@ -78,7 +78,7 @@ void read_rocm_wheel(const std::string& site, const std::string& entry, RocmWhee
     if (!w.core_path) w.core_path = mlpath::join(site, entry);
     return;
   }
-  auto d = mlparse::dist_info_name(entry);
+  auto d = formats::mlparse::dist_info_name(entry);
   if (!d) return;
   if (d->name == "rocm") w.rocm_version = d->version;
   else if (d->name == "rocm-sdk-core") w.core_version = d->version;
@@ -108,7 +108,7 @@ TorchRocm torch_rocm_kind(const PythonEnv& env) {
   return rel && *rel >= Version{7, 14, 0} ? TorchRocm::rocm_wheels : TorchRocm::unknown;
 }
 
-void read_packages(const Host& host, const std::string& site, PythonEnv& env) {
+void read_packages(const platform::Host& host, const std::string& site, PythonEnv& env) {
   auto entries = host.list_dir(site);
   if (!entries) return;
   for (const auto& e : *entries) {
@@ -127,7 +127,7 @@ void read_packages(const Host& host, const std::string& site, PythonEnv& env) {
             [](const PythonPackage& a, const PythonPackage& b) { return a.path < b.path; });
 }
 
-std::optional<std::string> interpreter_in(const Host& host, const std::string& prefix) {
+std::optional<std::string> interpreter_in(const platform::Host& host, const std::string& prefix) {
   for (const char* n : {"bin/python3", "bin/python"})
     if (mlpath::is_file(host, mlpath::join(prefix, n))) return mlpath::join(prefix, n);
   return std::nullopt;
@@ -214,14 +214,14 @@ class Finder {
 
  private:
   const ProbeContext& ctx_;
-  const Host& host_;
+  const platform::Host& host_;
   Facts& f_;
   std::set<std::string> seen_;
 };
 
 // The user site (~/.local/lib/python3.X/site-packages): `pip install --user` lands there
 // and the system python3 imports it first.
-std::vector<std::string> user_sites(const Host& host, const std::optional<std::string>& home) {
+std::vector<std::string> user_sites(const platform::Host& host, const std::optional<std::string>& home) {
   if (!home) return {};
   return site_dirs(host, mlpath::join(*home, ".local"));
 }
@@ -229,7 +229,7 @@ std::vector<std::string> user_sites(const Host& host, const std::optional<std::s
 }  // namespace
 
 void python(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   Finder finder(ctx, f);
   auto home = mlpath::user_home(f);
   if (ctx.options.python) {

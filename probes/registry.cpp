@@ -4,7 +4,7 @@
 #include "platform/host.hpp"
 #include "probes/probes.hpp"
 
-namespace amdml {
+namespace amdml::probes {
 
 const std::vector<ProbeSpec>& probe_table() {
   static const std::vector<ProbeSpec> table = {
@@ -39,11 +39,11 @@ bool is_relevant_env(const std::string& n) {
   for (auto* e : exact)
     if (n == e) return true;
   for (auto* p : prefixes)
-    if (n.rfind(p, 0) == 0) return !is_secret_name(n);  // never keep credentials (formats/secrets.hpp)
+    if (n.rfind(p, 0) == 0) return !formats::is_secret_name(n);  // never keep credentials (formats/secrets.hpp)
   return false;
 }
 
-Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& options,
+Facts collect_facts(const platform::Host& host, const Knowledge& kb, const ProbeOptions& options,
                     const ProbeObserver& observe) {
   Facts facts;
   facts.amdml_version = AMDML_VERSION;
@@ -60,4 +60,4 @@ Facts collect_facts(const Host& host, const Knowledge& kb, const ProbeOptions& o
   return facts;
 }
 
-}  // namespace amdml
+}  // namespace amdml::probes

@@ -28,16 +28,16 @@ static bool rocm_package(std::string_view n) {
 static bool amdrocm_package(std::string_view n) { return n.rfind("amdrocm", 0) == 0; }
 
 void rocm(const ProbeContext& ctx, Facts& f) {
-  const Host& h = ctx.host;
+  const platform::Host& h = ctx.host;
   auto& r = f.rocm;
   // One pass over dpkg's status: the ROCm packages, and TheRock's native amdrocm* ones
   // (amdrocm7.14, amdrocm10.1-gfx1201) the channel probe reads the Core SDK's targets from.
   std::map<std::string, std::string> amdrocm;
-  // Only these packages' stanzas are parsed (parse::dpkg_packages); libhsa-runtime64-1,
+  // Only these packages' stanzas are parsed (formats::parse::dpkg_packages); libhsa-runtime64-1,
   // the distribution's runtime, is among them.
   if (auto st = h.read_file("/var/lib/dpkg/status", 64 << 20)) {
     std::map<std::string, std::string> firmware;  // linux-firmware: the firmware probe's, read in this pass
-    for (auto& p : parse::dpkg_packages(*st, [](std::string_view n) {
+    for (auto& p : formats::parse::dpkg_packages(*st, [](std::string_view n) {
            return rocm_package(n) || amdrocm_package(n) || linux_firmware_package(n);
          }))
       if (p.installed)

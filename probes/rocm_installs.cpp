@@ -23,7 +23,7 @@ namespace amdml::probes {
 
 namespace {
 
-bool is_real_dir(const Host& h, const std::string& p) {
+bool is_real_dir(const platform::Host& h, const std::string& p) {
   auto st = h.lstat(p);
   return st && st->type == FileType::directory;
 }
@@ -33,12 +33,12 @@ void add_target(RocmInstall& in, const GfxTarget& g) {
 }
 
 // rocBLAS's Tensile files in dir name the targets; true when they named any.
-bool rocblas_targets(const Host& h, const std::string& dir, RocmInstall& in) {
+bool rocblas_targets(const platform::Host& h, const std::string& dir, RocmInstall& in) {
   auto entries = h.list_dir(dir);
   if (!entries) return false;
   for (const auto& e : *entries)
     if (e.name.rfind("TensileLibrary", 0) == 0)
-      if (auto g = mlparse::library_file_target(e.name)) add_target(in, *g);
+      if (auto g = formats::mlparse::library_file_target(e.name)) add_target(in, *g);
   if (in.targets.empty()) return false;
   std::sort(in.targets.begin(), in.targets.end());
   in.targets_from = dir;
@@ -46,10 +46,10 @@ bool rocblas_targets(const Host& h, const std::string& dir, RocmInstall& in) {
 }
 
 // The targets a ROCm tree carries device code for, from its own files.
-void read_targets(const Host& h, Facts& f, const std::string& prefix, RocmInstall& in) {
+void read_targets(const platform::Host& h, Facts& f, const std::string& prefix, RocmInstall& in) {
   const std::string dist = mlpath::join(prefix, "share/therock/dist_info.json");
   if (auto text = h.read_file(dist, 1 << 20)) {
-    if (auto t = mlparse::therock_dist_targets(*text)) {
+    if (auto t = formats::mlparse::therock_dist_targets(*text)) {
       in.targets = *t;
       in.targets_from = dist;
       return;
@@ -61,7 +61,7 @@ void read_targets(const Host& h, Facts& f, const std::string& prefix, RocmInstal
   if (auto entries = h.list_dir(kpack)) {
     for (const auto& e : *entries)
       if (e.name.size() > 6 && e.name.compare(e.name.size() - 6, 6, ".kpack") == 0)
-        if (auto g = mlparse::library_file_target(e.name)) add_target(in, *g);
+        if (auto g = formats::mlparse::library_file_target(e.name)) add_target(in, *g);
     if (!in.targets.empty()) {
       std::sort(in.targets.begin(), in.targets.end());
       in.targets_from = kpack + "/*.kpack";
@@ -73,7 +73,7 @@ void read_targets(const Host& h, Facts& f, const std::string& prefix, RocmInstal
 }
 
 // .info/version under prefix (rocm-core writes it; TheRock's tarballs carry it).
-bool read_info_version(const Host& h, const std::string& prefix, RocmInstall& in) {
+bool read_info_version(const platform::Host& h, const std::string& prefix, RocmInstall& in) {
   const std::string p = mlpath::join(prefix, ".info/version");
   auto text = h.read_file(p, 4096);
   if (!text) return false;
@@ -85,7 +85,7 @@ bool read_info_version(const Host& h, const std::string& prefix, RocmInstall& in
   return true;
 }
 
-void legacy_and_core(const Host& h, Facts& f, const std::map<std::string, std::string>& amdrocm) {
+void legacy_and_core(const platform::Host& h, Facts& f, const std::map<std::string, std::string>& amdrocm) {
   auto& r = f.rocm;
   for (const auto& dir : r.installed) {
     RocmInstall in;
@@ -143,7 +143,7 @@ void legacy_and_core(const Host& h, Facts& f, const std::map<std::string, std::s
 }
 
 // The distribution's own ROCm: Debian/Ubuntu by dpkg, Fedora by its files, Arch by pacman.
-void distribution(const Host& h, Facts& f) {
+void distribution(const platform::Host& h, Facts& f) {
   auto& r = f.rocm;
   if (auto it = r.packages.find("libhsa-runtime64-1"); it != r.packages.end()) {
     RocmInstall in;
@@ -202,7 +202,7 @@ void distribution(const Host& h, Facts& f) {
       const std::string desc = "/var/lib/pacman/local/" + e.name + "/desc";
       auto text = h.read_file(desc, 1 << 20);
       if (!text) continue;
-      auto ver = mlparse::pacman_desc_field(*text, "VERSION");
+      auto ver = formats::mlparse::pacman_desc_field(*text, "VERSION");
       if (!ver) continue;
       RocmInstall in;
       in.channel = RocmChannel::pacman;
@@ -218,7 +218,7 @@ void distribution(const Host& h, Facts& f) {
 }
 
 // TheRock tarballs unpacked under ROCM_PATH or a directory of /opt.
-void tarballs(const Host& h, Facts& f) {
+void tarballs(const platform::Host& h, Facts& f) {
   std::vector<std::string> candidates;
   if (auto opt = h.list_dir("/opt"))
     for (const auto& e : *opt)
@@ -244,7 +244,7 @@ void tarballs(const Host& h, Facts& f) {
 
 // The system ROCm the rocm probe found (ROCM_PATH, a plain /opt/rocm directory) when no
 // channel above accounts for it: AMD's layout, version from its .info/version.
-void system_prefix(const Host& h, Facts& f) {
+void system_prefix(const platform::Host& h, Facts& f) {
   const auto& r = f.rocm;
   if (!r.path || r.source == RocmSource::none || r.source == RocmSource::distro) return;
   const std::string where = r.resolved_path.value_or(*r.path);

@@ -34,7 +34,7 @@ void apply_child(T& facts, const ChildOutcome& c) {
 HsaFacts hsa_from_child(const ChildOutcome& c, std::chrono::milliseconds timeout) {
   HsaFacts h;
   if (c.doc) {
-    auto parsed = parse_hsa_record(*c.doc);
+    auto parsed = formats::parse_hsa_record(*c.doc);
     if (parsed) {
       h = std::move(*parsed);
     } else {
@@ -122,7 +122,7 @@ void run_live(const ProbeContext& ctx, Facts& f) {
   } else {
     rt.hsa = hsa_from_child(run_child(ctx, {"__probe-hsa"}, ctx.options.runtime_timeout), ctx.options.runtime_timeout);
   }
-  ctx.host.record_fact("hsa", hsa_record_json(rt.hsa));
+  ctx.host.record_fact("hsa", formats::hsa_record_json(rt.hsa));
 
   std::vector<std::string> nodes;
   for (const auto& g : f.gpus)
@@ -135,7 +135,7 @@ void run_live(const ProbeContext& ctx, Facts& f) {
     args.insert(args.end(), nodes.begin(), nodes.end());
     ChildOutcome c = run_child(ctx, args, ctx.options.runtime_timeout);
     if (c.doc) {
-      if (auto parsed = parse_libdrm_record(*c.doc)) {
+      if (auto parsed = formats::parse_libdrm_record(*c.doc)) {
         rt.libdrm = std::move(*parsed);
       } else {
         rt.libdrm.outcome = HsaOutcome::bad_output;
@@ -145,13 +145,13 @@ void run_live(const ProbeContext& ctx, Facts& f) {
       apply_child(rt.libdrm, c);
     }
   }
-  ctx.host.record_fact("libdrm", libdrm_record_json(rt.libdrm));
+  ctx.host.record_fact("libdrm", formats::libdrm_record_json(rt.libdrm));
 }
 
 void replay(const ProbeContext& ctx, Facts& f) {
   auto& rt = f.runtime;
   if (auto j = ctx.host.recorded("hsa")) {
-    if (auto parsed = parse_hsa_record(*j)) {
+    if (auto parsed = formats::parse_hsa_record(*j)) {
       rt.hsa = std::move(*parsed);
       rt.hsa.recorded = true;
     } else {
@@ -162,7 +162,7 @@ void replay(const ProbeContext& ctx, Facts& f) {
     rt.hsa.reason = "amdml-host.json has no hsa section";
   }
   if (auto j = ctx.host.recorded("libdrm")) {
-    if (auto parsed = parse_libdrm_record(*j)) {
+    if (auto parsed = formats::parse_libdrm_record(*j)) {
       rt.libdrm = std::move(*parsed);
       rt.libdrm.recorded = true;
     } else {

@@ -5,12 +5,12 @@
 #include <map>
 #include <set>
 
-namespace amdml::systemd {
+namespace amdml::probes {
 
-LoadedService load_service(const Host& host, const std::string& unit) {
+LoadedService load_service(const platform::Host& host, const std::string& unit) {
   LoadedService out;
-  std::vector<ParsedUnit> parsed;
-  for (const auto& dir : system_unit_dirs()) {
+  std::vector<systemd::ParsedUnit> parsed;
+  for (const auto& dir : formats::systemd_unit::system_unit_dirs()) {
     std::string p = dir + "/" + unit;
     auto st = host.lstat(p);
     if (!st) continue;
@@ -24,11 +24,11 @@ LoadedService load_service(const Host& host, const std::string& unit) {
     }
     auto text = host.read_file(p);
     if (!text) {
-      out.config.issues.push_back({UnitIssue::Kind::syntax, p, 0, p, "cannot read: " + text.error().message});
+      out.config.issues.push_back({systemd::UnitIssue::Kind::syntax, p, 0, p, "cannot read: " + text.error().message});
       continue;
     }
     out.unit_path = p;
-    parsed.push_back(parse_unit_text(*text, p));
+    parsed.push_back(formats::systemd_unit::parse_unit_text(*text, p));
     break;
   }
   // Drop-in directories: the unit's own, then the type-wide one ("service.d"); within
@@ -37,9 +37,9 @@ LoadedService load_service(const Host& host, const std::string& unit) {
   std::vector<std::string> dropin_dirs;
   auto dot = unit.rfind('.');
   std::string type = dot == std::string::npos ? "" : unit.substr(dot + 1);
-  for (const auto& dir : system_unit_dirs()) dropin_dirs.push_back(dir + "/" + unit + ".d");
+  for (const auto& dir : formats::systemd_unit::system_unit_dirs()) dropin_dirs.push_back(dir + "/" + unit + ".d");
   if (!type.empty())
-    for (const auto& dir : system_unit_dirs()) dropin_dirs.push_back(dir + "/" + type + ".d");
+    for (const auto& dir : formats::systemd_unit::system_unit_dirs()) dropin_dirs.push_back(dir + "/" + type + ".d");
   std::map<std::string, std::string> by_name;  // file name -> full path (sorted by name)
   std::set<std::string> seen_dirs;
   for (const auto& d : dropin_dirs) {
@@ -65,21 +65,21 @@ LoadedService load_service(const Host& host, const std::string& unit) {
     }
     auto text = host.read_file(path);
     if (!text) {
-      out.config.issues.push_back({UnitIssue::Kind::syntax, path, 0, path, "cannot read: " + text.error().message});
+      out.config.issues.push_back({systemd::UnitIssue::Kind::syntax, path, 0, path, "cannot read: " + text.error().message});
       continue;
     }
-    parsed.push_back(parse_unit_text(*text, path));
+    parsed.push_back(formats::systemd_unit::parse_unit_text(*text, path));
     dropin_paths.push_back(path);
   }
   auto earlier = std::move(out.config.issues);
-  out.config = merge_service(parsed);
+  out.config = formats::systemd_unit::merge_service(parsed);
   out.config.issues.insert(out.config.issues.begin(), earlier.begin(), earlier.end());
   if (out.unit_path) out.config.files.push_back(*out.unit_path);
   for (const auto& path : dropin_paths) out.config.files.push_back(path);
-  apply_env_files(out.config, &host, [](const void* ctx, const std::string& path) -> Result<std::string> {
-    return static_cast<const Host*>(ctx)->read_file(path, 1 << 20);
+  formats::systemd_unit::apply_env_files(out.config, &host, [](const void* ctx, const std::string& path) -> Result<std::string> {
+    return static_cast<const platform::Host*>(ctx)->read_file(path, 1 << 20);
   });
   return out;
 }
 
-}  // namespace amdml::systemd
+}  // namespace amdml::probes

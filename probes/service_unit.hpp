@@ -10,15 +10,15 @@
 #include "formats/systemd_unit.hpp"
 #include "platform/host.hpp"
 
-namespace amdml::systemd {
+namespace amdml::probes {
 
 struct LoadedService {
   std::optional<std::string> unit_path;  // nullopt: no unit file in any search dir
   bool masked = false;                   // the unit file is a symlink to /dev/null
-  ServiceConfig config;
+  systemd::ServiceConfig config;
 };
 
 // Finds `unit` ("ollama.service") and its drop-ins through the host and merges them.
-LoadedService load_service(const Host& host, const std::string& unit);
+LoadedService load_service(const platform::Host& host, const std::string& unit);
 
-}  // namespace amdml::systemd
+}  // namespace amdml::probes

@@ -75,7 +75,7 @@ struct ErrorEntry {
   std::string title;    // "hipErrorNoBinaryForGpu"
   std::string meaning;  // one or two sentences
   std::vector<ErrorPattern> patterns;
-  std::optional<KernelEventKind> kernel;  // kmsg::classify's kind of the line also matches
+  std::optional<KernelEventKind> kernel;  // formats::kmsg::classify's kind of the line also matches
   std::optional<OllamaReason> ollama;     // ollama_log's reason for the line also matches
   std::string sample;                     // a real message the entry answers (tests check it)
   std::vector<ErrorCause> causes;         // most likely first

@@ -42,7 +42,7 @@ struct KernelLogFacts {
   std::string source;        // "/dev/kmsg" or "journalctl -k -b 0"
   bool needs_root = false;   // both were refused (dmesg_restrict): only root can read it
   std::string unreadable;    // why it could not be read, when it could not
-  std::size_t records = 0;   // GPU records read (kmsg::gpu_relevant; after the bounded tail)
+  std::size_t records = 0;   // GPU records read (formats::kmsg::gpu_relevant; after the bounded tail)
   bool truncated = false;    // older records were left out to stay within the bound
   std::vector<KernelEvent> events;
 };

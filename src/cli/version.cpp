@@ -10,12 +10,12 @@ namespace amdml::cli {
 
 std::string version_text() {
   std::string out = std::string("amdml ") + AMDML_VERSION + "\ncommit " + build_commit() + "\n";
-  const KnowledgeMeta builtin = builtin_knowledge_meta();
-  std::optional<Version> newest = builtin_newest_rocm();
+  const KnowledgeMeta builtin = platform::builtin_knowledge_meta();
+  std::optional<Version> newest = platform::builtin_newest_rocm();
   std::string date = builtin.date, source = "built in";
   int format = builtin.format;
   // A bundle `amdml update` installed on this machine, when it is what the doctor uses.
-  if (auto host = make_host("/"))
+  if (auto host = platform::make_host("/"))
     if (auto installed = platform::read_installed_knowledge(**host); installed && *installed &&
                                                                       (*installed)->meta.date > builtin.date) {
       newest = (*installed)->newest_rocm() ? std::optional((*installed)->newest_rocm()->version) : std::nullopt;

@@ -52,8 +52,8 @@ Expectations expectations(const CheckOptions& c) {
 // The run could not start (bad --root, broken manifest): the document CI expects still
 // appears, saying so, and the usage error propagates to exit 2.
 void emit_start_failure(const GateOptions& o, const std::string& message) {
-  if (o.format == Format::json) emit(o.output, json_text(error_json(message)) + "\n");
-  else if (o.format == Format::junit) emit(o.output, render_junit_error(message));
+  if (o.format == Format::json) emit(o.output, render::json_text(render::error_json(message)) + "\n");
+  else if (o.format == Format::junit) emit(o.output, render::render_junit_error(message));
 }
 
 // --quiet: one line per failed case and nothing else (an image's ENTRYPOINT prints
@@ -61,7 +61,7 @@ void emit_start_failure(const GateOptions& o, const std::string& message) {
 std::string failure_lines(const CheckReport& check) {
   std::string out;
   for (const auto& c : check.cases)
-    if (c.status == CheckStatus::failed) out += "amdml: check failed: " + line_text(c.name + ": " + c.message) + "\n";
+    if (c.status == CheckStatus::failed) out += "amdml: check failed: " + render::line_text(c.name + ": " + c.message) + "\n";
   return out;
 }
 
@@ -69,18 +69,18 @@ std::string failure_lines(const CheckReport& check) {
 // and returns the exit code. The one-line reasons also go to stderr when stdout is a
 // document or the report goes to a file.
 int emit_gate(const GlobalOptions& g, const GateOptions& o, const Report& r, const CheckReport& check,
-              const std::function<std::string(const TextStyle&)>& text) {
+              const std::function<std::string(const render::TextStyle&)>& text) {
   bool to_stdout = o.output.empty() || o.output == "-";
   if (o.format == Format::json) {
-    auto j = report_json(r);
-    j["check"] = check_json(check);
-    emit(o.output, json_text(j) + "\n");
+    auto j = render::report_json(r);
+    j["check"] = render::check_json(check);
+    emit(o.output, render::json_text(j) + "\n");
   } else if (o.format == Format::junit) {
-    emit(o.output, render_junit(r, check));
+    emit(o.output, render::render_junit(r, check));
   } else if (o.quiet) {
     emit_text(o.output, failure_lines(check));
   } else {
-    TextStyle style;
+    render::TextStyle style;
     style.color = !o.no_color && to_stdout && want_color(g.color);
     emit_text(o.output, text(style), style.color);
   }
@@ -91,20 +91,20 @@ int emit_gate(const GlobalOptions& g, const GateOptions& o, const Report& r, con
   return check.passed() ? kExitOk : kExitFindings;
 }
 
-std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckReport& check, const TextStyle& s) {
+std::string image_check_text(const std::vector<GfxTarget>& targets, const CheckReport& check, const render::TextStyle& s) {
   std::string list;
   for (const auto& t : targets) list += (list.empty() ? "" : ", ") + t.name();
-  std::string out = paint(s, Color::bold, "Image checks for " + list) + " (no GPU needed)\n";
-  std::string ok = paint(s, Color::green, s.unicode ? "✓" : "ok");
-  std::string bad = paint(s, Color::red, s.unicode ? "✗" : "x");
+  std::string out = render::paint(s, render::Color::bold, "Image checks for " + list) + " (no GPU needed)\n";
+  std::string ok = paint(s, render::Color::green, s.unicode ? "✓" : "ok");
+  std::string bad = paint(s, render::Color::red, s.unicode ? "✗" : "x");
   for (const auto& c : check.cases) {
-    if (c.status == CheckStatus::failed) out += "  " + bad + " " + line_text(c.name + ": " + c.message) + "\n";
-    else if (c.status == CheckStatus::skipped) out += "  - " + line_text(c.name + ": skipped, " + c.message) + "\n";
-    else out += "  " + ok + " " + line_text(c.name) + "\n";
+    if (c.status == CheckStatus::failed) out += "  " + bad + " " + render::line_text(c.name + ": " + c.message) + "\n";
+    else if (c.status == CheckStatus::skipped) out += "  - " + render::line_text(c.name + ": skipped, " + c.message) + "\n";
+    else out += "  " + ok + " " + render::line_text(c.name) + "\n";
   }
   int failed = check.count(CheckStatus::failed);
-  out += "\n" + (failed ? paint(s, Color::red, "check: FAILED") + " (" + std::to_string(failed) + " failed, "
-                         : paint(s, Color::green, "check: passed") + " (") +
+  out += "\n" + (failed ? paint(s, render::Color::red, "check: FAILED") + " (" + std::to_string(failed) + " failed, "
+                         : paint(s, render::Color::green, "check: passed") + " (") +
          std::to_string(check.count(CheckStatus::passed)) + " passed";
   if (int sk = check.count(CheckStatus::skipped)) out += ", " + std::to_string(sk) + " skipped";
   return out + ")\n";
@@ -136,7 +136,7 @@ int run_image_gate(const GlobalOptions& g, const CheckOptions& c) {
     }
     if (std::find(targets.begin(), targets.end(), *t) == targets.end()) targets.push_back(*t);
   }
-  ProbeOptions po;
+  probes::ProbeOptions po;
   po.runtime = false;  // no GPU in an image build; the runtime has nothing to enumerate
   po.deep = c.deep;
   po.deep_timeout = runtime_timeout_ms(c.deep_timeout);  // the torch child runs within it (docs/deep.md)
@@ -144,7 +144,7 @@ int run_image_gate(const GlobalOptions& g, const CheckOptions& c) {
   ImageFacts image = stage("image", [&] { return probes::image(*s.host, r.facts); });
   CheckReport check = stage("checks", [&] { return evaluate_image(r.facts, image, s.kb, targets); });
   Stage timer("report");
-  return emit_gate(g, o, r, check, [&](const TextStyle& style) { return image_check_text(targets, check, style); });
+  return emit_gate(g, o, r, check, [&](const render::TextStyle& style) { return image_check_text(targets, check, style); });
 }
 
 }  // namespace
@@ -161,7 +161,7 @@ int run_gate(const GlobalOptions& g, const GateOptions& o) {
   CheckReport check = stage("checks", [&] { return evaluate_checks(r, o.expect); });
   Stage timer("report");
   return emit_gate(g, o, r, check,
-                   [&](const TextStyle& style) { return render_text(r, style) + render_check_text(check, style); });
+                   [&](const render::TextStyle& style) { return render_text(r, style) + render_check_text(check, style); });
 }
 
 int check(const GlobalOptions& g, const CheckOptions& c) {

@@ -13,9 +13,9 @@ namespace amdml::engine {
 namespace {
 
 // The probe table as `--list` shows it.
-std::vector<ListedProbe> listed_probes() {
-  std::vector<ListedProbe> out;
-  for (const auto& p : probe_table()) out.push_back({p.name, p.what});
+std::vector<render::ListedProbe> listed_probes() {
+  std::vector<render::ListedProbe> out;
+  for (const auto& p : probes::probe_table()) out.push_back({p.name, p.what});
   return out;
 }
 
@@ -24,15 +24,15 @@ int doctor_json(const GlobalOptions& g, const DoctorOptions& o) {
   try {
     Session s = open_session(g);
     Report r = run_doctor(s, o.probe.options());
-    stage("report", [&] { emit(o.output, json_text(report_json(r)) + "\n"); });
+    stage("report", [&] { emit(o.output, render::json_text(render::report_json(r)) + "\n"); });
     return doctor_exit_code(r.summary, o.strict);
   } catch (const OutputError&) {
     throw;
   } catch (const UsageError& e) {
-    emit(o.output, json_text(error_json(e.what())) + "\n");
+    emit(o.output, render::json_text(render::error_json(e.what())) + "\n");
     throw;
   } catch (const std::exception& e) {
-    emit(o.output, json_text(error_json(std::string("internal: ") + e.what())) + "\n");
+    emit(o.output, render::json_text(render::error_json(std::string("internal: ") + e.what())) + "\n");
     throw;
   }
 }
@@ -70,8 +70,8 @@ int doctor_nfd(const GlobalOptions& g, const DoctorOptions& o) {
 
 int doctor(const GlobalOptions& g, const DoctorOptions& o) {
   if (o.list) {
-    if (o.format == Format::json) emit(o.output, json_text(list_json(listed_probes())) + "\n");
-    else emit_text(o.output, render_list_text(listed_probes()));
+    if (o.format == Format::json) emit(o.output, render::json_text(render::list_json(listed_probes())) + "\n");
+    else emit_text(o.output, render::render_list_text(listed_probes()));
     return kExitOk;
   }
   if (o.ci || o.format == Format::junit) {
@@ -92,11 +92,11 @@ int doctor(const GlobalOptions& g, const DoctorOptions& o) {
   Report r = run_doctor(s, o.probe.options());  // stages probes, rules
   stage("report", [&] {
     if (o.format == Format::markdown) {
-      emit_text(o.output, render_markdown(r));
+      emit_text(o.output, render::render_markdown(r));
     } else {
-      TextStyle style;
+      render::TextStyle style;
       style.color = o.output.empty() && want_color(g.color);
-      emit_text(o.output, render_text(r, style), style.color);
+      emit_text(o.output, render::render_text(r, style), style.color);
     }
   });
   return doctor_exit_code(r.summary, o.strict);

@@ -12,7 +12,7 @@
 #include <vector>
 
 // Declared only: the command line sees no probes header (probes/collect.hpp has it).
-namespace amdml {
+namespace amdml::probes {
 struct ProbeOptions;
 }
 
@@ -59,7 +59,7 @@ struct ProbeFlags {
   std::string python;
   bool deep = false;
   double deep_timeout = 20.0;     // seconds, 0.1 to 600: the whole of the --deep steps
-  ProbeOptions options() const;
+  probes::ProbeOptions options() const;
   // The flags again as command-line words (" --python /opt/env --deep"), for a command
   // printed to run later; each only when it is not the default.
   std::string args() const;

@@ -39,8 +39,8 @@ std::optional<std::uint16_t> pci_subject(const std::string& s) {
   return static_cast<std::uint16_t>(std::stoul(d, nullptr, 16));
 }
 
-const EmbeddedFile* finding_doc(const std::string& id) {
-  for (const auto& f : embedded_finding_docs())
+const platform::EmbeddedFile* finding_doc(const std::string& id) {
+  for (const auto& f : platform::embedded_finding_docs())
     if (std::string(f.path) == id + ".md") return &f;
   return nullptr;
 }
@@ -76,29 +76,29 @@ std::vector<std::string> suggest(const Knowledge& kb, const std::string& subject
 
 // What the subject is, in the order a reader would guess: a finding id, a gfx target,
 // its override spelling, a PCI id, a product name; else the nearest known subjects.
-Explanation resolve(const Knowledge& kb, const std::string& subject) {
-  Explanation e;
+render::Explanation resolve(const Knowledge& kb, const std::string& subject) {
+  render::Explanation e;
   e.subject = subject;
   if (const FindingSpec* spec = find_finding_spec(subject)) {
-    e.kind = Explanation::Kind::finding;
+    e.kind = render::Explanation::Kind::finding;
     e.finding = spec;
-    if (const EmbeddedFile* doc = finding_doc(std::string(spec->name))) e.page = doc->text;
+    if (const platform::EmbeddedFile* doc = finding_doc(std::string(spec->name))) e.page = doc->text;
   } else if (auto t = GfxTarget::parse_name(subject); t && subject.size() > 3 && kb.find_gfx(*t)) {
-    e.kind = Explanation::Kind::gfx;
+    e.kind = render::Explanation::Kind::gfx;
     e.gfx = kb.find_gfx(*t);
   } else if (auto v = parse_hsa_override(subject); v.target && kb.find_gfx(*v.target)) {
-    e.kind = Explanation::Kind::gfx;
+    e.kind = render::Explanation::Kind::gfx;
     e.gfx = kb.find_gfx(*v.target);
   } else if (auto dev = pci_subject(subject); dev && kb.find_pci(*dev, std::nullopt)) {
-    e.kind = Explanation::Kind::pci;
+    e.kind = render::Explanation::Kind::pci;
     e.pci_device = *dev;
     for (const auto& p : kb.pci)
       if (p.device == *dev) e.products.push_back(&p);
   } else if (auto named = products_named(kb, subject); !named.empty()) {
-    e.kind = Explanation::Kind::product;
+    e.kind = render::Explanation::Kind::product;
     e.products = std::move(named);
   } else {
-    e.kind = Explanation::Kind::error;
+    e.kind = render::Explanation::Kind::error;
     e.suggestions = suggest(kb, subject);
     e.error = "explain: unknown subject '" + subject +
               "' (expected a gfx target like gfx1103, a PCI id like 1002:15bf, a product name like \"7900 XTX\", "
@@ -114,7 +114,7 @@ namespace {
 
 ErrorCatalog open_catalog(const Session& s) {
   return stage("catalogue", [&] {
-    auto cat = load_error_catalog(s.recipes);
+    auto cat = formats::load_error_catalog(s.recipes);
     if (!cat) throw UsageError(cat.error().message);
     return std::move(*cat);
   });
@@ -122,14 +122,14 @@ ErrorCatalog open_catalog(const Session& s) {
 
 // Text that matched nothing: exit 2 with the nearest entries, like an unknown subject.
 [[noreturn]] void unknown_text(const ErrorCatalog& cat, const std::string& subject, const std::string& text, bool json) {
-  Explanation e;
-  e.kind = Explanation::Kind::error;
+  render::Explanation e;
+  e.kind = render::Explanation::Kind::error;
   e.subject = subject;
   for (const auto* entry : nearest_entries(cat, text)) e.suggestions.push_back(entry->id);
   e.error = "explain: no known error message in " + (subject == "-" ? std::string("the text on stdin") : "'" + text::one_line(subject.substr(0, 200)) + "'") +
             " (the catalogue has " + std::to_string(cat.entries.size()) + " messages: docs/explain.md)";
   if (!e.suggestions.empty()) e.error += "; nearest: " + text::join(e.suggestions, ", ");
-  if (json) write_stdout(json_text(explain_json(Knowledge{}, e)) + "\n");
+  if (json) render::write_stdout(render::json_text(render::explain_json(Knowledge{}, e)) + "\n");
   throw UsageError(e.error);
 }
 
@@ -142,15 +142,15 @@ int explain_message(const GlobalOptions& g, const ExplainOptions& o, const std::
   const bool json = o.format == Format::json;
   if (scan.matches.empty()) unknown_text(cat, o.subject, text, json);
   Report r = run_doctor(s, o.probe.options());
-  ErrorExplanation e;
+  render::ErrorExplanation e;
   e.subject = o.subject;
   e.scan = &scan;
   e.root = s.host->live() ? "/" : s.host->root();
   if (!g.recipes.empty()) e.recipes_flag = {"--recipes", g.recipes};
   for (const auto& m : scan.matches) e.matches.push_back({&m, check_causes(*m.entry, r.facts, r.findings)});
   stage("report", [&] {
-    if (json) write_stdout(json_text(error_explain_json(e)) + "\n");
-    else emit_text("", render_error_explain_text(e));
+    if (json) render::write_stdout(render::json_text(render::error_explain_json(e)) + "\n");
+    else emit_text("", render::render_error_explain_text(e));
   });
   return kExitOk;
 }
@@ -166,18 +166,18 @@ int explain(const GlobalOptions& g, const ExplainOptions& o) {
   }
   Session s;  // no host: explain reads no machine state
   open_knowledge(g, s);
-  const Explanation e = resolve(s.kb, o.subject);
+  const render::Explanation e = resolve(s.kb, o.subject);
   const bool json = o.format == Format::json;
-  if (e.kind == Explanation::Kind::error) {
+  if (e.kind == render::Explanation::Kind::error) {
     // Not a known subject: an error message when the catalogue knows it or it reads like one.
     // A --recipes DIR without errors/ keeps the subject error; explain_message reports it.
-    const auto cat = load_error_catalog(s.recipes);
+    const auto cat = formats::load_error_catalog(s.recipes);
     if (looks_like_error_text(o.subject) || (cat && !scan_error_text(*cat, o.subject).matches.empty()))
       return explain_message(g, o, o.subject, 0);
   }
-  if (json) write_stdout(json_text(explain_json(s.kb, e)) + "\n");
-  if (e.kind == Explanation::Kind::error) throw UsageError(e.error);
-  if (!json) emit_text("", render_explain_text(s.kb, e));
+  if (json) render::write_stdout(render::json_text(render::explain_json(s.kb, e)) + "\n");
+  if (e.kind == render::Explanation::Kind::error) throw UsageError(e.error);
+  if (!json) emit_text("", render::render_explain_text(s.kb, e));
   return kExitOk;
 }
 

@@ -33,15 +33,15 @@ std::string sudo_command(const GlobalOptions& g, const Session& s, const std::st
 
 // Root is judged by the host: live, the real euid; with --root, the manifest's
 // process.euid, so tests exercise both answers.
-bool host_is_root(const Host& host) {
+bool host_is_root(const platform::Host& host) {
   auto id = host.identity();
   return id.euid && *id.euid == 0;
 }
 
-void emit_json(const nlohmann::json& doc) { emit("", json_text(doc) + "\n"); }
+void emit_json(const nlohmann::json& doc) { emit("", render::json_text(doc) + "\n"); }
 
 int need_root(const std::string& what, const std::string& cmd, const FixOptions& o, const char* mode) {
-  if (o.format == Format::json) emit_json(fix_error_json(mode, what + " needs root: " + cmd));
+  if (o.format == Format::json) emit_json(render::fix_error_json(mode, what + " needs root: " + cmd));
   return need_root_line(what, cmd);
 }
 
@@ -62,11 +62,11 @@ int undo(const GlobalOptions& g, const FixOptions& o, const Session& s, platform
   auto r = stage("undo", [&] { return fix::undo_transaction(txn, *s.host, tree, tree, apply_options(s)); });
   if (!r) {
     error_line(r.error().message);
-    if (o.format == Format::json) emit_json(fix_error_json("undo", r.error().message));
+    if (o.format == Format::json) emit_json(render::fix_error_json("undo", r.error().message));
     return kExitFindings;
   }
-  if (o.format == Format::json) emit_json(fix_undo_json(*r, !s.host->live()));
-  else emit_text("", format_undo(*r));
+  if (o.format == Format::json) emit_json(render::fix_undo_json(*r, !s.host->live()));
+  else emit_text("", render::format_undo(*r));
   return r->skipped.empty() ? kExitOk : kExitFindings;  // partly undone
 }
 
@@ -79,7 +79,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   const bool json = o.format == Format::json;
   if (o.list) {
     if (json) throw UsageError("--list has no JSON form; `amdml fix --format json` is the plan");
-    emit_text("", format_recipe_list(*recipes));
+    emit_text("", render::format_recipe_list(*recipes));
     return kExitOk;
   }
   // A JSON reader cannot answer a question on the terminal.
@@ -98,7 +98,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
                "amdml: warning: ");
   // Plan: what the doctor sees now, and the recipes for its findings, planned once by
   // the advice stage (with --only, that recipe alone).
-  ProbeOptions po = o.probe.options();
+  probes::ProbeOptions po = o.probe.options();
   AdviceOptions ao;
   ao.offline = false;
   ao.tree = &tree;
@@ -110,18 +110,18 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
 
   const bool rooted = !s.host->live();
   if (!o.apply) {
-    if (json) emit_json(fix_plan_json(plan, rooted, apply_cmd));
-    else emit_text("", format_plan(plan, rooted, apply_cmd));
+    if (json) emit_json(render::fix_plan_json(plan, rooted, apply_cmd));
+    else emit_text("", render::format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
   if (!host_is_root(*s.host)) return need_root("amdml fix --apply", apply_cmd, o, "apply");
   if (!plan.pending()) {
-    if (json) emit_json(fix_apply_json(plan, rooted, ApplyOutcome{}, {}, ""));
-    else emit_text("", format_plan(plan, rooted, apply_cmd));
+    if (json) emit_json(render::fix_apply_json(plan, rooted, ApplyOutcome{}, {}, ""));
+    else emit_text("", render::format_plan(plan, rooted, apply_cmd));
     return plan.refused() ? kExitFindings : kExitOk;
   }
   if (!json && !o.yes && platform::stdin_is_tty()) {
-    emit_text("", format_plan(plan, !s.host->live(), apply_cmd));
+    emit_text("", render::format_plan(plan, !s.host->live(), apply_cmd));
     if (!platform::ask_yes_no("Apply these changes?")) {
       emit_text("", "Nothing was changed.\n");
       return kExitOk;
@@ -131,14 +131,14 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   // pinned in the knowledge: a key that differs stops the apply before anything is written.
   if (auto keys = stage("keys", [&] { return fix::fetch_keys(plan, *s.host); }); !keys) {
     error_line("nothing was changed: " + keys.error().message);
-    if (json) emit_json(fix_error_json("apply", "nothing was changed: " + keys.error().message));
+    if (json) emit_json(render::fix_error_json("apply", "nothing was changed: " + keys.error().message));
     return kExitFindings;
   }
   // Apply: journaled, each file atomically; a failed step rolls the transaction back.
   auto applied = stage("apply", [&] { return fix::apply_plan(plan, *s.host, tree, tree, apply_options(s)); });
   if (!applied) {
     error_line("nothing was changed: " + applied.error().message);
-    if (json) emit_json(fix_error_json("apply", "nothing was changed: " + applied.error().message));
+    if (json) emit_json(render::fix_error_json("apply", "nothing was changed: " + applied.error().message));
     return kExitFindings;
   }
   const std::string undo_cmd = fix_command(g, s, "--undo " + text::shell_word(applied->txn));
@@ -151,10 +151,10 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   std::vector<VerifyLine> verdicts;
   if (after) verdicts = fix::classify_verify(plan, *applied, before.findings, *after);
   if (json) {
-    emit_json(fix_apply_json(plan, rooted, *applied, verdicts, undo_cmd));
+    emit_json(render::fix_apply_json(plan, rooted, *applied, verdicts, undo_cmd));
   } else {
-    std::string text = format_apply(*applied, plan, undo_cmd);
-    if (after) text += format_verify(plan, *applied, verdicts);
+    std::string text = render::format_apply(*applied, plan, undo_cmd);
+    if (after) text += render::format_verify(plan, *applied, verdicts);
     for (const auto& rp : plan.recipes)
       if (rp.refused) text += "Not applied: " + rp.ref.recipe + ": " + rp.refused->message + "\n";
     emit_text("", text);

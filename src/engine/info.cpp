@@ -15,13 +15,13 @@ namespace {
 
 // The probes info needs: everything up to the runtime, not the ML stack (which may
 // start interpreters and services and says nothing about agents).
-Report collect_info(const Session& s, const ProbeOptions& po) {
+Report collect_info(const Session& s, const probes::ProbeOptions& po) {
   Report r;
   r.facts.amdml_version = AMDML_VERSION;
   r.facts.root = s.host->root();
-  ProbeContext ctx{*s.host, s.kb, po};
+  probes::ProbeContext ctx{*s.host, s.kb, po};
   stage("probes", [&] {
-    for (const auto& p : probe_table()) {
+    for (const auto& p : probes::probe_table()) {
       if (std::string_view(p.name) == "ml") continue;
       const auto start = std::chrono::steady_clock::now();
       p.fn(ctx, r.facts);
@@ -34,13 +34,13 @@ Report collect_info(const Session& s, const ProbeOptions& po) {
 
 Report run_info(const GlobalOptions& g, const InfoOptions& o) {
   Session s = open_session(g);
-  ProbeOptions po;
+  probes::ProbeOptions po;
   po.runtime = !o.no_runtime;
   po.runtime_timeout = runtime_timeout_ms(o.runtime_timeout);
   return collect_info(s, po);
 }
 
-int exit_code(const Report& r) { return usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings; }
+int exit_code(const Report& r) { return render::usable_gpu_agents(r.facts) > 0 ? kExitOk : kExitFindings; }
 
 }  // namespace
 
@@ -48,20 +48,20 @@ int info(const GlobalOptions& g, const InfoOptions& o) {
   if (o.format == Format::json) {
     try {
       Report r = run_info(g, o);
-      stage("report", [&] { emit(o.output, json_text(info_json(r)) + "\n"); });
+      stage("report", [&] { emit(o.output, render::json_text(render::info_json(r)) + "\n"); });
       return exit_code(r);
     } catch (const OutputError&) {
       throw;
     } catch (const UsageError& e) {
-      emit(o.output, json_text(error_json(e.what())) + "\n");
+      emit(o.output, render::json_text(render::error_json(e.what())) + "\n");
       throw;
     }
   }
   Report r = run_info(g, o);
   stage("report", [&] {
-    TextStyle style;
+    render::TextStyle style;
     style.color = o.output.empty() && want_color(g.color);
-    emit_text(o.output, render_info_text(r, style), style.color);
+    emit_text(o.output, render::render_info_text(r, style), style.color);
   });
   return exit_code(r);
 }

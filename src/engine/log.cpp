@@ -34,7 +34,7 @@ void log_debug(const std::string& line) {
   if (g_verbosity >= 2) spdlog::debug("{}", line);
 }
 
-void log_probe(const ProbeSpec& probe, std::chrono::nanoseconds took) {
+void log_probe(const probes::ProbeSpec& probe, std::chrono::nanoseconds took) {
   if (g_verbosity >= 1) spdlog::info("probe {}: {:.3f} ms", probe.name, millis(took));
 }
 

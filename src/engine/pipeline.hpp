@@ -44,10 +44,10 @@ int verbosity();
 void log_info(const std::string& line);
 void log_debug(const std::string& line);
 // A probe has run: "amdml: info: probe NAME: T ms".
-void log_probe(const ProbeSpec& probe, std::chrono::nanoseconds took);
+void log_probe(const probes::ProbeSpec& probe, std::chrono::nanoseconds took);
 
 struct Session {
-  std::unique_ptr<Host> host;
+  std::unique_ptr<platform::Host> host;
   Knowledge kb;
   std::string knowledge_source = "built-in";  // "installed" (amdml update) or "recipes" (--recipes DIR)
   std::vector<RecipeFile> recipes;
@@ -67,7 +67,7 @@ Session open_session(const GlobalOptions& g);
 void open_knowledge(const GlobalOptions& g, Session& s);
 
 // Stage probes: every probe in table order on host, each timed.
-Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options);
+Facts run_probes(const platform::Host& host, const Knowledge& kb, const probes::ProbeOptions& options);
 // Stage rules: the findings on r.facts and their summary (fix references, no plans).
 void run_rules(Report& r, const Knowledge& kb);
 
@@ -81,13 +81,13 @@ struct AdviceOptions {
 // Stage advice: each fixable finding's recipe planned once (fix::advise) through host
 // (a recording host for `snapshot`); the findings get their hand commands, a refused
 // recipe no `fix:` line. Returns the plan (`fix` applies it).
-Plan run_advice(Report& r, const Session& s, const Host& host, const AdviceOptions& o = {});
+Plan run_advice(Report& r, const Session& s, const platform::Host& host, const AdviceOptions& o = {});
 // The knowledge in use and today's date, for the report and `knowledge.stale`.
 KnowledgeFacts knowledge_facts(const Session& s);
 // The doctor's run: probes, rules, then advice (the session's recipes planned offline;
 // with plan, as o says, and the plan kept there).
-Report run_doctor(const Session& s, const ProbeOptions& options);
-Report run_doctor(const Session& s, const ProbeOptions& options, const AdviceOptions& o, Plan& plan);
+Report run_doctor(const Session& s, const probes::ProbeOptions& options);
+Report run_doctor(const Session& s, const probes::ProbeOptions& options, const AdviceOptions& o, Plan& plan);
 
 int doctor_exit_code(const Summary& s, bool strict);
 // Whether text on stdout is coloured: --color, then the terminal's policy.
@@ -110,7 +110,7 @@ struct GateOptions {
   std::string output;            // --output FILE ("" or "-": stdout)
   bool no_color = false;         // doctor --ci
   bool quiet = false;            // check --quiet: text is only the failed checks' lines
-  ProbeOptions probe;
+  probes::ProbeOptions probe;
   Expectations expect;
 };
 int run_gate(const GlobalOptions& g, const GateOptions& o);

@@ -14,14 +14,14 @@
 namespace amdml::engine {
 
 void probe_hsa_child() {
-  write_stdout(json_text(hsa_record_json(platform::probe_hsa_in_child()), -1) + "\n");
+  render::write_stdout(render::json_text(formats::hsa_record_json(platform::probe_hsa_in_child()), -1) + "\n");
   // Skip static destructors and atexit handlers: the loaded runtime's would run
   // there, and one that hangs or crashes must not turn a good answer into a failure.
   std::_Exit(kExitOk);
 }
 
 void probe_drm_child(const std::vector<std::string>& nodes) {
-  write_stdout(json_text(libdrm_record_json(platform::probe_drm_in_child(nodes)), -1) + "\n");
+  render::write_stdout(render::json_text(formats::libdrm_record_json(platform::probe_drm_in_child(nodes)), -1) + "\n");
   std::_Exit(kExitOk);
 }
 
@@ -41,7 +41,7 @@ void deep_hsa_child(const DeepChildOptions& o) {
     req.meminfo = o.meminfo;
     step = platform::deep_step_in_child(req);
   }
-  write_stdout(json_text(deep_step_json(step), -1) + "\n");
+  render::write_stdout(render::json_text(formats::deep_step_json(step), -1) + "\n");
   std::_Exit(kExitOk);
 }
 

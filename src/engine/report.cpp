@@ -27,7 +27,7 @@ std::string default_snapshot_name() {
 }
 
 // The doctor's run on the redacted record, replayed from a temporary --root tree.
-Report replay(const Session& s, const RecordedRun& run, const ProbeOptions& po) {
+Report replay(const Session& s, const RecordedRun& run, const probes::ProbeOptions& po) {
   Stage timer("replay");
   std::string base = platform::process_env("TMPDIR").value_or("/tmp");
   auto tmp = platform::make_temp_dir(base + "/amdml-report");
@@ -37,7 +37,7 @@ Report replay(const Session& s, const RecordedRun& run, const ProbeOptions& po) 
     (void)platform::remove_tree(*tmp);
     throw std::runtime_error("temporary snapshot: " + written.error().message);
   }
-  auto host = make_host(*tmp);
+  auto host = platform::make_host(*tmp);
   if (!host) {
     (void)platform::remove_tree(*tmp);
     throw std::runtime_error("temporary snapshot: " + host.error().message);
@@ -54,9 +54,9 @@ int report_run(const GlobalOptions& g, const ReportOptions& o) {
   if (!o.snapshot_file.empty() && !platform::is_tarball_path(o.snapshot_file))
     throw UsageError("--snapshot-file " + o.snapshot_file + ": must end in .tar.gz or .tgz");
   Session s = open_session(g);
-  const ProbeOptions po = o.probe.options();
+  const probes::ProbeOptions po = o.probe.options();
   RecordedRun run = record_run(s, po, !o.no_redact);
-  BugReportExtras x;
+  render::BugReportExtras x;
   x.redacted = run.redacted;
   x.redaction = snapshot_summary(run);
   // Always the replay: with --no-redact the record still has its secrets cut.
@@ -71,7 +71,7 @@ int report_run(const GlobalOptions& g, const ReportOptions& o) {
   }
   Stage timer("report");
   const bool json = o.format == Format::json;
-  std::string text = json ? json_text(bug_report_json(report, x)) + "\n" : render_bug_report(report, x);
+  std::string text = json ? render::json_text(render::bug_report_json(report, x)) + "\n" : render::render_bug_report(report, x);
   // Belt and braces: the same replacements over the finished text.
   text = run.redactor.text(text);
   if (json) emit(o.output, text);
@@ -87,7 +87,7 @@ int report(const GlobalOptions& g, const ReportOptions& o) {
   } catch (const OutputError&) {
     throw;
   } catch (const UsageError& e) {
-    if (o.format == Format::json) emit(o.output, json_text(error_json(e.what())) + "\n");
+    if (o.format == Format::json) emit(o.output, render::json_text(render::error_json(e.what())) + "\n");
     throw;
   }
 }

@@ -26,7 +26,7 @@ Session open_session(const GlobalOptions& g) {
     std::string root = g.root;
     if (root.empty())
       if (auto env = platform::process_env("AMDML_ROOT")) root = *env;
-    auto host = make_host(root.empty() ? "/" : root);
+    auto host = platform::make_host(root.empty() ? "/" : root);
     if (!host) throw UsageError(host.error().message);
     s.host = std::move(*host);
     if (verbosity() >= 2) log_debug("host: " + std::string(s.host->live() ? "this machine" : "--root " + s.host->root()));
@@ -46,7 +46,7 @@ static bool use_installed_knowledge(Session& s) {
                "amdml: warning: ");
     return false;
   }
-  if (!*installed || !((*installed)->meta.date > builtin_knowledge_meta().date)) return false;
+  if (!*installed || !((*installed)->meta.date > platform::builtin_knowledge_meta().date)) return false;
   s.kb = std::move(**installed);
   s.knowledge_source = "installed";
   return true;
@@ -54,13 +54,13 @@ static bool use_installed_knowledge(Session& s) {
 
 void open_knowledge(const GlobalOptions& g, Session& s) {
   stage("knowledge", [&] {
-    auto files = recipe_files(g.recipes);
+    auto files = platform::recipe_files(g.recipes);
     if (!files) throw UsageError(files.error().message);
     s.recipes = std::move(*files);
     if (g.recipes.empty()) {
-      if (!s.host || !use_installed_knowledge(s)) s.kb = builtin_knowledge();  // the same files, compiled at build time
+      if (!s.host || !use_installed_knowledge(s)) s.kb = platform::builtin_knowledge();  // the same files, compiled at build time
     } else {
-      auto kb = load_knowledge(s.recipes);
+      auto kb = formats::load_knowledge(s.recipes);
       if (!kb) throw UsageError(kb.error().message);
       s.kb = std::move(*kb);
       s.knowledge_source = "recipes";
@@ -71,8 +71,8 @@ void open_knowledge(const GlobalOptions& g, Session& s) {
   });
 }
 
-Facts run_probes(const Host& host, const Knowledge& kb, const ProbeOptions& options) {
-  return stage("probes", [&] { return collect_facts(host, kb, options, log_probe); });
+Facts run_probes(const platform::Host& host, const Knowledge& kb, const probes::ProbeOptions& options) {
+  return stage("probes", [&] { return probes::collect_facts(host, kb, options, log_probe); });
 }
 
 void run_rules(Report& r, const Knowledge& kb) {
@@ -86,11 +86,11 @@ void run_rules(Report& r, const Knowledge& kb) {
 }
 
 const Result<std::vector<Recipe>>& session_recipes(const Session& s) {
-  if (!s.parsed) s.parsed = std::make_shared<const Result<std::vector<Recipe>>>(load_recipes(s.recipes));
+  if (!s.parsed) s.parsed = std::make_shared<const Result<std::vector<Recipe>>>(formats::load_recipes(s.recipes));
   return *s.parsed;
 }
 
-Plan run_advice(Report& r, const Session& s, const Host& host, const AdviceOptions& o) {
+Plan run_advice(Report& r, const Session& s, const platform::Host& host, const AdviceOptions& o) {
   return stage("advice", [&]() -> Plan {
     // Parsed only when some finding has a recipe (most runs have none), or fix asked.
     // (Or a pending TTM limit: an interrupted apply may still owe its commands.)
@@ -117,7 +117,7 @@ KnowledgeFacts knowledge_facts(const Session& s) {
   return k;
 }
 
-Report run_doctor(const Session& s, const ProbeOptions& options) {
+Report run_doctor(const Session& s, const probes::ProbeOptions& options) {
   Report r;
   r.facts = run_probes(*s.host, s.kb, options);
   r.facts.knowledge = knowledge_facts(s);
@@ -126,7 +126,7 @@ Report run_doctor(const Session& s, const ProbeOptions& options) {
   return r;
 }
 
-Report run_doctor(const Session& s, const ProbeOptions& options, const AdviceOptions& o, Plan& plan) {
+Report run_doctor(const Session& s, const probes::ProbeOptions& options, const AdviceOptions& o, Plan& plan) {
   Report r;
   r.facts = run_probes(*s.host, s.kb, options);
   r.facts.knowledge = knowledge_facts(s);
@@ -150,8 +150,8 @@ bool want_color(ColorMode mode) {
   return platform::stdout_wants_color();
 }
 
-ProbeOptions ProbeFlags::options() const {
-  ProbeOptions po;
+probes::ProbeOptions ProbeFlags::options() const {
+  probes::ProbeOptions po;
   po.runtime = !no_runtime;
   po.runtime_timeout = runtime_timeout_ms(runtime_timeout);
   if (!python.empty()) po.python = python;
@@ -184,7 +184,7 @@ std::chrono::milliseconds runtime_timeout_ms(double seconds) {
 
 void emit(const std::string& output_path, const std::string& text) {
   if (output_path.empty() || output_path == "-") {
-    write_stdout(text);
+    render::write_stdout(text);
     return;
   }
   if (auto st = platform::write_output_file(output_path, text); !st)
@@ -192,19 +192,19 @@ void emit(const std::string& output_path, const std::string& text) {
 }
 
 void emit_text(const std::string& output_path, const std::string& text, bool colour) {
-  emit(output_path, terminal_text(text, colour));
+  emit(output_path, render::terminal_text(text, colour));
 }
 
-void print(std::string_view text) { write_stdout(text); }
+void print(std::string_view text) { render::write_stdout(text); }
 
 void error_line(const std::string& message, const char* prefix) {
-  std::string line = prefix + line_text(message) + "\n";
+  std::string line = prefix + render::line_text(message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 int need_root_line(const std::string& what, const std::string& command) {
   error_line(what + " needs root. Run:");
-  std::string line = "  " + line_text(command) + "\n";
+  std::string line = "  " + render::line_text(command) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   return kExitNeedRoot;
 }

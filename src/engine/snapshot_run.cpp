@@ -11,7 +11,7 @@
 
 namespace amdml::engine {
 
-RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
+RecordedRun record_run(const Session& s, const probes::ProbeOptions& po, bool redact) {
   RecordedRun run;
   platform::RecordingHost rec(*s.host);
   run.report.facts = run_probes(rec, s.kb, po);
@@ -24,18 +24,18 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
   Stage record("record");
   run.recording = rec.recording();
   run.trimmed = trim_recording(run.recording);
-  RedactOptions ro;
+  formats::RedactOptions ro;
   ro.identities = redact;
-  ro.relevant_env = is_relevant_env;
+  ro.relevant_env = probes::is_relevant_env;
   // Asked of the host itself, not through the recorder: nothing needs these files in
   // the snapshot, but the names must not show up in it either.
   for (const char* p : {"/etc/hostname", "/proc/sys/kernel/hostname"})
     if (auto h = s.host->read_file(p, 4096)) ro.host_names.push_back(*h);
   if (auto h = s.host->env("HOSTNAME")) ro.host_names.push_back(*h);
-  run.redactor = Redactor::learn(run.recording, ro);
+  run.redactor = formats::Redactor::learn(run.recording, ro);
   run.redactor.apply(run.recording);
   run.redacted = redact;
-  SnapshotMeta meta;
+  formats::SnapshotMeta meta;
   meta.amdml_version = AMDML_VERSION;
   meta.redacted = redact;
   meta.options = {{"runtime", po.runtime},
@@ -43,14 +43,14 @@ RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact) {
                   {"python", po.python ? nlohmann::json(run.redactor.text(*po.python)) : nlohmann::json(nullptr)},
                   {"deep", po.deep}};
   const nlohmann::json manifest = snapshot_manifest(run.recording, meta);
-  run.manifest_text = json_text(manifest) + "\n";
+  run.manifest_text = render::json_text(manifest) + "\n";
   // Indentation more than doubles a manifest of many small values (a 6.9 MB hsa agent
   // list re-recorded as 12 MB): rather than write what amdml cannot read back, write
   // it without indentation, and refuse what is too big even so.
-  if (run.manifest_text.size() > kMaxManifestBytes) run.manifest_text = json_text(manifest, -1) + "\n";
-  if (run.manifest_text.size() > kMaxManifestBytes)
+  if (run.manifest_text.size() > formats::kMaxManifestBytes) run.manifest_text = render::json_text(manifest, -1) + "\n";
+  if (run.manifest_text.size() > formats::kMaxManifestBytes)
     throw UsageError("amdml-host.json would be " + std::to_string(run.manifest_text.size()) +
-                     " bytes, more than the " + std::to_string(kMaxManifestBytes) + " amdml reads back");
+                     " bytes, more than the " + std::to_string(formats::kMaxManifestBytes) + " amdml reads back");
   return run;
 }
 

@@ -13,8 +13,8 @@ namespace amdml::engine {
 
 struct RecordedRun {
   Report report;                    // the doctor's report on the host itself (not redacted)
-  Recording recording;              // trimmed and (unless --no-redact) redacted
-  Redactor redactor;                // the replacements made, for any other text
+  formats::Recording recording;              // trimmed and (unless --no-redact) redacted
+  formats::Redactor redactor;                // the replacements made, for any other text
   std::vector<std::string> trimmed; // files cut down by the size policy
   std::string manifest_text;        // amdml-host.json
   bool redacted = true;
@@ -22,7 +22,7 @@ struct RecordedRun {
 
 // Runs the doctor on the session's host through a recording host and prepares the
 // record for writing.
-RecordedRun record_run(const Session& s, const ProbeOptions& po, bool redact);
+RecordedRun record_run(const Session& s, const probes::ProbeOptions& po, bool redact);
 
 // Throws for a snapshot that could not be written: UsageError (exit 2) when OUT is
 // bad input (exists, not empty, not writable, no such directory), else an internal

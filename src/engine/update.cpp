@@ -53,10 +53,10 @@ T need(Result<T> r, const std::string& what = "") {
 }
 
 // --url, then /etc/amdml/update.conf (inside --root), then the build's default.
-std::pair<std::string, std::string> source(const Host& host, const UpdateOptions& o) {
-  UpdateConf conf;
+std::pair<std::string, std::string> source(const platform::Host& host, const UpdateOptions& o) {
+  formats::UpdateConf conf;
   auto text = host.read_file("/etc/amdml/update.conf", 64 << 10);
-  if (text) conf = need(parse_update_conf(*text, "/etc/amdml/update.conf"));
+  if (text) conf = need(formats::parse_update_conf(*text, "/etc/amdml/update.conf"));
   else if (text.error().code != ENOENT) throw UpdateFailed(text.error().message);
   std::string url = !o.url.empty() ? o.url : !conf.url.empty() ? conf.url : AMDML_UPDATE_URL;
   std::string keyring = !o.keyring.empty() ? o.keyring : !conf.keyring.empty() ? conf.keyring : AMDML_UPDATE_KEYRING;
@@ -67,8 +67,8 @@ std::pair<std::string, std::string> source(const Host& host, const UpdateOptions
 
 // The knowledge the doctor would use now: the installed bundle when newer than the
 // built-in tables (as open_knowledge decides), else those.
-std::pair<std::string, std::string> in_use(const Host& host) {
-  std::string date = builtin_knowledge_meta().date;
+std::pair<std::string, std::string> in_use(const platform::Host& host) {
+  std::string date = platform::builtin_knowledge_meta().date;
   if (auto installed = platform::read_installed_knowledge(host); installed && *installed && (*installed)->meta.date > date)
     return {(*installed)->meta.date, "installed"};
   return {date, "built-in"};
@@ -84,7 +84,7 @@ std::pair<std::vector<RecipeFile>, Knowledge> fetch_bundle(const std::string& ur
   });
   kill_point();
   auto files = stage("unpack", [&] { return need(platform::unpack_bundle(bundle), url + ": "); });
-  Knowledge kb = stage("validate", [&] { return need(load_knowledge(files), "the bundle does not validate: "); });
+  Knowledge kb = stage("validate", [&] { return need(formats::load_knowledge(files), "the bundle does not validate: "); });
   if (kb.meta.format == 0) throw UpdateFailed("the bundle has no knowledge/meta.toml (format and date); refusing it");
   kill_point();
   return {std::move(files), std::move(kb)};
@@ -94,8 +94,8 @@ int rollback(const Session& s, const GlobalOptions& g) {
   platform::SafeTree tree(s.host->root());
   auto before = in_use(*s.host);
   auto state = need(platform::rollback_bundle(tree), "rollback: ");
-  UpdateOutcome out{UpdateOutcome::Kind::rolled_back, state.current, before.first, before.second, "", g.root, ""};
-  emit_text("", render_update_text(out));
+  render::UpdateOutcome out{render::UpdateOutcome::Kind::rolled_back, state.current, before.first, before.second, "", g.root, ""};
+  emit_text("", render::render_update_text(out));
   return kExitOk;
 }
 
@@ -109,18 +109,18 @@ int run_update(const GlobalOptions& g, const UpdateOptions& o, const Session& s)
   const auto [date, from] = in_use(*s.host);
   std::string args = o.url.empty() ? "" : " --url " + text::shell_word(o.url);
   if (!o.keyring.empty()) args += " --keyring " + text::shell_word(o.keyring);
-  UpdateOutcome out{UpdateOutcome::Kind::up_to_date, kb.meta.date, date, from, url, g.root, args};
+  render::UpdateOutcome out{render::UpdateOutcome::Kind::up_to_date, kb.meta.date, date, from, url, g.root, args};
   if (kb.meta.date > date) {
-    out.kind = o.check ? UpdateOutcome::Kind::available : UpdateOutcome::Kind::installed;
+    out.kind = o.check ? render::UpdateOutcome::Kind::available : render::UpdateOutcome::Kind::installed;
     if (!o.check) {
       platform::SafeTree tree(s.host->root());
       stage("install", [&] {
-        if (auto st = platform::install_bundle(tree, kb.meta.date, files, encode_knowledge_bin(kb), kill_point); !st)
+        if (auto st = platform::install_bundle(tree, kb.meta.date, files, formats::encode_knowledge_bin(kb), kill_point); !st)
           throw UpdateFailed("installing " + kb.meta.date + ": " + st.error().message);
       });
     }
   }
-  emit_text("", render_update_text(out));
+  emit_text("", render::render_update_text(out));
   return kExitOk;
 }
 
@@ -134,7 +134,7 @@ int update(const GlobalOptions& g, const UpdateOptions& o) {
     std::string root = g.root;
     if (root.empty())
       if (auto env = platform::process_env("AMDML_ROOT")) root = *env;
-    auto host = make_host(root.empty() ? "/" : root);
+    auto host = platform::make_host(root.empty() ? "/" : root);
     if (!host) throw UsageError(host.error().message);
     s.host = std::move(*host);
   });

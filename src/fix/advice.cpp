@@ -16,7 +16,7 @@ namespace {
 
 // The plan reads through SafeTree; the host is asked for the same files first, so a
 // recording host (amdml snapshot) carries them and a replay advises the same.
-void read_through_host(const Host& host, const Recipe& r) {
+void read_through_host(const platform::Host& host, const Recipe& r) {
   for (const auto& step : r.steps) {
     if (const auto* m = std::get_if<ModprobeOptionStep>(&step)) {
       if (auto names = host.list_dir(m->dir))

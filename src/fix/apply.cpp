@@ -62,7 +62,7 @@ std::string changed_since_plan(const std::string& path) {
 
 struct Run {
   const Plan& plan;
-  const Host& host;
+  const platform::Host& host;
   platform::SafeTree& targets;
   const ApplyOptions& o;
   Journal j;
@@ -277,7 +277,7 @@ void mark_resumed(platform::JournalStore& store, const std::string& txn, const s
 
 }  // namespace
 
-Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::SafeTree& targets,
+Result<ApplyOutcome> apply_plan(const Plan& plan, const platform::Host& host, platform::SafeTree& targets,
                                 platform::SafeTree& journal_tree, const ApplyOptions& o) {
   if (!plan.pending()) return ApplyOutcome{};
   auto lock = platform::TreeLock::acquire(journal_tree, platform::kLockPath, o.lock_timeout_ms);
@@ -309,7 +309,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
   for (const auto& rp : plan.recipes)
     if (rp.pending()) {
       j.txn.recipes.push_back(rp.recipe->id);
-      j.txn.requests->push_back({rp.recipe->id, fix_params_json(rp.ref.params)});
+      j.txn.requests->push_back({rp.recipe->id, formats::fix_params_json(rp.ref.params)});
     }
   if (auto st = j.save(); !st) return make_error("journal: " + st.error().message, st.error().code);
 

@@ -63,7 +63,7 @@ GroupEdit add_group_members(const std::string& text, const std::string& user, co
     // NIS compat entries (+name, -name) and comments are not group lines.
     if (body.empty() || body[0] == '#' || body[0] == '+' || body[0] == '-') continue;
     auto fields = split_char(body, ':');
-    // A line without exactly four fields is malformed and not edited (parse::group_file
+    // A line without exactly four fields is malformed and not edited (formats::parse::group_file
     // skips it too); a second line for the same group is left alone: getgrnam sees the
     // first, and the edit must report every change it makes.
     if (fields.size() != 4) continue;
@@ -93,7 +93,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
                                   const std::vector<std::pair<std::string, std::string>>& options) {
   ModprobeEdit out;
   auto lines = physical_lines(text);
-  const std::string want = parse::modprobe_name(module);
+  const std::string want = formats::parse::modprobe_name(module);
   bool in_options = false;    // this physical line continues an "options <module>" line
   bool continuing = false;    // the previous physical line ended with '\'
   for (std::size_t li = 0; li < lines.size(); ++li) {
@@ -112,7 +112,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
       while (r < body.size() && is_space(body[r])) ++r;
       std::size_t s = r;
       while (s < body.size() && !is_space(body[s]) && body[s] != '\\') ++s;
-      if (parse::modprobe_name(body.substr(r, s - r)) != want) continue;
+      if (formats::parse::modprobe_name(body.substr(r, s - r)) != want) continue;
       in_options = true;
     }
     if (!in_options) continue;
@@ -137,7 +137,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
       // (pages-limit is pages_limit); the person's spelling stays.
       auto eq = word.find('=');
       for (const auto& [key, value] : options) {
-        if (eq != std::string::npos && parse::modprobe_name(word.substr(0, eq)) == parse::modprobe_name(key)) {
+        if (eq != std::string::npos && formats::parse::modprobe_name(word.substr(0, eq)) == formats::parse::modprobe_name(key)) {
           bool cont = word.back() == '\\';
           word = word.substr(0, eq) + "=" + value + (cont ? "\\" : "");
           if (std::find(out.found.begin(), out.found.end(), key) == out.found.end()) out.found.push_back(key);

@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan&
 // --- plan ----------------------------------------------------------------------------
 
 struct PlanRequest {
-  const Host& host;
+  const platform::Host& host;
   platform::SafeTree& tree;                 // reads every file it may write (no symlinks followed)
   const Facts& facts;
   const std::vector<Finding>& findings;
@@ -68,7 +68,7 @@ struct PlanRequest {
 // simulation, no child process (PlanRequest::offline; a key is fetched only by --apply);
 // `fix` asks for its own plan (online, with --only) and uses the one this returns.
 struct AdviceInputs {
-  const Host& host;
+  const platform::Host& host;
   platform::SafeTree& tree;
   const Facts& facts;
   const std::vector<Recipe>& recipes;
@@ -86,7 +86,7 @@ Plan advise(const AdviceInputs& in, std::vector<Finding>& findings);
 // `fix --apply` after the confirmation and before anything is written. A key that cannot
 // be fetched, is not an OpenPGP key or has another fingerprint is an error, and the
 // apply does not start.
-Status fetch_keys(Plan& plan, const Host& host);
+Status fetch_keys(Plan& plan, const platform::Host& host);
 
 // Every recipe a run that was killed had started (transactions still "applying", see
 // interrupted_transactions) is planned again, from the files as they are now, so the
@@ -126,7 +126,7 @@ struct ApplyOptions {
 // Applies every pending recipe of plan. targets writes the machine's files; journal
 // holds the journal (normally the same tree; tests give either one faulty FsOps).
 // Errors (lock, journal unusable) come back before anything was written.
-Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::SafeTree& targets,
+Result<ApplyOutcome> apply_plan(const Plan& plan, const platform::Host& host, platform::SafeTree& targets,
                                 platform::SafeTree& journal, const ApplyOptions& options);
 
 // Restores transaction txn (or the newest one applied, interrupted or not completely
@@ -135,7 +135,7 @@ Result<ApplyOutcome> apply_plan(const Plan& plan, const Host& host, platform::Sa
 // clobbered: it is skipped and reported (UndoOutcome::skipped), and every other change
 // is still restored. A later chmod or chown is kept (the bytes are restored, the newer
 // mode and owner stay; the outcome says so).
-Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host,
+Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const platform::Host& host,
                                      platform::SafeTree& targets, platform::SafeTree& journal,
                                      const ApplyOptions& options);
 

@@ -38,11 +38,11 @@ std::string output_tail(const std::string& out) {
   return out.size() <= kKeep ? out : "[...]" + out.substr(out.size() - kKeep);
 }
 
-std::optional<std::set<std::string>> installed_packages(const Host& host) {
+std::optional<std::set<std::string>> installed_packages(const platform::Host& host) {
   auto status = host.read_file("/var/lib/dpkg/status", 64 << 20);
   if (!status) return std::nullopt;
   std::set<std::string> out;
-  for (std::string_view stanza : parse::dpkg_stanzas(*status)) {
+  for (std::string_view stanza : formats::parse::dpkg_stanzas(*status)) {
     std::string name, state;
     for (auto line : text::split_lines(stanza)) {
       if (line.rfind("Package:", 0) == 0) name = std::string(text::trim(line.substr(8)));

@@ -46,6 +46,6 @@ std::string output_tail(const std::string& out);
 // The packages dpkg's status (read through the host, so --root sees the tree's) lists
 // as installed in any state but "not-installed" and "config-files"; nullopt when the
 // status file cannot be read.
-std::optional<std::set<std::string>> installed_packages(const Host& host);
+std::optional<std::set<std::string>> installed_packages(const platform::Host& host);
 
 }  // namespace amdml::fix

@@ -77,10 +77,10 @@ void plan_group_members(Ctx& c, const GroupMembersStep& step, const GroupsParams
 // Parameters on one line, as the report's JSON spells them (bytes that are not UTF-8
 // become U+FFFD instead of an exception).
 std::string params_text(const FixParams& p) {
-  return fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return formats::fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-bool systemd_running(const Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
+bool systemd_running(const platform::Host& host) { return !host.live() || host.exists("/run/systemd/system"); }
 
 void build(Ctx& c) {
   const Recipe& r = *c.rp.recipe;

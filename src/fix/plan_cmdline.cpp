@@ -82,7 +82,7 @@ bool plan_grub_edit(Ctx& c, const std::string& grub, const std::string& bytes, c
 // The boot loader's own file gets the parameters; the command that turns it into what
 // the firmware boots follows. The first configuration that exists is the one in use.
 void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdlineParams& p) {
-  const Host& host = c.in.host;
+  const platform::Host& host = c.in.host;
   auto first_of = [&](std::initializer_list<const char*> paths) -> std::optional<std::string> {
     for (const char* path : paths)
       if (host.exists(path)) return std::string(path);
@@ -151,7 +151,7 @@ void plan_kernel_cmdline(Ctx& c, const KernelCmdlineStep& step, const KernelCmdl
   // A parameter on the running command line that the file does not hold comes from
   // elsewhere (a boot entry edited by hand, the firmware): say so rather than pretend.
   if (c.in.facts.os.cmdline)
-    for (const auto& [k, v] : parse::cmdline(*c.in.facts.os.cmdline)) {
+    for (const auto& [k, v] : formats::parse::cmdline(*c.in.facts.os.cmdline)) {
       const std::string n = cmdline_param_name(k);
       for (const auto& r : p.remove)
         if (cmdline_param_name(r) == n &&

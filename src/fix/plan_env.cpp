@@ -88,7 +88,7 @@ std::vector<std::string> login_files(Ctx& c, const LoginEnvClearStep& step) {
 void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettings& env) {
   if (env.clear.empty()) return;
   // A line is in the way when it sets a cleared name to a value the recipe does not set.
-  auto in_the_way = [&](const parse::Assignment& a) {
+  auto in_the_way = [&](const formats::parse::Assignment& a) {
     if (std::find(env.clear.begin(), env.clear.end(), a.name) == env.clear.end()) return false;
     for (const auto& [k, v] : env.set)
       if (k == a.name && v == a.value) return false;
@@ -100,7 +100,7 @@ void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettin
     if (!f) {
       // A symlinked or unreadable file: only a problem when it sets one of ours.
       if (auto text = c.in.host.read_file(path))
-        for (const auto& a : parse::login_env(*text))
+        for (const auto& a : formats::parse::login_env(*text))
           if (in_the_way(a)) {
             c.rp.refused = make_error(path + ":" + std::to_string(a.line) + " sets " + a.name + "=" + a.value + " but " +
                                       f.error().message + "; turn that line off by hand");
@@ -111,7 +111,7 @@ void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettin
     if (!f->exists || f->bytes.rfind(kOwnMarker, 0) == 0) continue;  // amdml's own files are rewritten whole
     std::vector<int> lines;
     std::string what;
-    for (const auto& a : parse::login_env(f->bytes))
+    for (const auto& a : formats::parse::login_env(f->bytes))
       if (in_the_way(a)) {
         lines.push_back(a.line);
         what += (what.empty() ? "" : ", ") + a.name + "=" + a.value + " (line " + std::to_string(a.line) + ")";

@@ -26,8 +26,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // are commented out, each kept whole after the marker (--undo restores the file's bytes).
 std::string comment_out_ignored_limits(const std::string& bytes, std::vector<int>& commented) {
   std::vector<int> bad;
-  for (const auto& [line, text] : parse::modprobe_conf(bytes).bad_lines) {
-    const std::string name = parse::modprobe_name(text);
+  for (const auto& [line, text] : formats::parse::modprobe_conf(bytes).bad_lines) {
+    const std::string name = formats::parse::modprobe_name(text);
     if (name.find("pages_limit") != std::string::npos || name.find("page_pool_size") != std::string::npos)
       bad.push_back(line);
   }
@@ -65,7 +65,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
     c.rp.refused = names.error();
     return;
   }
-  const std::string want = parse::modprobe_name(p.module);
+  const std::string want = formats::parse::modprobe_name(p.module);
   std::vector<FileChange> edits;
   std::vector<std::string> found_keys;
   std::string last_file;
@@ -78,7 +78,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
       // A symlinked or unreadable conf: only a problem when it sets our option.
       auto text = c.in.host.read_file(path);
       if (text) {
-        for (const auto& o : parse::modprobe_conf(*text).options)
+        for (const auto& o : formats::parse::modprobe_conf(*text).options)
           if (o.module == want && (o.key == "pages_limit" || o.key == "page_pool_size")) {
             c.rp.refused = make_error(path + " sets " + p.module + "." + o.key + " but " + f.error().message);
             return;
@@ -92,7 +92,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
     auto e = set_modprobe_options(text, p.module, opts);
     if (e.found.empty()) {
       // Another module's option is someone else's business; note the likely mistake.
-      for (const auto& o : parse::modprobe_conf(f->bytes).options)
+      for (const auto& o : formats::parse::modprobe_conf(f->bytes).options)
         if (o.key == "pages_limit" && o.module != want && (o.module == "ttm" || o.module == "amdttm"))
           c.rp.notes.push_back(path + " sets " + o.module + ".pages_limit, which does not reach " + p.module +
                                " (the module amdgpu uses); left as it is");
@@ -151,7 +151,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
 
 
 void plan_initramfs(Ctx& c, const TtmLimits& p) {
-  const Host& host = c.in.host;
+  const platform::Host& host = c.in.host;
   auto release = host.uname().release.value_or(c.in.facts.os.kernel_release.value_or(""));
   struct Gen {
     std::vector<const char*> paths;

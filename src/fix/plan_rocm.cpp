@@ -40,8 +40,8 @@ void plan_key(Ctx& c, const std::string& path, const RocmInstallParams& p, bool 
   auto f = c.read(path);
   if (!f) return;
   if (f->exists) {
-    auto bin = dearmor_public_key(f->bytes);
-    auto fp = bin ? openpgp_fingerprint(*bin) : Result<std::string>(bin.error());
+    auto bin = formats::dearmor_public_key(f->bytes);
+    auto fp = bin ? formats::openpgp_fingerprint(*bin) : Result<std::string>(bin.error());
     if (fp && *fp == p.fingerprint) {
       FileChange fc;
       fc.path = path;
@@ -314,15 +314,15 @@ void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallPara
 }
 
 
-Status fetch_keys(Plan& plan, const Host& host) {
+Status fetch_keys(Plan& plan, const platform::Host& host) {
   for (auto& rp : plan.recipes)
     for (auto& fc : rp.files) {
       if (fc.fetch_url.empty() || !rp.pending() || rp.refused) continue;
       auto key = platform::fetch_url(host, fc.fetch_url);
       if (!key) return make_error("the signing key for " + fc.path + ": " + key.error().message);
-      auto binary = dearmor_public_key(*key);
+      auto binary = formats::dearmor_public_key(*key);
       if (!binary) return make_error(fc.fetch_url + ": " + binary.error().message);
-      auto fp = openpgp_fingerprint(*binary);
+      auto fp = formats::openpgp_fingerprint(*binary);
       if (!fp) return make_error(fc.fetch_url + ": " + fp.error().message);
       if (*fp != fc.fingerprint)
         return make_error(fc.fetch_url + " holds the key " + *fp + ", not the one pinned in amdml's knowledge (" + fc.fingerprint +

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, FixRef>> interrupted_requests(platform::SafeT
     // Parameters that do not read back are kept as a request for no recipe: the
     // transaction is still interrupted, but nothing is planned from them.
     for (const auto& r : *t.requests) {
-      auto params = parse_fix_params(r.params);
+      auto params = formats::parse_fix_params(r.params);
       out.emplace_back(t.id, params ? FixRef{r.recipe, *params} : FixRef{});
     }
   }

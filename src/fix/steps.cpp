@@ -9,7 +9,7 @@
 
 namespace amdml::fix::steps {
 
-CommandRecord run_one(const Host& host, const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+CommandRecord run_one(const platform::Host& host, const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                       const ApplyOptions& o) {
   CommandRecord rec;
   rec.argv = argv;
@@ -153,7 +153,7 @@ bool is_apt_install(const std::vector<std::string>& argv) {
   return apt != argv.end() && std::find(apt, argv.end(), "install") != argv.end();
 }
 
-std::optional<std::vector<std::string>> purge_added(const Host& host, const formats::CommandRecord& install) {
+std::optional<std::vector<std::string>> purge_added(const platform::Host& host, const formats::CommandRecord& install) {
   if (!install.packages_before) return std::nullopt;
   auto now = installed_packages(host);
   if (!now) return std::nullopt;

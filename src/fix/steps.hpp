@@ -19,7 +19,7 @@ namespace amdml::fix::steps {
 
 // argv run through the host with a time limit; under --root (run_commands false)
 // recorded, never run.
-CommandRecord run_one(const Host& host, const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+CommandRecord run_one(const platform::Host& host, const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                       const ApplyOptions& o);
 // A rename ({"mv", "-T", "--", FROM, TO}) through the tree amdml writes, so inside
 // --root too; recorded like a command that ran.
@@ -48,6 +48,6 @@ std::vector<std::string> restore_changes(platform::SafeTree& targets, Journal& j
 bool is_apt_install(const std::vector<std::string>& argv);
 // The packages an install attempt added: dpkg's status now against the journaled list
 // from before it, and the `apt-get purge` of exactly those (nullopt: none, or unknown).
-std::optional<std::vector<std::string>> purge_added(const Host& host, const formats::CommandRecord& install);
+std::optional<std::vector<std::string>> purge_added(const platform::Host& host, const formats::CommandRecord& install);
 
 }  // namespace amdml::fix::steps

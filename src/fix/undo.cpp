@@ -71,7 +71,7 @@ Result<bool> pick(Journal& j, const std::optional<std::string>& txn, UndoOutcome
 }
 
 struct Undo {
-  const Host& host;
+  const platform::Host& host;
   platform::SafeTree& targets;
   const ApplyOptions& o;
   Journal& j;
@@ -204,7 +204,7 @@ void Undo::run_inverses(bool files_restored) {
 
 }  // namespace
 
-Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const Host& host, platform::SafeTree& targets,
+Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, const platform::Host& host, platform::SafeTree& targets,
                                      platform::SafeTree& journal_tree, const ApplyOptions& o) {
   UndoOutcome out;
   auto lock = platform::TreeLock::acquire(journal_tree, platform::kLockPath, o.lock_timeout_ms);

@@ -3,7 +3,7 @@
 
 #include "formats/system_files.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -65,4 +65,4 @@ const std::string* AmdgpuIds::only_name(std::uint16_t device) const {
   return name;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

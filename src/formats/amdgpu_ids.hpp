@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace amdml {
+namespace amdml::formats {
 
 struct AmdgpuIdEntry {
   std::uint16_t device = 0;
@@ -39,4 +39,4 @@ AmdgpuIds parse_amdgpu_ids(std::string_view text);
 // Where libdrm's distro builds keep it (ROCm's own libdrm uses /opt/amdgpu/share/libdrm).
 inline constexpr const char* kAmdgpuIdsPaths[] = {"/usr/share/libdrm/amdgpu.ids", "/opt/amdgpu/share/libdrm/amdgpu.ids"};
 
-}  // namespace amdml
+}  // namespace amdml::formats

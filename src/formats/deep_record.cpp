@@ -4,7 +4,7 @@
 
 #include "formats/record_reader.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 using nlohmann::json;
 using record::opt;
@@ -148,4 +148,4 @@ Result<DeepFacts> parse_deep_record(const json& j) {
   return d;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

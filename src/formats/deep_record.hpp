@@ -8,7 +8,7 @@
 #include "amdml/facts_deep.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // Reading is strict about types and lenient about absent keys, like the runtime record:
 // a value of the wrong kind is an error naming the key ("deep.gpus[0].steps[1].bytes
@@ -18,4 +18,4 @@ Result<DeepStep> parse_deep_step(const nlohmann::json& j, const std::string& whe
 nlohmann::json deep_record_json(const DeepFacts& d);
 Result<DeepFacts> parse_deep_record(const nlohmann::json& j);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -7,7 +7,7 @@
 #include "base/text.hpp"
 #include "formats/toml.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -251,4 +251,4 @@ std::string write_error_catalog(const ErrorCatalog& catalog) {
   return out.str();
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

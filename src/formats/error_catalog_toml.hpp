@@ -27,7 +27,7 @@
 #include "amdml/knowledge.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // One catalogue file; `path` names it in errors.
 Result<ErrorCatalog> parse_error_catalog(std::string_view text, const std::string& path);
@@ -39,4 +39,4 @@ Result<ErrorPattern> parse_error_pattern(std::string_view source);
 // The catalogue as TOML that parses back to the same entries.
 std::string write_error_catalog(const ErrorCatalog& catalog);
 
-}  // namespace amdml
+}  // namespace amdml::formats

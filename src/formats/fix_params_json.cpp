@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace amdml {
+namespace amdml::formats {
 
 using nlohmann::json;
 
@@ -189,4 +189,4 @@ Result<FixParams> parse_fix_params(const json& j) {
   }
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -15,7 +15,7 @@
 #include "amdml/fix_params.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 nlohmann::json fix_params_json(const FixParams& params);
 
@@ -25,4 +25,4 @@ nlohmann::json fix_params_json(const FixParams& params);
 // to check.
 Result<FixParams> parse_fix_params(const nlohmann::json& j);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -15,7 +15,7 @@
 #include "formats/system_files.hpp"
 #include "formats/snapshot.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 using nlohmann::json;
 
@@ -405,4 +405,4 @@ Result<HostManifest> parse_host_manifest(const std::string& text) {
   return m;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -17,7 +17,7 @@
 #include "amdml/host.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // A host call that failed, replayed by the rooted host from amdml-host.json "errors".
 struct RecordedError {
@@ -70,4 +70,4 @@ Result<HostManifest> parse_host_manifest(const std::string& text);
 nlohmann::json host_manifest_json(const HostManifest& m);
 
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -1,7 +1,7 @@
 // Bounded JSON parsing (see formats/json.hpp).
 #include "formats/json.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -41,4 +41,4 @@ Result<nlohmann::json> parse_json(std::string_view text, int max_depth) {
   return doc;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -13,7 +13,7 @@
 
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 inline constexpr int kMaxJsonDepth = 64;
 
@@ -23,4 +23,4 @@ Result<nlohmann::json> parse_json(std::string_view text, int max_depth = kMaxJso
 // The depth check parse_json makes before it parses: "nested deeper than N levels".
 Status check_json_depth(std::string_view text, int max_depth = kMaxJsonDepth);
 
-}  // namespace amdml
+}  // namespace amdml::formats

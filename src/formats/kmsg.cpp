@@ -12,7 +12,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml::kmsg {
+namespace amdml::formats::kmsg {
 namespace {
 
 bool has(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
@@ -266,4 +266,4 @@ std::string time_label(std::uint64_t usec) {
   return buf;
 }
 
-}  // namespace amdml::kmsg
+}  // namespace amdml::formats::kmsg

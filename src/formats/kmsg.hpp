@@ -15,7 +15,7 @@
 
 #include "amdml/facts_boot.hpp"
 
-namespace amdml::kmsg {
+namespace amdml::formats::kmsg {
 
 // The bounds of what amdml reads of the ring: the newest records within these.
 inline constexpr std::size_t kMaxBytes = 2 << 20;    // a full 1 MiB ring is ~10,000 records
@@ -58,4 +58,4 @@ std::vector<KernelEvent> classify(const std::vector<Record>& records);
 // "[    3.636913]": the time as dmesg prints it.
 std::string time_label(std::uint64_t usec);
 
-}  // namespace amdml::kmsg
+}  // namespace amdml::formats::kmsg

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -386,4 +386,4 @@ Result<Knowledge> decode_knowledge_bin(std::string_view bytes) {
   return k;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -16,7 +16,7 @@
 #include "amdml/knowledge.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // Raised whenever the layout changes (a field added to a knowledge struct): a store
 // written by another amdml is then refused, and the doctor falls back to its own tables.
@@ -25,4 +25,4 @@ inline constexpr std::uint32_t kKnowledgeBinLayout = 1;
 std::string encode_knowledge_bin(const Knowledge& kb);
 Result<Knowledge> decode_knowledge_bin(std::string_view bytes);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -9,7 +9,7 @@
 #include "formats/toml.hpp"
 #include "model/enum_tables.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -623,4 +623,4 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
   return kb;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -9,9 +9,9 @@
 #include "amdml/knowledge.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // Parses the knowledge/*.toml files; a malformed file is an error naming file and line.
 Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -9,7 +9,7 @@
 #include "formats/json.hpp"
 #include "formats/system_files.hpp"
 
-namespace amdml::mlparse {
+namespace amdml::formats::mlparse {
 
 std::optional<Version> ollama_version(std::string_view out) {
   std::optional<Version> found;
@@ -293,4 +293,4 @@ TorchRuntime torch_runtime(const CommandResult& r) {
   return t;
 }
 
-}  // namespace amdml::mlparse
+}  // namespace amdml::formats::mlparse

@@ -14,7 +14,7 @@
 #include "amdml/version.hpp"
 #include "base/result.hpp"
 
-namespace amdml::mlparse {
+namespace amdml::formats::mlparse {
 
 // "ollama version is 0.12.3" (also the "client version is ..." warning form, and
 // "0.0.0" dev builds). The last version mentioned wins: the client's own.
@@ -64,4 +64,4 @@ const std::string& torch_probe_program();
 // text from stderr (a HIP abort never prints the JSON line).
 TorchRuntime torch_runtime(const CommandResult& r);
 
-}  // namespace amdml::mlparse
+}  // namespace amdml::formats::mlparse

@@ -7,7 +7,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml::ollama_log {
+namespace amdml::formats::ollama_log {
 namespace {
 
 bool has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
@@ -83,4 +83,4 @@ std::vector<OllamaJournalLine> last_start(std::string_view text) {
   return out;
 }
 
-}  // namespace amdml::ollama_log
+}  // namespace amdml::formats::ollama_log

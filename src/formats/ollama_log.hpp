@@ -9,10 +9,10 @@
 
 #include "amdml/facts_boot.hpp"
 
-namespace amdml::ollama_log {
+namespace amdml::formats::ollama_log {
 
 // The discovery lines of the last start (from the last "server config" or "Listening
 // on" line on), each with the reason it gives; lines that say nothing about it are left out.
 std::vector<OllamaJournalLine> last_start(std::string_view text);
 
-}  // namespace amdml::ollama_log
+}  // namespace amdml::formats::ollama_log

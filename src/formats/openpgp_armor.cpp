@@ -6,7 +6,7 @@
 #include "base/sha1.hpp"
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 Result<std::string> dearmor_public_key(const std::string& text) {
   const std::string begin = "-----BEGIN PGP PUBLIC KEY BLOCK-----", end = "-----END PGP PUBLIC KEY BLOCK-----";
@@ -80,4 +80,4 @@ Result<std::string> openpgp_fingerprint(const std::string& binary) {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

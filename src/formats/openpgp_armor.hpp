@@ -6,7 +6,7 @@
 
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // The binary of an armored "PUBLIC KEY BLOCK"; bytes that are already binary (no armor
 // header) come back as they are. Malformed armor is an error.
@@ -17,4 +17,4 @@ Result<std::string> dearmor_public_key(const std::string& text);
 // Anything else (no public-key packet first, a v3/v5/v6 key, a cut packet) is an error.
 Result<std::string> openpgp_fingerprint(const std::string& binary);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -10,7 +10,7 @@
 #include "base/text.hpp"
 #include "formats/toml.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -233,4 +233,4 @@ Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files) {
   return e;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

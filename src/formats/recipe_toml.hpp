@@ -11,10 +11,10 @@
 #include "amdml/recipe.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // Every fixes/*.toml of files, sorted by id. A file with an unknown step kind or key, a
 // missing key or a duplicate id is a one-line error naming the file.
 Result<std::vector<Recipe>> load_recipes(const std::vector<RecipeFile>& files);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -13,7 +13,7 @@
 #include "amdml/units.hpp"
 #include "base/result.hpp"
 
-namespace amdml::record {
+namespace amdml::formats::record {
 
 using nlohmann::json;
 
@@ -109,4 +109,4 @@ json opt(const std::optional<T>& v) {
 }
 inline json opt(const std::optional<Bytes>& v) { return v ? json(v->value) : json(nullptr); }
 
-}  // namespace amdml::record
+}  // namespace amdml::formats::record

@@ -20,7 +20,7 @@
 #include "formats/secrets.hpp"
 #include "formats/snapshot.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 using nlohmann::json;
 
@@ -310,7 +310,7 @@ std::vector<std::pair<std::string, std::string>> host_tokens(const Recording& r,
 std::string Redactor::scrub_secrets(const std::string& in) const {
   std::string s = in;
   for (const auto& v : secret_values_) s = replace_literal(s, v, kRedacted, &secrets_);
-  return amdml::scrub_secrets(s, &secrets_);
+  return amdml::formats::scrub_secrets(s, &secrets_);
 }
 
 // ---- Identities -----------------------------------------------------------------------
@@ -408,7 +408,7 @@ Redactor Redactor::learn(const Recording& r, const RedactOptions& o) {
   for (const auto& [k, v] : r.env) {
     // A value that is a secret only in part (OLLAMA_HOST=http://u:pw@host) is kept
     // with that part cut (apply() runs it through text()).
-    bool secret = is_secret_name(k) || looks_like_secret(amdml::scrub_secrets(v));
+    bool secret = is_secret_name(k) || looks_like_secret(amdml::formats::scrub_secrets(v));
     if (secret) {
       sum.env_dropped.push_back(k);
       if (cut_everywhere(v)) red.secret_values_.insert(v);
@@ -591,4 +591,4 @@ std::vector<std::string> RedactionSummary::lines() const {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -10,7 +10,7 @@
 #include "formats/record_reader.hpp"
 #include "model/enum_tables.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 using nlohmann::json;
 
@@ -49,66 +49,6 @@ bool read_attempts(Reader& r, std::vector<LibraryAttempt>& out) {
 }
 
 }  // namespace
-
-std::string HsaPool::flags_text() const {
-  if (segment != HsaSegment::global) return "";
-  std::string out;
-  auto add = [&](std::uint32_t bit, const char* name) {
-    if (global_flags & bit) out += (out.empty() ? "" : ", ") + std::string(name);
-  };
-  add(kHsaPoolKernarg, "kernarg");
-  add(kHsaPoolFineGrained, "fine-grained");
-  add(kHsaPoolCoarseGrained, "coarse-grained");
-  add(kHsaPoolExtendedFineGrained, "extended-fine-grained");
-  return out;
-}
-
-std::optional<std::string> HsaAgent::pci_slot() const {
-  if (!bdfid) return std::nullopt;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain.value_or(0), (*bdfid >> 8) & 0xff, (*bdfid >> 3) & 0x1f,
-                *bdfid & 0x7);
-  return std::string(buf);
-}
-
-std::size_t HsaFacts::gpu_agents() const {
-  std::size_t n = 0;
-  for (const auto& a : agents) n += a.device == HsaDeviceType::gpu;
-  return n;
-}
-
-std::optional<std::string> hsa_status_name(std::uint32_t code) {
-  // The common hsa_status_t values (hsa.h, hsa_ext_amd.h); hsa_status_string gives the
-  // rest when the runtime answered.
-  static const std::pair<std::uint32_t, const char*> names[] = {
-      {0x0, "HSA_STATUS_SUCCESS"},
-      {0x1, "HSA_STATUS_INFO_BREAK"},
-      {0x1000, "HSA_STATUS_ERROR"},
-      {0x1001, "HSA_STATUS_ERROR_INVALID_ARGUMENT"},
-      {0x1002, "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION"},
-      {0x1003, "HSA_STATUS_ERROR_INVALID_ALLOCATION"},
-      {0x1004, "HSA_STATUS_ERROR_INVALID_AGENT"},
-      {0x1005, "HSA_STATUS_ERROR_INVALID_REGION"},
-      {0x1006, "HSA_STATUS_ERROR_INVALID_SIGNAL"},
-      {0x1007, "HSA_STATUS_ERROR_INVALID_QUEUE"},
-      {0x1008, "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
-      {0x1009, "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT"},
-      {0x100A, "HSA_STATUS_ERROR_RESOURCE_FREE"},
-      {0x100B, "HSA_STATUS_ERROR_NOT_INITIALIZED"},
-      {0x100C, "HSA_STATUS_ERROR_REFCOUNT_OVERFLOW"},
-      {0x100D, "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS"},
-      {0x100E, "HSA_STATUS_ERROR_INVALID_INDEX"},
-      {0x100F, "HSA_STATUS_ERROR_INVALID_ISA"},
-      {0x1017, "HSA_STATUS_ERROR_INVALID_ISA_NAME"},
-      {0x1013, "HSA_STATUS_ERROR_INVALID_CODE_OBJECT"},
-      {0x1016, "HSA_STATUS_ERROR_INVALID_FILE"},
-      {0x101A, "HSA_STATUS_ERROR_INVALID_RUNTIME_STATE"},
-      {0x101B, "HSA_STATUS_ERROR_FATAL"},
-  };
-  for (const auto& [c, n] : names)
-    if (c == code) return std::string(n);
-  return std::nullopt;
-}
 
 json hsa_record_json(const HsaFacts& h) {
   json j;
@@ -293,4 +233,4 @@ Result<LibdrmFacts> parse_libdrm_record(const json& j) {
   return d;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -8,7 +8,7 @@
 #include "amdml/facts_runtime.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // The recorded form (amdml-host.json "hsa" / "libdrm", and what the probe children
 // print). Reading is strict about types and lenient about absent keys: a missing value
@@ -18,4 +18,4 @@ Result<HsaFacts> parse_hsa_record(const nlohmann::json& j);
 nlohmann::json libdrm_record_json(const LibdrmFacts& d);
 Result<LibdrmFacts> parse_libdrm_record(const nlohmann::json& j);
 
-}  // namespace amdml
+}  // namespace amdml::formats

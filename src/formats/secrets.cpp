@@ -11,7 +11,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 namespace {
 
@@ -335,4 +335,4 @@ std::string scrub_secrets(const std::string& text, int* count) {
   return cut_token_shapes(std::move(s), count);
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace amdml {
+namespace amdml::formats {
 
 // What a cut secret becomes.
 inline constexpr const char* kRedacted = "REDACTED";
@@ -46,4 +46,4 @@ std::string scrub_secrets(const std::string& text, int* count = nullptr);
 // a long value that is one is an id, not a secret, and redaction renames it.
 bool uuid_at(std::string_view s, std::size_t i);
 
-}  // namespace amdml
+}  // namespace amdml::formats

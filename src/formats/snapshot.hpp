@@ -23,7 +23,7 @@
 #include "formats/host_manifest.hpp"
 #include "formats/secrets.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 // One path of the recorded tree: an absolute path inside the host. Files and
 // directories sit at their symlink-free location; a symlink node is the link itself,
@@ -135,4 +135,4 @@ class Redactor {
 // "snapshot" (meta).
 nlohmann::json snapshot_manifest(const Recording& r, const SnapshotMeta& meta);
 
-}  // namespace amdml
+}  // namespace amdml::formats

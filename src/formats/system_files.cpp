@@ -8,7 +8,7 @@
 #include <charconv>
 #include <limits>
 
-namespace amdml::parse {
+namespace amdml::formats::parse {
 
 using text::hex;
 using text::i64;
@@ -365,4 +365,4 @@ std::map<std::string, std::string> uevent(std::string_view text) {
   return out;
 }
 
-}  // namespace amdml::parse
+}  // namespace amdml::formats::parse

@@ -16,7 +16,7 @@
 #include "base/paths.hpp"
 #include "base/text.hpp"
 
-namespace amdml::parse {
+namespace amdml::formats::parse {
 
 
 // KFD "key value" lines; malformed lines are skipped and counted.
@@ -106,4 +106,4 @@ std::string modprobe_name(std::string_view name);
 // /sys/bus/pci/devices/X/uevent "KEY=value" lines.
 std::map<std::string, std::string> uevent(std::string_view text);
 
-}  // namespace amdml::parse
+}  // namespace amdml::formats::parse

@@ -8,7 +8,7 @@
 
 #include "formats/system_files.hpp"
 
-namespace amdml::systemd {
+namespace amdml::formats::systemd_unit {
 
 namespace {
 
@@ -458,4 +458,4 @@ const std::vector<std::string>& system_unit_dirs() {
   return dirs;
 }
 
-}  // namespace amdml::systemd
+}  // namespace amdml::formats::systemd_unit

@@ -24,7 +24,15 @@
 #include "amdml/service_unit.hpp"
 #include "base/result.hpp"
 
-namespace amdml::systemd {
+namespace amdml::formats::systemd_unit {
+
+// The unit model (amdml/service_unit.hpp) these parsers fill.
+using systemd::Assignment;
+using systemd::EnvFileRef;
+using systemd::EnvValue;
+using systemd::ParsedUnit;
+using systemd::ServiceConfig;
+using systemd::UnitIssue;
 
 // Splits a unit file into assignments: [Section] headers, '#'/';' comment lines,
 // trailing-backslash continuations (comment lines inside one are skipped).
@@ -67,4 +75,4 @@ void apply_env_files(ServiceConfig& cfg, const void* ctx, FileReader reader);
 // Where systemd looks for system units, highest priority first.
 const std::vector<std::string>& system_unit_dirs();
 
-}  // namespace amdml::systemd
+}  // namespace amdml::formats::systemd_unit

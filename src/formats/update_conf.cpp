@@ -4,7 +4,7 @@
 #include "base/text.hpp"
 #include "formats/toml.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 Result<UpdateConf> parse_update_conf(const std::string& text, const std::string& shown) {
   toml::table root;
@@ -32,4 +32,4 @@ Result<UpdateConf> parse_update_conf(const std::string& text, const std::string&
   return c;
 }
 
-}  // namespace amdml
+}  // namespace amdml::formats

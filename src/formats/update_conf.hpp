@@ -9,7 +9,7 @@
 
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::formats {
 
 struct UpdateConf {
   std::string url;      // "" when not set
@@ -19,4 +19,4 @@ struct UpdateConf {
 // shown: the name errors start with ("/etc/amdml/update.conf").
 Result<UpdateConf> parse_update_conf(const std::string& text, const std::string& shown);
 
-}  // namespace amdml
+}  // namespace amdml::formats

@@ -230,7 +230,7 @@ class Step {
     auto m = meminfo_values(*text);
     return {m.count("MemAvailable") ? m["MemAvailable"] : 0, m.count("MemTotal") ? m["MemTotal"] : 0};
   }
-  static std::map<std::string, std::uint64_t> meminfo_values(const std::string& text) { return parse::meminfo(text); }
+  static std::map<std::string, std::uint64_t> meminfo_values(const std::string& text) { return formats::parse::meminfo(text); }
 
   // Allocates `target` from pool in chunks and frees it all. With `bounded`, never
   // holds more than MemAvailable (at the start) minus the margin, and stops when the

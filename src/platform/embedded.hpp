@@ -6,7 +6,7 @@
 
 #include "amdml/knowledge.hpp"
 
-namespace amdml {
+namespace amdml::platform {
 
 struct EmbeddedFile {
   const char* path;
@@ -25,4 +25,4 @@ std::optional<Version> builtin_newest_rocm();
 // Its meta.toml (format and date), likewise.
 KnowledgeMeta builtin_knowledge_meta();
 
-}  // namespace amdml
+}  // namespace amdml::platform

@@ -4,7 +4,7 @@
 #include "formats/kmsg.hpp"
 #include "platform/hosts.hpp"
 
-namespace amdml {
+namespace amdml::platform {
 
 Result<KernelLogText> Host::kernel_log(std::size_t max_bytes, std::chrono::milliseconds) const {
   // A recorded ring is small (snapshot keeps the GPU lines only); a bigger file is read
@@ -12,7 +12,7 @@ Result<KernelLogText> Host::kernel_log(std::size_t max_bytes, std::chrono::milli
   AMDML_TRY(auto text, read_file("/dev/kmsg", 64u << 20));
   KernelLogText out;
   out.source = "/dev/kmsg";
-  auto kept = kmsg::tail(text, max_bytes);
+  auto kept = formats::kmsg::tail(text, max_bytes);
   out.truncated = kept.size() < text.size();
   out.records = std::string(kept);
   return out;
@@ -23,7 +23,7 @@ std::string recorded_journal_path(const std::string& unit) { return "/var/log/am
 Result<std::string> Host::service_journal(const std::string& unit, std::size_t max_bytes,
                                           std::chrono::milliseconds) const {
   AMDML_TRY(auto text, read_file(recorded_journal_path(unit), 64u << 20));
-  return std::string(kmsg::tail(text, max_bytes));
+  return std::string(formats::kmsg::tail(text, max_bytes));
 }
 
 Result<std::unique_ptr<Host>> make_host(const std::string& root) {
@@ -31,4 +31,4 @@ Result<std::unique_ptr<Host>> make_host(const std::string& root) {
   return platform::make_rooted_host(root);
 }
 
-}  // namespace amdml
+}  // namespace amdml::platform

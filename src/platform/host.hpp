@@ -20,7 +20,7 @@
 #include "amdml/host.hpp"
 #include "base/result.hpp"
 
-namespace amdml {
+namespace amdml::platform {
 
 inline constexpr std::size_t kDefaultReadLimit = 1 << 20;
 
@@ -84,4 +84,4 @@ std::string recorded_journal_path(const std::string& unit);
 // with a one-line error when DIR does not exist or its amdml-host.json is malformed.
 Result<std::unique_ptr<Host>> make_host(const std::string& root);
 
-}  // namespace amdml
+}  // namespace amdml::platform

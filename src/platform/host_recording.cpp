@@ -19,7 +19,7 @@ bool under_dev(const std::string& p) { return p == "/dev" || p.rfind("/dev/", 0)
 
 }  // namespace
 
-Recording RecordingHost::recording() const {
+formats::Recording RecordingHost::recording() const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   return rec_;
 }
@@ -38,18 +38,18 @@ void RecordingHost::note_type(const std::string& p, FileType type, std::uint32_t
   if (p == "/") return;
   auto it = rec_.tree.find(p);
   if (it != rec_.tree.end()) it->second.listed_only = false;
-  if (it != rec_.tree.end() && it->second.kind != SnapshotNode::Kind::placeholder) return;
-  SnapshotNode n;
+  if (it != rec_.tree.end() && it->second.kind != formats::SnapshotNode::Kind::placeholder) return;
+  formats::SnapshotNode n;
   n.mode = mode;
   switch (type) {
-    case FileType::directory: n.kind = SnapshotNode::Kind::directory; break;
-    case FileType::regular: n.kind = SnapshotNode::Kind::placeholder; break;
+    case FileType::directory: n.kind = formats::SnapshotNode::Kind::directory; break;
+    case FileType::regular: n.kind = formats::SnapshotNode::Kind::placeholder; break;
     case FileType::symlink: return;  // links are recorded with their target by trace()
     default:
       // Device nodes under /dev are the manifest's "devices"; a special file elsewhere
       // can only be seen (stat), so an empty file stands in for it.
       if (under_dev(p)) return;
-      n.kind = SnapshotNode::Kind::placeholder;
+      n.kind = formats::SnapshotNode::Kind::placeholder;
   }
   rec_.tree[p] = std::move(n);
 }
@@ -68,8 +68,8 @@ std::optional<std::string> RecordingHost::trace(const std::string& path, bool fo
     }
     auto target = inner_.read_link(p);
     if (!target) return n;
-    SnapshotNode link;
-    link.kind = SnapshotNode::Kind::symlink;
+    formats::SnapshotNode link;
+    link.kind = formats::SnapshotNode::Kind::symlink;
     link.target = *target;
     rec_.tree[p] = link;
     n.kind = paths::PathNode::Kind::symlink;
@@ -80,7 +80,7 @@ std::optional<std::string> RecordingHost::trace(const std::string& path, bool fo
 }
 
 void RecordingHost::note_error(const char* op, const std::string& path, const Error& e) const {
-  rec_.errors[op][path] = RecordedError{e.code, e.message};
+  rec_.errors[op][path] = formats::RecordedError{e.code, e.message};
 }
 
 Result<std::string> RecordingHost::read_file(const std::string& path, std::size_t limit) const {
@@ -92,8 +92,8 @@ Result<std::string> RecordingHost::read_file(const std::string& path, std::size_
     return r;
   }
   if (real && *real != "/") {
-    SnapshotNode& n = rec_.tree[*real];
-    n.kind = SnapshotNode::Kind::file;
+    formats::SnapshotNode& n = rec_.tree[*real];
+    n.kind = formats::SnapshotNode::Kind::file;
     n.listed_only = false;
     n.content = *r;
     if (auto st = lstat_cached(*real)) n.mode = st->mode;
@@ -108,14 +108,14 @@ Result<KernelLogText> RecordingHost::kernel_log(std::size_t max_bytes, std::chro
     note_error("read", "/dev/kmsg", r.error());
     return r;
   }
-  auto parsed = kmsg::parse(r->records);
-  std::vector<kmsg::Record> kept;
+  auto parsed = formats::kmsg::parse(r->records);
+  std::vector<formats::kmsg::Record> kept;
   for (auto& rec : parsed.records)
-    if (kmsg::gpu_relevant(rec.text)) {
-      rec.text = kmsg::mask_macs(rec.text);
+    if (formats::kmsg::gpu_relevant(rec.text)) {
+      rec.text = formats::kmsg::mask_macs(rec.text);
       kept.push_back(std::move(rec));
     }
-  note_file("/dev/kmsg", kmsg::write(kept));
+  note_file("/dev/kmsg", formats::kmsg::write(kept));
   return r;
 }
 
@@ -137,13 +137,13 @@ void RecordingHost::note_file(const std::string& path, std::string content) cons
   for (auto slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
     const std::string dir = path.substr(0, slash);
     if (rec_.tree.count(dir)) continue;
-    SnapshotNode d;
-    d.kind = SnapshotNode::Kind::directory;
+    formats::SnapshotNode d;
+    d.kind = formats::SnapshotNode::Kind::directory;
     d.mode = 0755;
     rec_.tree[dir] = d;
   }
-  SnapshotNode n;
-  n.kind = SnapshotNode::Kind::file;
+  formats::SnapshotNode n;
+  n.kind = formats::SnapshotNode::Kind::file;
   n.mode = 0644;
   n.content = std::move(content);
   rec_.tree[path] = std::move(n);
@@ -160,30 +160,30 @@ Result<std::vector<DirEntry>> RecordingHost::list_dir(const std::string& path) c
   if (!real) return r;
   if (*real != "/") {
     auto& dir = rec_.tree[*real];
-    dir.kind = SnapshotNode::Kind::directory;
+    dir.kind = formats::SnapshotNode::Kind::directory;
     if (auto st = lstat_cached(*real)) dir.mode = st->mode;
   }
   // Every entry must be there on replay, with its type, even if nothing looked inside.
   for (const auto& e : *r) {
     const std::string child = child_path(*real, e.name);
     if (rec_.tree.count(child)) continue;
-    SnapshotNode n;
+    formats::SnapshotNode n;
     switch (e.type) {
       case FileType::directory:
-        n.kind = SnapshotNode::Kind::directory;
+        n.kind = formats::SnapshotNode::Kind::directory;
         n.mode = 0755;
         break;
       case FileType::symlink: {
         auto target = inner_.read_link(child_path(path, e.name));
         if (!target) continue;
-        n.kind = SnapshotNode::Kind::symlink;
+        n.kind = formats::SnapshotNode::Kind::symlink;
         n.target = *target;
         break;
       }
       case FileType::other: continue;
       default:
         if (e.type != FileType::regular && under_dev(child)) continue;
-        n.kind = SnapshotNode::Kind::placeholder;
+        n.kind = formats::SnapshotNode::Kind::placeholder;
     }
     n.listed_only = true;
     rec_.tree[child] = std::move(n);
@@ -280,7 +280,7 @@ Result<CommandResult> RecordingHost::run(const std::vector<std::string>& argv, s
   // Words joined by one blank, an empty first word too (" x" stays " x").
   const std::string key = text::join(argv, " ");
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  RecordedCommand c;
+  formats::RecordedCommand c;
   if (r) c.result = *r;
   else c.error = r.error();
   rec_.commands[key] = std::move(c);

@@ -19,7 +19,7 @@ class RecordingHost final : public Host {
   explicit RecordingHost(const Host& inner) : inner_(inner) {}
 
   // What was recorded so far (copy: the probes may still be running in other threads).
-  Recording recording() const;
+  formats::Recording recording() const;
 
   bool live() const override { return inner_.live(); }
   const std::string& root() const override { return inner_.root(); }
@@ -40,7 +40,7 @@ class RecordingHost final : public Host {
   std::optional<nlohmann::json> recorded(const std::string& key) const override;
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const override;
   void record_fact(const std::string& key, const nlohmann::json& value) const override;
-  // Recorded as DIR/dev/kmsg, GPU lines only (kmsg::gpu_relevant), MAC addresses masked.
+  // Recorded as DIR/dev/kmsg, GPU lines only (formats::kmsg::gpu_relevant), MAC addresses masked.
   Result<KernelLogText> kernel_log(std::size_t max_bytes, std::chrono::milliseconds timeout) const override;
   // Recorded as DIR/var/log/amdml-journal/UNIT.log (recorded_journal_path).
   Result<std::string> service_journal(const std::string& unit, std::size_t max_bytes,
@@ -58,7 +58,7 @@ class RecordingHost final : public Host {
 
   const Host& inner_;
   mutable std::recursive_mutex mu_;
-  mutable Recording rec_;
+  mutable formats::Recording rec_;
   mutable std::map<std::string, std::optional<FileStat>> lstat_cache_;
 };
 

@@ -32,7 +32,7 @@ constexpr const char* kManifest = "amdml-host.json";  // formats/host_manifest.h
 
 class RootedHost final : public Host {
  public:
-  RootedHost(std::string root, HostManifest m, bool openat2)
+  RootedHost(std::string root, formats::HostManifest m, bool openat2)
       : root_(std::move(root)),
         m_(std::move(m)),
         root_fd_(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
@@ -173,7 +173,7 @@ class RootedHost final : public Host {
   }
 
   std::string root_;
-  HostManifest m_;
+  formats::HostManifest m_;
   Fd root_fd_;            // invalid: the root could not be opened (every path is then missing)
   mutable bool openat2_;  // false: the kernel has no openat2, or a test asked for the walk
 };
@@ -195,7 +195,7 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
   std::optional<std::string> manifest;
   std::string mpath = root + "/" + kManifest;
   if (::lstat(mpath.c_str(), &st) == 0) {
-    AMDML_TRY(manifest, read_real_file(mpath, mpath, kMaxManifestBytes));
+    AMDML_TRY(manifest, read_real_file(mpath, mpath, formats::kMaxManifestBytes));
   }
   auto host = make_rooted_host_from_manifest(root, manifest);
   if (!host) return make_error(root_in + "/" + host.error().message);
@@ -205,9 +205,9 @@ Result<std::unique_ptr<Host>> make_rooted_host(const std::string& root_in) {
 Result<std::unique_ptr<Host>> make_rooted_host_from_manifest(const std::string& root,
                                                              const std::optional<std::string>& manifest,
                                                              RootResolution resolution) {
-  HostManifest m;
+  formats::HostManifest m;
   if (manifest) {
-    auto parsed = parse_host_manifest(*manifest);
+    auto parsed = formats::parse_host_manifest(*manifest);
     if (!parsed) return parsed.error();
     m = std::move(*parsed);
   }

@@ -62,7 +62,7 @@ Result<KernelLogText> read_journal(std::size_t max_bytes, std::chrono::milliseco
   o.output_limit = max_bytes * 2;
   AMDML_TRY(auto r, run_command({"journalctl", "-k", "-b", "0", "-o", "short-monotonic", "--no-pager", "-q"}, o));
   if (r.timed_out) return make_error("journalctl -k: no answer within " + std::to_string(timeout.count()) + " ms", ETIMEDOUT);
-  auto parsed = kmsg::parse_journal(r.out);
+  auto parsed = formats::kmsg::parse_journal(r.out);
   // Without the adm or systemd-journal group journalctl shows this user's own entries
   // only, which never include the kernel's: nothing read is as good as refused.
   if (r.exit_code != 0 || parsed.records.empty())
@@ -71,8 +71,8 @@ Result<KernelLogText> read_journal(std::size_t max_bytes, std::chrono::milliseco
                       EPERM);
   KernelLogText out;
   out.source = "journalctl -k -b 0";
-  std::string all = kmsg::write(parsed.records);
-  auto kept = kmsg::tail(all, max_bytes);
+  std::string all = formats::kmsg::write(parsed.records);
+  auto kept = formats::kmsg::tail(all, max_bytes);
   out.truncated = kept.size() < all.size();
   out.records = std::string(kept);
   return out;

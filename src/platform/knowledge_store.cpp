@@ -76,7 +76,7 @@ Result<std::optional<Knowledge>> read_installed_knowledge(const Host& host) {
   AMDML_TRY(auto date, pointer_date(*pointer, kStore + "/current"));
   const std::string bin = kStore + "/" + date + "/knowledge.bin";
   AMDML_TRY(auto bytes, host.read_file(bin, 64 << 20));
-  auto kb = decode_knowledge_bin(bytes);
+  auto kb = formats::decode_knowledge_bin(bytes);
   if (!kb) return make_error(bin + ": " + kb.error().message);
   if (kb->meta.date != date) return make_error(bin + ": holds the knowledge of " + kb->meta.date + ", not " + date);
   return std::optional<Knowledge>(std::move(*kb));
@@ -131,7 +131,7 @@ Result<StoreState> rollback_bundle(SafeTree& tree) {
     return make_error("no previous knowledge bundle to go back to", ENOENT);
   AMDML_TRY(auto there, tree.read(kStore + "/" + state.previous + "/knowledge.bin", 64 << 20));
   if (!there.exists) return make_error(tree.real_path(kStore + "/" + state.previous) + ": the previous bundle is gone", ENOENT);
-  if (auto kb = decode_knowledge_bin(there.bytes); !kb)
+  if (auto kb = formats::decode_knowledge_bin(there.bytes); !kb)
     return make_error(tree.real_path(kStore + "/" + state.previous) + ": " + kb.error().message, EINVAL);
   // current first: a kill between the two leaves both naming the bundle now in use.
   AMDML_TRY_STATUS(write_pointer(tree, "current", state.previous));

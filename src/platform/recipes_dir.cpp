@@ -34,7 +34,7 @@ Result<std::vector<RecipeFile>> read_recipes_dir(const std::string& dir) {
 
 }  // namespace amdml::platform
 
-namespace amdml {
+namespace amdml::platform {
 
 Result<std::vector<RecipeFile>> recipe_files(const std::string& dir) {
   if (dir.empty()) {
@@ -45,4 +45,4 @@ Result<std::vector<RecipeFile>> recipe_files(const std::string& dir) {
   return platform::read_recipes_dir(dir);
 }
 
-}  // namespace amdml
+}  // namespace amdml::platform

@@ -13,9 +13,9 @@ Result<std::vector<RecipeFile>> read_recipes_dir(const std::string& dir);
 
 }  // namespace amdml::platform
 
-namespace amdml {
+namespace amdml::platform {
 
 // The embedded recipes, or those under dir when given (--recipes DIR).
 Result<std::vector<RecipeFile>> recipe_files(const std::string& dir);
 
-}  // namespace amdml
+}  // namespace amdml::platform

@@ -72,7 +72,7 @@ std::string tarball_dir_name(const std::string& out) {
   return name;
 }
 
-Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string& manifest_text, const std::string& dir) {
+Result<SnapshotStats> write_snapshot_tree(const formats::Recording& r, const std::string& manifest_text, const std::string& dir) {
   SnapshotStats stats;
   for (const auto& [inner, node] : r.tree) {
     if (inner.empty() || inner[0] != '/' || inner == "/") continue;
@@ -81,21 +81,21 @@ Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string&
     AMDML_TRY_STATUS(make_dirs(dir, paths::dirname(inner) == "/" ? "" : paths::dirname(inner)));
     const std::string path = dir + inner;
     switch (node.kind) {
-      case SnapshotNode::Kind::directory:
+      case formats::SnapshotNode::Kind::directory:
         if (::mkdir(path.c_str(), (node.mode & 0777) | 0700) != 0) {
           struct stat st {};
           if (errno != EEXIST || ::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return os_error(path, errno);
         }
         ++stats.dirs;
         break;
-      case SnapshotNode::Kind::file:
-      case SnapshotNode::Kind::placeholder:
-        AMDML_TRY_STATUS(write_new_file(path, node.kind == SnapshotNode::Kind::file ? node.content : std::string(),
+      case formats::SnapshotNode::Kind::file:
+      case formats::SnapshotNode::Kind::placeholder:
+        AMDML_TRY_STATUS(write_new_file(path, node.kind == formats::SnapshotNode::Kind::file ? node.content : std::string(),
                                         (node.mode & 0777) | 0600));
         ++stats.files;
         stats.bytes += node.content.size();
         break;
-      case SnapshotNode::Kind::symlink:
+      case formats::SnapshotNode::Kind::symlink:
         if (::symlink(node.target.c_str(), path.c_str()) != 0) return os_error(path, errno);
         ++stats.symlinks;
         break;
@@ -117,7 +117,7 @@ Status remove_tree(const std::string& dir) {
   return {};
 }
 
-Result<SnapshotStats> publish_snapshot(const Recording& r, const std::string& manifest_text, const std::string& out_in,
+Result<SnapshotStats> publish_snapshot(const formats::Recording& r, const std::string& manifest_text, const std::string& out_in,
                                        bool force) {
   std::string out = out_in;
   while (out.size() > 1 && out.back() == '/') out.pop_back();

@@ -26,13 +26,13 @@ std::string tarball_dir_name(const std::string& out);
 
 // Writes the tree and manifest_text (amdml-host.json) into dir, which must exist and
 // be empty.
-Result<SnapshotStats> write_snapshot_tree(const Recording& r, const std::string& manifest_text, const std::string& dir);
+Result<SnapshotStats> write_snapshot_tree(const formats::Recording& r, const std::string& manifest_text, const std::string& dir);
 
 // Writes the snapshot to out: a directory (refused when it exists and is not empty,
 // unless force -- and even then only when it is an earlier snapshot, i.e. holds
 // amdml-host.json) or, for a .tar.gz name, a tarball made by running tar (numeric
 // owner 0, so no local user name lands in its headers).
-Result<SnapshotStats> publish_snapshot(const Recording& r, const std::string& manifest_text, const std::string& out,
+Result<SnapshotStats> publish_snapshot(const formats::Recording& r, const std::string& manifest_text, const std::string& out,
                                        bool force);
 
 // Creates a fresh private directory next to path (".NAME.amdml-XXXXXX").

@@ -9,7 +9,7 @@
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using render::bytes_text;
 using render::mode_text;
@@ -158,7 +158,7 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
     out += "- **" + std::string(to_string(fd.severity)) + "** `" + std::string(to_string(fd.id)) + "`: " + fd.title + "\n";
     if (!fd.detail.empty()) out += "  - cause: " + fd.detail + "\n";
     for (const auto& e : fd.evidence) out += "  - seen: " + code(e.source) + (e.value.empty() ? "" : " = " + code(e.value)) + "\n";
-    if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "` " + code(json_text(fix_params_json(fd.fix->params), -1)) + "\n";
+    if (fd.fix) out += "  - fix: `" + fix_command(fd, r.facts) + "` " + code(json_text(formats::fix_params_json(fd.fix->params), -1)) + "\n";
     for (const auto& c : fd.commands) out += "  - fix: " + code(c) + "\n";
   }
   out += "\n";
@@ -199,4 +199,4 @@ json bug_report_json(const Report& r, const BugReportExtras& x) {
   return j;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -11,7 +11,7 @@
 
 #include "amdml/report.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 struct BugReportExtras {
   std::optional<std::string> snapshot_path;  // the tarball written with --snapshot
@@ -24,4 +24,4 @@ struct BugReportExtras {
 std::string render_bug_report(const Report& report, const BugReportExtras& extras);
 nlohmann::json bug_report_json(const Report& report, const BugReportExtras& extras);
 
-}  // namespace amdml
+}  // namespace amdml::render

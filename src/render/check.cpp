@@ -2,7 +2,7 @@
 // and the "check" object the JSON document carries beside the doctor's keys.
 #include "render/render.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 std::string render_check_text(const CheckReport& check, const TextStyle& s) {
   std::string ok = paint(s, Color::green, s.unicode ? "✓" : "ok");
@@ -53,4 +53,4 @@ nlohmann::json check_json(const CheckReport& check) {
           {"cases", cases}};
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -5,7 +5,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -237,4 +237,4 @@ nlohmann::json explain_json(const Knowledge& kb, const Explanation& e) {
   return j;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

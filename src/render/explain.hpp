@@ -14,7 +14,7 @@
 #include "amdml/finding_id.hpp"
 #include "amdml/knowledge.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 struct Explanation {
   enum class Kind { finding, gfx, pci, product, error };
@@ -32,4 +32,4 @@ struct Explanation {
 std::string render_explain_text(const Knowledge& kb, const Explanation& e);  // not for error
 nlohmann::json explain_json(const Knowledge& kb, const Explanation& e);
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -4,7 +4,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -156,4 +156,4 @@ nlohmann::json error_explain_json(const ErrorExplanation& e) {
   return j;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -12,7 +12,7 @@
 
 #include "rules/error_explain.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 struct ExplainedMatch {
   const ErrorMatch* match = nullptr;
@@ -31,4 +31,4 @@ struct ErrorExplanation {
 std::string render_error_explain_text(const ErrorExplanation& e, std::size_t width = 100);
 nlohmann::json error_explain_json(const ErrorExplanation& e);
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -5,7 +5,7 @@
 #include "formats/kmsg.hpp"
 #include "render/facts_json.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using nlohmann::json;
 
@@ -13,7 +13,7 @@ void boot_facts_json(const Facts& f, json& j) {
   const auto& k = f.kernel_log;
   json events = json::array();
   for (const auto& e : k.events) {
-    json ev = {{"kind", to_string(e.kind)}, {"usec", e.usec}, {"time", kmsg::time_label(e.usec)},
+    json ev = {{"kind", to_string(e.kind)}, {"usec", e.usec}, {"time", formats::kmsg::time_label(e.usec)},
                {"line", e.line},           {"subject", e.subject}, {"process", e.process}};
     ev["error"] = e.error_code ? json(*e.error_code) : json(nullptr);
     events.push_back(std::move(ev));
@@ -35,4 +35,4 @@ void boot_facts_json(const Facts& f, json& j) {
   j["ollama_journal"] = {{"read", f.ollama_journal.read}, {"source", f.ollama_journal.source}, {"lines", std::move(lines)}};
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

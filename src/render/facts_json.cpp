@@ -6,7 +6,7 @@
 #include "formats/deep_record.hpp"
 #include "render/format.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using render::opt;
 using render::opt_bytes;
@@ -166,11 +166,11 @@ json facts_json(const Facts& f) {
   j["ml"] = ml_facts_json(f.ml);
   boot_facts_json(f, j);
   // --deep only: plain doctor's document is unchanged. The recorded form (docs/deep.md).
-  if (f.deep.asked) j["deep"] = deep_record_json(f.deep);
+  if (f.deep.asked) j["deep"] = formats::deep_record_json(f.deep);
   json errs = json::array();
   for (const auto& e : f.errors) errs.push_back({{"probe", e.probe}, {"path", e.path}, {"message", e.message}});
   j["probe_errors"] = std::move(errs);
   return j;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

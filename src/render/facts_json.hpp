@@ -6,7 +6,7 @@
 
 #include "amdml/facts.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 nlohmann::json facts_json(const Facts& f);
 nlohmann::json runtime_facts_json(const RuntimeFacts& r);  // facts_runtime_json.cpp
@@ -16,4 +16,4 @@ nlohmann::json ml_facts_json(const MlFacts& m);            // facts_ml_json.cpp
 void boot_facts_json(const Facts& f, nlohmann::json& j);  // facts_boot_json.cpp: kernel_log, boot, ollama_journal
 nlohmann::json rocm_installs_json(const std::vector<RocmInstall>& installs);  // facts_ml_json.cpp
 
-}  // namespace amdml
+}  // namespace amdml::render

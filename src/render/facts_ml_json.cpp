@@ -2,7 +2,7 @@
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using render::opt;
 
@@ -139,4 +139,4 @@ nlohmann::json rocm_installs_json(const std::vector<RocmInstall>& installs) {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -4,7 +4,7 @@
 #include "render/facts_json.hpp"
 #include "formats/runtime_record.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using nlohmann::json;
 
@@ -36,14 +36,14 @@ json gpu_memory_json(const std::vector<GpuMemoryView>& memory) {
 }
 
 json runtime_facts_json(const RuntimeFacts& r) {
-  json hsa = hsa_record_json(r.hsa);
+  json hsa = formats::hsa_record_json(r.hsa);
   hsa["recorded"] = r.hsa.recorded;
   if (hsa.contains("agents"))
     for (std::size_t i = 0; i < r.hsa.agents.size(); ++i)
       hsa["agents"][i]["gpu"] = r.hsa.agents[i].gpu ? json(*r.hsa.agents[i].gpu) : json(nullptr);
-  json libdrm = libdrm_record_json(r.libdrm);
+  json libdrm = formats::libdrm_record_json(r.libdrm);
   libdrm["recorded"] = r.libdrm.recorded;
   return {{"probed", r.probed}, {"hsa", std::move(hsa)}, {"libdrm", std::move(libdrm)}, {"memory", gpu_memory_json(r.memory)}};
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -9,7 +9,7 @@
 #include "formats/fix_params_json.hpp"
 #include "render/fix_text.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -57,7 +57,7 @@ json recipe_head(const RecipePlan& rp) {
   r["id"] = rp.ref.recipe;
   r["title"] = rp.recipe ? json(rp.recipe->title) : json(nullptr);
   r["resolves"] = ids_json(rp.findings);
-  r["params"] = fix_params_json(rp.ref.params);
+  r["params"] = formats::fix_params_json(rp.ref.params);
   return r;
 }
 
@@ -183,4 +183,4 @@ json fix_error_json(const std::string& mode, const std::string& message) {
   return doc;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

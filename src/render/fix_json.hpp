@@ -12,7 +12,7 @@
 #include "amdml/finding.hpp"
 #include "amdml/plan.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 // The plan: every recipe that would change a file ("recipes"; empty: nothing to do),
 // the recipes that were refused, and the command that applies it.
@@ -28,4 +28,4 @@ nlohmann::json fix_undo_json(const UndoOutcome& out, bool rooted);
 // cannot be read): mode "plan", "apply" or "undo", and the one-line error.
 nlohmann::json fix_error_json(const std::string& mode, const std::string& message);
 
-}  // namespace amdml
+}  // namespace amdml::render

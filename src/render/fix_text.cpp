@@ -15,7 +15,7 @@
 #include "formats/fix_params_json.hpp"
 #include "render/render.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -176,7 +176,7 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
     // A recipe asked for with --only that no finding gave parameters (it says why) has none.
     if (std::any_of(rp.findings.begin(), rp.findings.end(), [](const Finding& f) { return f.fix.has_value(); }) ||
         !rp.resumes.empty())
-      out += "  params " + json_text(fix_params_json(rp.ref.params), -1) + "\n";
+      out += "  params " + json_text(formats::fix_params_json(rp.ref.params), -1) + "\n";
     if (rp.refused) {
       out += "  REFUSED: " + rp.refused->message + "\n";
       for (const auto& f : rp.findings)
@@ -285,4 +285,4 @@ std::string format_undo(const UndoOutcome& out) {
   return s;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

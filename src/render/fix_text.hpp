@@ -11,7 +11,7 @@
 #include "amdml/plan.hpp"
 #include "amdml/recipe.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 std::string format_recipe_list(const std::vector<Recipe>& recipes);
 std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_command);
@@ -29,4 +29,4 @@ std::string format_undo(const UndoOutcome& out);
 // A unified diff (---/+++ headers, 3 lines of context) of before -> after.
 std::string unified_diff(const std::string& path, const std::optional<std::string>& before, const std::string& after);
 
-}  // namespace amdml
+}  // namespace amdml::render

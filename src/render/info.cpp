@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace amdml {
+namespace amdml::render {
 namespace {
 
 using nlohmann::json;
@@ -226,17 +226,17 @@ json info_json(const Report& r) {
   const auto& h = f.runtime.hsa;
   json j;
   j["schema"] = "amdml.info/1";
-  json rt = hsa_record_json(h);
+  json rt = formats::hsa_record_json(h);
   rt.erase("agents");
   rt["recorded"] = h.recorded;
   j["runtime"] = rt;
-  json drm = libdrm_record_json(f.runtime.libdrm);
+  json drm = formats::libdrm_record_json(f.runtime.libdrm);
   drm.erase("devices");
   j["libdrm"] = drm;
   json agents = json::array();
   if (runtime_asked(h)) {
     j["source"] = "hsa";
-    json rec = hsa_record_json(h);
+    json rec = formats::hsa_record_json(h);
     for (std::size_t i = 0; i < h.agents.size(); ++i) {
       json a = rec["agents"][i];
       a["gpu"] = h.agents[i].gpu ? json(*h.agents[i].gpu) : json(nullptr);
@@ -274,4 +274,4 @@ json info_json(const Report& r) {
   return j;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

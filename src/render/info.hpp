@@ -10,7 +10,7 @@
 #include "render/render.hpp"
 #include "amdml/report.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 // GPUs a ROCm program can use: the HSA runtime's GPU agents when it ran; when it was
 // not asked (--no-runtime, not installed, nothing recorded), KFD GPU nodes whose
@@ -20,4 +20,4 @@ int usable_gpu_agents(const Facts& f);
 std::string render_info_text(const Report& r, const TextStyle& style);
 nlohmann::json info_json(const Report& r);  // schema amdml.info/1
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -8,7 +8,7 @@
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using render::opt;
 using render::opt_bytes;
@@ -46,7 +46,7 @@ json finding_json(const Finding& f) {
   j["title"] = f.title;
   j["detail"] = f.detail;
   j["gpus"] = f.gpus;
-  if (f.fix) j["fix"] = {{"recipe", f.fix->recipe}, {"params", fix_params_json(f.fix->params)}};
+  if (f.fix) j["fix"] = {{"recipe", f.fix->recipe}, {"params", formats::fix_params_json(f.fix->params)}};
   else j["fix"] = nullptr;
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"source", e.source}, {"value", e.value}});
@@ -107,4 +107,4 @@ json error_json(const std::string& message) {
   return j;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -9,7 +9,7 @@
 #include "base/utf8.hpp"
 #include "render/format.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::string render_junit_error(const std::string& message) {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

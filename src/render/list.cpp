@@ -4,7 +4,7 @@
 
 #include "amdml/finding_id.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 std::string render_list_text(const std::vector<ListedProbe>& probes) {
   std::string out = "Probes (in run order):\n";
@@ -27,4 +27,4 @@ nlohmann::json list_json(const std::vector<ListedProbe>& probes) {
   return {{"schema", "amdml.list/1"}, {"probes", listed}, {"findings", findings}};
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace amdml {
+namespace amdml::render {
 
 // One probe as listed: its name and what it reads (the engine copies the probe table).
 struct ListedProbe {
@@ -18,4 +18,4 @@ struct ListedProbe {
 std::string render_list_text(const std::vector<ListedProbe>& probes);
 nlohmann::json list_json(const std::vector<ListedProbe>& probes);
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -5,7 +5,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::vector<std::vector<std::string>> ml_summary_rows(const Facts& f) {
   return rows;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -7,7 +7,7 @@
 
 #include "amdml/facts.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 // ollama, each PyTorch and llama.cpp: which ROCm each loads and, where its files name the
 // targets, whether that ROCm has kernels for each GPU.
@@ -20,4 +20,4 @@ std::string kernels_verdict(const Facts& f, const std::vector<GfxTarget>& target
 // Every ROCm install the ROCm row does not already name: "7.14.1 (pip) in /home/a/venv: gfx1151".
 std::vector<std::vector<std::string>> rocm_install_rows(const RocmFacts& r);
 
-}  // namespace amdml
+}  // namespace amdml::render

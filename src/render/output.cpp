@@ -6,7 +6,7 @@
 #include "render/render.hpp"
 #include "base/utf8.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 namespace {
 
@@ -86,4 +86,4 @@ std::string terminal_text(std::string_view text, bool keep_colour) { return esca
 
 std::string line_text(std::string_view text) { return escaped_text(text, false, false); }
 
-}  // namespace amdml
+}  // namespace amdml::render

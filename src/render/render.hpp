@@ -10,7 +10,7 @@
 #include "amdml/check.hpp"
 #include "amdml/report.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 struct TextStyle {
   bool color = false;
@@ -56,4 +56,4 @@ std::string line_text(std::string_view text);
 enum class Color { red, yellow, blue, green, bold, dim };
 std::string paint(const TextStyle& s, Color c, std::string_view text);
 
-}  // namespace amdml
+}  // namespace amdml::render

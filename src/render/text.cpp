@@ -9,7 +9,7 @@
 #include "render/format.hpp"
 #include "render/ml_text.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 using render::bytes_text;
 using render::mode_text;
@@ -164,7 +164,7 @@ std::string findings_block(const Report& r, const TextStyle& s) {
     for (const auto& e : f.evidence) out += "      seen:  " + e.source + (e.value.empty() ? "" : " = " + e.value) + "\n";
     if (f.fix) {
       std::string p;
-      auto params = fix_params_json(f.fix->params);
+      auto params = formats::fix_params_json(f.fix->params);
       // rocm-install: the release and the packages; the repository, key and pin details
       // are in `amdml fix`'s plan (and in JSON), not in one comment.
       if (std::holds_alternative<RocmInstallParams>(f.fix->params))
@@ -251,4 +251,4 @@ std::string render_markdown(const Report& r) {
   return out;
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -3,7 +3,7 @@
 
 #include "base/text.hpp"
 
-namespace amdml {
+namespace amdml::render {
 
 std::string render_update_text(const UpdateOutcome& o) {
   const std::string root = o.root.empty() ? "" : " --root " + text::shell_word(o.root);
@@ -25,4 +25,4 @@ std::string render_update_text(const UpdateOutcome& o) {
   return {};
 }
 
-}  // namespace amdml
+}  // namespace amdml::render

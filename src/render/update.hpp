@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace amdml {
+namespace amdml::render {
 
 struct UpdateOutcome {
   enum class Kind { installed, up_to_date, available, rolled_back } kind = Kind::up_to_date;
@@ -18,4 +18,4 @@ struct UpdateOutcome {
 
 std::string render_update_text(const UpdateOutcome& o);
 
-}  // namespace amdml
+}  // namespace amdml::render

@@ -15,7 +15,7 @@ const KernelEvent* last_event(const Facts& f, KernelEventKind k) {
   return out;
 }
 
-Evidence quote(const KernelEvent& e) { return {"kernel log " + kmsg::time_label(e.usec), e.line}; }
+Evidence quote(const KernelEvent& e) { return {"kernel log " + formats::kmsg::time_label(e.usec), e.line}; }
 
 // A GPU this kernel's amdgpu does not know (the knowledge's oldest kernel), if any.
 std::optional<std::string> kernel_too_old(const RuleContext& ctx, const std::vector<int>& gpus) {

@@ -215,25 +215,25 @@ ErrorScan scan_error_text(const ErrorCatalog& catalog, std::string_view text, st
       }
     }
   }
-  // The kernel log's own reading of the lines (kmsg::classify).
-  std::vector<kmsg::Record> records;
+  // The kernel log's own reading of the lines (formats::kmsg::classify).
+  std::vector<formats::kmsg::Record> records;
   std::vector<std::size_t> record_line;
   for (const auto& l : lines) {
-    kmsg::Record r;
-    r.text = std::string(kernel_text(l.text).substr(0, kmsg::kMaxLineBytes));
+    formats::kmsg::Record r;
+    r.text = std::string(kernel_text(l.text).substr(0, formats::kmsg::kMaxLineBytes));
     records.push_back(std::move(r));
     record_line.push_back(l.number - 1);
   }
   std::size_t cursor = 0;
-  for (const auto& ev : kmsg::classify(records)) {
+  for (const auto& ev : formats::kmsg::classify(records)) {
     while (cursor < records.size() && records[cursor].text != ev.line) ++cursor;
     if (cursor == records.size()) break;
     for (const auto& e : catalog.entries)
       if (e.kernel == ev.kind) add_hit(out, e, lines[record_line[cursor]], {}, 0, "kernel log");
   }
-  // ollama's reading of its last start (ollama_log::last_start), matched back to lines
+  // ollama's reading of its last start (formats::ollama_log::last_start), matched back to lines
   // from the end.
-  auto ol = ollama_log::last_start(text);
+  auto ol = formats::ollama_log::last_start(text);
   std::size_t back = lines.size();
   for (auto it = ol.rbegin(); it != ol.rend(); ++it) {
     while (back > 0 && lines[back - 1].text.find(it->line.substr(0, 200)) == std::string_view::npos) --back;

@@ -39,7 +39,7 @@ bool kernel_file_for(const std::string& library, const std::string& file, const 
     // TheRock's per-ISA packs (.kpack, rocm-2026.md): a README, a .bak or .swp copy
     // names the target without being kernels.
     if (!ends(".co") && !ends(".hsaco") && !ends(".dat") && !ends(".kpack")) return false;
-    return mlparse::library_file_target(file) == target;
+    return formats::mlparse::library_file_target(file) == target;
   }
   std::string n = target.name();
   // MIOpen's precompiled kernel databases (.kdb); its find and perf databases hold no code.

@@ -10,7 +10,7 @@ namespace {
 
 using Events = std::vector<const KernelEvent*>;
 
-Evidence quote(const KernelEvent& e) { return {"kernel log " + kmsg::time_label(e.usec), e.line}; }
+Evidence quote(const KernelEvent& e) { return {"kernel log " + formats::kmsg::time_label(e.usec), e.line}; }
 
 Events of(const Facts& f, KernelEventKind k) {
   Events out;
@@ -132,7 +132,7 @@ void resets(const RuleContext& ctx, std::vector<Finding>& out) {
     if (!timeouts.back()->process.empty()) fd.evidence.push_back({"process", timeouts.back()->process});
   }
   if (!reset.empty()) fd.evidence.push_back(quote(*reset.back()));
-  fd.notes.push_back("Last one at " + kmsg::time_label((reset.empty() ? timeouts.back() : reset.back())->usec) +
+  fd.notes.push_back("Last one at " + formats::kmsg::time_label((reset.empty() ? timeouts.back() : reset.back())->usec) +
                      " since boot. Update the kernel and linux-firmware first; a hang that stays is worth a report with "
                      "`amdml report`.");
   out.push_back(std::move(fd));

@@ -44,7 +44,7 @@ std::vector<Configured> settings(const Facts& f, const std::string& module, cons
   for (const auto& o : f.modprobe.options)
     if (o.module == module && o.key == key) out.push_back({o.value, o.file + ":" + std::to_string(o.line)});
   for (const auto& [k, v] : f.driver.cmdline_options)
-    if (parse::modprobe_name(k) == module + "." + key) out.push_back({v, "/proc/cmdline"});
+    if (formats::parse::modprobe_name(k) == module + "." + key) out.push_back({v, "/proc/cmdline"});
   return out;
 }
 std::optional<Configured> configured(const Facts& f, const std::string& module, const std::string& key) {
@@ -64,7 +64,7 @@ bool is_ttm_key(const std::string& k) { return k == "pages_limit" || k == "page_
 // The kernel command line sets one of module's TTM limits (it wins over modprobe.d).
 bool configured_on_cmdline(const Facts& f, const std::string& module) {
   return std::any_of(f.driver.cmdline_options.begin(), f.driver.cmdline_options.end(), [&](const auto& kv) {
-    return parse::modprobe_name(kv.first) == module + ".pages_limit" || parse::modprobe_name(kv.first) == module + ".page_pool_size";
+    return formats::parse::modprobe_name(kv.first) == module + ".pages_limit" || formats::parse::modprobe_name(kv.first) == module + ".page_pool_size";
   });
 }
 
@@ -377,7 +377,7 @@ bool gtt_related(const std::string& module, const std::string& key) {
 }  // namespace
 
 std::optional<std::string> modprobe_setting(const Facts& f, const std::string& module, const std::string& key) {
-  auto c = configured(f, parse::modprobe_name(module), parse::modprobe_name(key));
+  auto c = configured(f, formats::parse::modprobe_name(module), formats::parse::modprobe_name(key));
   if (!c) return std::nullopt;
   return c->value;
 }
@@ -396,7 +396,7 @@ std::vector<std::string> modprobe_view_notes(const Facts& f) {
     }
   // Lines modprobe skips ("ignoring bad line"): a key=value outside an options line.
   for (const auto& u : f.modprobe.unparsable) {
-    const std::string name = parse::modprobe_name(u.message);
+    const std::string name = formats::parse::modprobe_name(u.message);
     if (name.find("pages_limit") == std::string::npos && name.find("page_pool_size") == std::string::npos &&
         name.find("gttsize") == std::string::npos)
       continue;
@@ -417,11 +417,11 @@ namespace {
 bool in_boot_config(const Facts& f, const KernelCmdlineParams& p) {
   if (!f.os.boot_cmdline) return false;
   std::map<std::string, std::string> next;
-  for (const auto& [k, v] : parse::cmdline(*f.os.boot_cmdline)) next[parse::modprobe_name(k)] = v;
+  for (const auto& [k, v] : formats::parse::cmdline(*f.os.boot_cmdline)) next[formats::parse::modprobe_name(k)] = v;
   for (const auto& [k, v] : p.set)
-    if (auto it = next.find(parse::modprobe_name(k)); it == next.end() || it->second != v) return false;
+    if (auto it = next.find(formats::parse::modprobe_name(k)); it == next.end() || it->second != v) return false;
   for (const auto& k : p.remove)
-    if (next.count(parse::modprobe_name(k))) return false;
+    if (next.count(formats::parse::modprobe_name(k))) return false;
   return true;
 }
 

@@ -239,11 +239,11 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
                      a.value,
                  {a.file + ":" + std::to_string(a.line), a.key + "=" + a.value});
     // carry over what the person meant to set, unless the edit already decides it
-    for (const auto& word : systemd::split_environment(a.value).words) {
+    for (const auto& word : formats::systemd_unit::split_environment(a.value).words) {
       auto eq = word.find('=');
       if (eq == std::string::npos) continue;
       std::string name = word.substr(0, eq);
-      if (!systemd::env_name_valid(name) || env.count(name) || edit.set.count(name)) continue;
+      if (!formats::systemd_unit::env_name_valid(name) || env.count(name) || edit.set.count(name)) continue;
       if (name == "HSA_OVERRIDE_GFX_VERSION" && !parse_gfx_override(word.substr(eq + 1))) continue;
       if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !needed && shipped) continue;  // not needed here
       edit.set[name] = word.substr(eq + 1);

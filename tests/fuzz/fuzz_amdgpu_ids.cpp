@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto ids = amdml::parse_amdgpu_ids(text);
+  auto ids = amdml::formats::parse_amdgpu_ids(text);
   FUZZ_CHECK(ids.malformed >= 0);
   FUZZ_CHECK(ids.version.size() <= size);
   for (const auto& e : ids.entries) {

@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto words = amdml::parse::cmdline(text);
+  auto words = amdml::formats::parse::cmdline(text);
   FUZZ_CHECK(words.size() <= size);
   std::size_t total = 0;
   for (const auto& [k, v] : words) {

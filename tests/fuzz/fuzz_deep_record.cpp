@@ -12,28 +12,28 @@ namespace {
 using nlohmann::json;
 
 void check_record(const json& doc) {
-  auto r = amdml::parse_deep_record(doc);
+  auto r = amdml::formats::parse_deep_record(doc);
   if (!r) {
     FUZZ_CHECK(!r.error().message.empty());
     return;
   }
-  const json once = amdml::deep_record_json(*r);
-  auto again = amdml::parse_deep_record(once);
+  const json once = amdml::formats::deep_record_json(*r);
+  auto again = amdml::formats::parse_deep_record(once);
   FUZZ_CHECK(again.ok());
-  FUZZ_CHECK(amdml::deep_record_json(*again) == once);
+  FUZZ_CHECK(amdml::formats::deep_record_json(*again) == once);
 }
 
 void check_step(const json& doc) {
-  auto r = amdml::parse_deep_step(doc);
+  auto r = amdml::formats::parse_deep_step(doc);
   if (!r) {
     FUZZ_CHECK(!r.error().message.empty());
     return;
   }
-  const json once = amdml::deep_step_json(*r);
+  const json once = amdml::formats::deep_step_json(*r);
   FUZZ_CHECK(once.contains("step") && once.contains("status"));
-  auto again = amdml::parse_deep_step(once);
+  auto again = amdml::formats::parse_deep_step(once);
   FUZZ_CHECK(again.ok());
-  FUZZ_CHECK(amdml::deep_step_json(*again) == once);
+  FUZZ_CHECK(amdml::formats::deep_step_json(*again) == once);
 }
 
 }  // namespace

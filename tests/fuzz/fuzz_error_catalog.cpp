@@ -9,8 +9,8 @@ namespace {
 
 const amdml::ErrorCatalog& shipped() {
   static const amdml::ErrorCatalog cat = [] {
-    auto files = amdml::recipe_files("");
-    auto c = files ? amdml::load_error_catalog(*files) : amdml::Result<amdml::ErrorCatalog>(files.error());
+    auto files = amdml::platform::recipe_files("");
+    auto c = files ? amdml::formats::load_error_catalog(*files) : amdml::Result<amdml::ErrorCatalog>(files.error());
     FUZZ_CHECK(c.ok());
     return *c;
   }();
@@ -21,10 +21,10 @@ const amdml::ErrorCatalog& shipped() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto cat = amdml::parse_error_catalog(text, "fuzz.toml");
+  auto cat = amdml::formats::parse_error_catalog(text, "fuzz.toml");
   if (cat) {
     // What is written parses back to the same entries.
-    auto again = amdml::parse_error_catalog(amdml::write_error_catalog(*cat), "again.toml");
+    auto again = amdml::formats::parse_error_catalog(amdml::formats::write_error_catalog(*cat), "again.toml");
     FUZZ_CHECK(again.ok());
     FUZZ_CHECK(again->entries.size() == cat->entries.size());
     for (std::size_t i = 0; i < cat->entries.size(); ++i) {

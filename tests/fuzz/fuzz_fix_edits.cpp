@@ -7,8 +7,9 @@
 #include "fuzz_check.hpp"
 
 namespace fix = amdml::fix;
-namespace parse = amdml::parse;
+namespace parse = amdml::formats::parse;
 namespace text = amdml::text;
+namespace formats = amdml::formats;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(amdml::fuzz::as_text(data, size));
@@ -45,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto again = fix::edit_kernelstub_config(k3->text, cl);
     FUZZ_CHECK(again && again->text == k3->text);
   }
-  (void)parse::grub_cmdline(text);
-  (void)parse::kernelstub_cmdline(text);
+  (void)formats::parse::grub_cmdline(text);
+  (void)formats::parse::kernelstub_cmdline(text);
   (void)fix::dropin_environment(text);
   return 0;
 }

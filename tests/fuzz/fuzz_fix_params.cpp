@@ -5,14 +5,14 @@
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto doc = amdml::parse_json(amdml::fuzz::as_text(data, size));
+  auto doc = amdml::formats::parse_json(amdml::fuzz::as_text(data, size));
   if (!doc) return 0;
-  auto params = amdml::parse_fix_params(*doc);
+  auto params = amdml::formats::parse_fix_params(*doc);
   if (!params) {
     FUZZ_CHECK(!params.error().message.empty());
     return 0;
   }
-  auto again = amdml::parse_fix_params(amdml::fix_params_json(*params));
+  auto again = amdml::formats::parse_fix_params(amdml::formats::fix_params_json(*params));
   FUZZ_CHECK(again && *again == *params);
   return 0;
 }

@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto groups = amdml::parse::group_file(text);
+  auto groups = amdml::formats::parse::group_file(text);
   FUZZ_CHECK(groups.size() <= amdml::text::split_lines(text).size());
   for (const auto& g : groups) {
     FUZZ_CHECK(!g.name.empty());

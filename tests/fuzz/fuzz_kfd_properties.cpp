@@ -6,7 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto kv = amdml::parse::kfd_properties(text);
+  auto kv = amdml::formats::parse::kfd_properties(text);
   auto lines = amdml::text::split_lines(text);
   FUZZ_CHECK(kv.malformed >= 0);
   FUZZ_CHECK(kv.values.size() + static_cast<std::size_t>(kv.malformed) <= lines.size());

@@ -7,12 +7,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto bytes = amdml::fuzz::as_text(data, size);
-  auto kb = amdml::decode_knowledge_bin(bytes);
+  auto kb = amdml::formats::decode_knowledge_bin(bytes);
   if (!kb) {
     FUZZ_CHECK(!kb.error().message.empty());
     return 0;
   }
-  FUZZ_CHECK(amdml::encode_knowledge_bin(*kb) == bytes);
+  FUZZ_CHECK(amdml::formats::encode_knowledge_bin(*kb) == bytes);
   FUZZ_CHECK(amdml::parse_day(kb->meta.date).has_value());
   return 0;
 }

@@ -13,13 +13,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(amdml::fuzz::as_text(data, size));
-  auto manifest = amdml::parse_host_manifest(text);
+  auto manifest = amdml::formats::parse_host_manifest(text);
   if (manifest) {
-    const nlohmann::json once = amdml::host_manifest_json(*manifest);
+    const nlohmann::json once = amdml::formats::host_manifest_json(*manifest);
     FUZZ_CHECK(once.is_object() && once["format"] == 1);
-    auto again = amdml::parse_host_manifest(once.dump());
+    auto again = amdml::formats::parse_host_manifest(once.dump());
     FUZZ_CHECK(again.ok());
-    FUZZ_CHECK(amdml::host_manifest_json(*again) == once);
+    FUZZ_CHECK(amdml::formats::host_manifest_json(*again) == once);
   }
   // A root that does not exist: file reads end in ENOENT, nothing on disk is touched.
   auto host = amdml::platform::make_rooted_host_from_manifest("/nonexistent/amdml-fuzz-root", text);
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(host.error().message.find('\n') == std::string::npos);
     return 0;
   }
-  const amdml::Host& h = **host;
+  const amdml::platform::Host& h = **host;
   FUZZ_CHECK(!h.live());
   auto id = h.identity();
   auto env = h.environment();

@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto f = amdml::parse::modprobe_conf(text);
+  auto f = amdml::formats::parse::modprobe_conf(text);
   const int lines = static_cast<int>(amdml::text::split_lines(text).size());
   for (const auto& o : f.options) {
     FUZZ_CHECK(o.line >= 1 && o.line <= lines);

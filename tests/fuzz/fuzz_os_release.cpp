@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto kv = amdml::parse::os_release(text);
+  auto kv = amdml::formats::parse::os_release(text);
   for (const auto& [k, v] : kv) {
     FUZZ_CHECK(!k.empty());
     for (char c : k) FUZZ_CHECK(std::isalnum(static_cast<unsigned char>(c)) || c == '_');
@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const int lines = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
   int last = 0;
-  for (const auto& a : amdml::parse::login_env(text)) {
+  for (const auto& a : amdml::formats::parse::login_env(text)) {
     FUZZ_CHECK(!a.name.empty() && !std::isdigit(static_cast<unsigned char>(a.name[0])));
     for (char c : a.name) FUZZ_CHECK(std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     FUZZ_CHECK(a.line > last && a.line <= lines);  // one per line, in order

@@ -4,7 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto users = amdml::parse::passwd_file(text);
+  auto users = amdml::formats::parse::passwd_file(text);
   FUZZ_CHECK(users.size() <= amdml::text::split_lines(text).size());
   for (const auto& u : users) {
     FUZZ_CHECK(!u.name.empty());

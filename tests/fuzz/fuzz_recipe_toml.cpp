@@ -7,7 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<amdml::RecipeFile> files{{"fixes/fuzz.toml", std::string(amdml::fuzz::as_text(data, size))}};
-  auto recipes = amdml::load_recipes(files);
+  auto recipes = amdml::formats::load_recipes(files);
   if (!recipes) {
     FUZZ_CHECK(!recipes.error().message.empty());
     FUZZ_CHECK(recipes.error().message.find('\n') == std::string::npos);

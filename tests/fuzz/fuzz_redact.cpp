@@ -14,9 +14,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(amdml::fuzz::as_text(data, size));
-  auto m = amdml::parse_host_manifest(text);
+  auto m = amdml::formats::parse_host_manifest(text);
   if (!m) return 0;
-  amdml::Recording r;
+  amdml::formats::Recording r;
   r.identity = m->identity;
   r.uname = m->uname;
   r.env = m->env;
@@ -28,20 +28,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   r.errors = m->errors;
   r.facts = m->facts;
   for (const char* path : {"/var/log/amdml-fuzz.log", "/etc/environment"}) {
-    amdml::SnapshotNode n;
-    n.kind = amdml::SnapshotNode::Kind::file;
+    amdml::formats::SnapshotNode n;
+    n.kind = amdml::formats::SnapshotNode::Kind::file;
     n.content = text;
     r.tree[path] = n;
   }
-  amdml::RedactOptions options;
+  amdml::formats::RedactOptions options;
   options.host_names = {"fuzzhost"};
-  auto red = amdml::Redactor::learn(r, options);
+  auto red = amdml::formats::Redactor::learn(r, options);
   red.apply(r);
-  for (const auto& k : red.summary().env_kept) FUZZ_CHECK(!amdml::is_secret_name(k));
+  for (const auto& k : red.summary().env_kept) FUZZ_CHECK(!amdml::formats::is_secret_name(k));
   for (const auto& [path, node] : r.tree)
-    if (node.kind == amdml::SnapshotNode::Kind::file) FUZZ_CHECK(amdml::scrub_secrets(node.content) == node.content);
-  const nlohmann::json manifest = amdml::snapshot_manifest(r, amdml::SnapshotMeta{});
-  auto back = amdml::parse_host_manifest(manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (node.kind == amdml::formats::SnapshotNode::Kind::file) FUZZ_CHECK(amdml::formats::scrub_secrets(node.content) == node.content);
+  const nlohmann::json manifest = amdml::formats::snapshot_manifest(r, amdml::formats::SnapshotMeta{});
+  auto back = amdml::formats::parse_host_manifest(manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   FUZZ_CHECK(back.ok());
   return 0;
 }

@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const char* key : {"hsa", "libdrm"})
       if (doc.contains(key)) records.push_back(&doc[key]);
   for (const json* j : records) {
-    check<amdml::HsaFacts>(*j, amdml::parse_hsa_record, amdml::hsa_record_json);
-    check<amdml::LibdrmFacts>(*j, amdml::parse_libdrm_record, amdml::libdrm_record_json);
+    check<amdml::HsaFacts>(*j, amdml::formats::parse_hsa_record, amdml::formats::hsa_record_json);
+    check<amdml::LibdrmFacts>(*j, amdml::formats::parse_libdrm_record, amdml::formats::libdrm_record_json);
   }
   return 0;
 }

@@ -6,7 +6,7 @@
 #include "amdml/units.hpp"
 #include "fuzz_check.hpp"
 
-namespace parse = amdml::parse;
+namespace parse = amdml::formats::parse;
 namespace text = amdml::text;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

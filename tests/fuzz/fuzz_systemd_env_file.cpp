@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = amdml::fuzz::as_text(data, size);
-  auto f = amdml::systemd::parse_env_file(text, "/etc/default/ollama");
+  auto f = amdml::formats::systemd_unit::parse_env_file(text, "/etc/default/ollama");
   const int lines = static_cast<int>(amdml::text::split_lines(text).size());
   FUZZ_CHECK(f.vars.size() <= static_cast<std::size_t>(lines));
   for (const auto& [name, value] : f.vars) {

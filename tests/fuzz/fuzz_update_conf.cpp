@@ -3,7 +3,7 @@
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto c = amdml::parse_update_conf(std::string(amdml::fuzz::as_text(data, size)), "update.conf");
+  auto c = amdml::formats::parse_update_conf(std::string(amdml::fuzz::as_text(data, size)), "update.conf");
   if (!c) {
     FUZZ_CHECK(c.error().message.rfind("update.conf", 0) == 0);
     FUZZ_CHECK(c.error().message.find('\n') == std::string::npos);

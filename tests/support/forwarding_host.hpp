@@ -7,9 +7,9 @@
 
 namespace amdml::test {
 
-class ForwardingHost : public Host {
+class ForwardingHost : public platform::Host {
  public:
-  explicit ForwardingHost(const Host& inner) : inner_(inner) {}
+  explicit ForwardingHost(const platform::Host& inner) : inner_(inner) {}
   bool live() const override { return inner_.live(); }
   const std::string& root() const override { return inner_.root(); }
   Result<std::string> read_file(const std::string& p, std::size_t limit) const override {
@@ -39,7 +39,7 @@ class ForwardingHost : public Host {
   }
 
  protected:
-  const Host& inner_;
+  const platform::Host& inner_;
 };
 
 }  // namespace amdml::test

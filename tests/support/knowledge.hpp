@@ -28,10 +28,10 @@ namespace amdml::test {
 // The knowledge base amdml ships (recipes/knowledge/*.toml), loaded once.
 inline const Knowledge& shipped_knowledge() {
   static const Knowledge kb = [] {
-    auto files = recipe_files("");
+    auto files = platform::recipe_files("");
     EXPECT_TRUE(files.ok()) << (files.ok() ? "" : files.error().message);
     if (!files.ok()) return Knowledge{};
-    auto k = load_knowledge(*files);
+    auto k = formats::load_knowledge(*files);
     EXPECT_TRUE(k.ok()) << (k.ok() ? "" : k.error().message);
     return k.ok() ? *k : Knowledge{};
   }();
@@ -41,23 +41,23 @@ inline const Knowledge& shipped_knowledge() {
 // A tree (a fixture machine or a copy of one) probed without the runtime and diagnosed
 // with the shipped knowledge; the shipped recipes beside it for the fix engine.
 struct Diagnosed {
-  std::unique_ptr<Host> host;
+  std::unique_ptr<platform::Host> host;
   std::vector<Recipe> recipes;
   Facts facts;
   std::vector<Finding> findings;
 
   explicit Diagnosed(const std::string& root) {
-    auto h = make_host(root);
+    auto h = platform::make_host(root);
     if (!h) throw std::runtime_error(h.error().message);
     host = std::move(*h);
-    auto files = recipe_files("");
+    auto files = platform::recipe_files("");
     if (!files) throw std::runtime_error(files.error().message);
-    auto r = load_recipes(*files);
+    auto r = formats::load_recipes(*files);
     if (!r) throw std::runtime_error(r.error().message);
     recipes = *r;
-    ProbeOptions po;
+    probes::ProbeOptions po;
     po.runtime = false;
-    facts = collect_facts(*host, shipped_knowledge(), po);
+    facts = probes::collect_facts(*host, shipped_knowledge(), po);
     findings = diagnose(facts, shipped_knowledge());
   }
   const Finding* find(const std::string& id) const {
@@ -79,7 +79,7 @@ struct Diagnosed {
 // exercise the fix engine with these, so they do not change when a rule does.
 // Fix parameters from their JSON form (the report's fix.params), as a test spells them.
 inline FixParams params_json(const nlohmann::json& j) {
-  auto p = parse_fix_params(j);
+  auto p = formats::parse_fix_params(j);
   if (!p) throw std::runtime_error(p.error().message);
   return *p;
 }

@@ -74,8 +74,8 @@ struct LiveRun {
 };
 
 // collect_facts on "/" with the children run by the built amdml, then diagnose.
-inline LiveRun run_live_probes(ProbeOptions o) {
-  auto live = make_host("/");
+inline LiveRun run_live_probes(probes::ProbeOptions o) {
+  auto live = platform::make_host("/");
   RecordingHost host(std::move(*live));
   o.runtime_helper = AMDML_BINARY;
   LiveRun r;

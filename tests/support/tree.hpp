@@ -97,8 +97,8 @@ class TestTree {
   void manifest(const std::string& json) const { write("amdml-host.json", json); }
 
   // A rooted host over the tree; null when the tree is no valid root.
-  std::unique_ptr<Host> host() const {
-    auto h = make_host(str());
+  std::unique_ptr<platform::Host> host() const {
+    auto h = platform::make_host(str());
     if (!h) return nullptr;
     return std::move(*h);
   }

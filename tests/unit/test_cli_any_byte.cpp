@@ -143,17 +143,17 @@ TEST(AnyByte, InfoShowsEscapesInTheRuntimeAnswerVisibly) {
 
 // The sanitiser itself: what each kind of byte becomes.
 TEST(AnyByte, TerminalTextRules) {
-  EXPECT_EQ(amdml::terminal_text("a\tb\nc", false), "a\tb\nc");
-  EXPECT_EQ(amdml::terminal_text("\x1b[31mred\x1b[0m", false), "\\x1b[31mred\\x1b[0m");
-  EXPECT_EQ(amdml::terminal_text("\x1b[1;31mred\x1b[0m", true), "\x1b[1;31mred\x1b[0m");  // amdml's own
-  EXPECT_EQ(amdml::terminal_text("\x1b[31mred", true), "\\x1b[31mred");                  // not amdml's
-  EXPECT_EQ(amdml::terminal_text("cr\r\x7f", false), "cr\\x0d\\x7f");
-  EXPECT_EQ(amdml::terminal_text("\xc2\x9b" "2J", false), "\\u009b2J");   // C1 CSI
-  EXPECT_EQ(amdml::terminal_text("caf\xe9", false), "caf\xEF\xBF\xBD");  // Latin-1
-  EXPECT_EQ(amdml::terminal_text("\xc3\xa9\xe2\x9c\x93", false), "\xc3\xa9\xe2\x9c\x93");  // é ✓
+  EXPECT_EQ(amdml::render::terminal_text("a\tb\nc", false), "a\tb\nc");
+  EXPECT_EQ(amdml::render::terminal_text("\x1b[31mred\x1b[0m", false), "\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(amdml::render::terminal_text("\x1b[1;31mred\x1b[0m", true), "\x1b[1;31mred\x1b[0m");  // amdml's own
+  EXPECT_EQ(amdml::render::terminal_text("\x1b[31mred", true), "\\x1b[31mred");                  // not amdml's
+  EXPECT_EQ(amdml::render::terminal_text("cr\r\x7f", false), "cr\\x0d\\x7f");
+  EXPECT_EQ(amdml::render::terminal_text("\xc2\x9b" "2J", false), "\\u009b2J");   // C1 CSI
+  EXPECT_EQ(amdml::render::terminal_text("caf\xe9", false), "caf\xEF\xBF\xBD");  // Latin-1
+  EXPECT_EQ(amdml::render::terminal_text("\xc3\xa9\xe2\x9c\x93", false), "\xc3\xa9\xe2\x9c\x93");  // é ✓
   std::string five_replacements;
   for (int i = 0; i < 5; ++i) five_replacements += kReplacement;
-  EXPECT_EQ(amdml::terminal_text("\xc0\xaf\xed\xa0\x80", false), five_replacements);  // overlong, surrogate
+  EXPECT_EQ(amdml::render::terminal_text("\xc0\xaf\xed\xa0\x80", false), five_replacements);  // overlong, surrogate
 }
 
 // One writer for JSON: no `.dump(` outside render/json.cpp, where the invalid-UTF-8

@@ -117,7 +117,7 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
     if (needs_override) {
       ++with_override;
       ASSERT_TRUE(tg && tg->fix);
-      EXPECT_EQ(amdml::fix_params_json(tg->fix->params)["value"], g.override_to->version_string());
+      EXPECT_EQ(amdml::formats::fix_params_json(tg->fix->params)["value"], g.override_to->version_string());
     }
   }
   EXPECT_GE(with_wheel, 20);

@@ -91,8 +91,8 @@ void apply_again_undo(Engine& e, const std::map<std::string, std::string>& origi
   auto after_first = snapshot(e.t.dir);
   e.rediagnose(extra);
   Plan again = e.plan(recipe.empty() ? std::nullopt : std::optional<std::string>(recipe));
-  EXPECT_FALSE(again.pending()) << format_plan(again, true, "");
-  EXPECT_NE(format_plan(again, true, "").find("othing to do"), std::string::npos) << format_plan(again, true, "");
+  EXPECT_FALSE(again.pending()) << render::format_plan(again, true, "");
+  EXPECT_NE(render::format_plan(again, true, "").find("othing to do"), std::string::npos) << render::format_plan(again, true, "");
   auto out2 = e.apply(again);
   EXPECT_TRUE(out2.txn.empty());
   EXPECT_EQ(snapshot(e.t.dir), after_first);
@@ -113,10 +113,10 @@ TEST(FixGroups, ApplyResolvesAccessKfdAndUndoRestoresBothFiles) {
   auto before_findings = e.findings;
   Plan p = e.plan("groups");
   // access.kfd (alice) and ollama.access (the service user): two plans, one run.
-  ASSERT_EQ(p.recipes.size(), 2u) << format_plan(p, true, "");
-  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_EQ(p.recipes.size(), 2u) << render::format_plan(p, true, "");
+  ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   EXPECT_EQ(p.recipes[1].files.at(0).before, p.recipes[0].files.at(0).after);
-  auto text = format_plan(p, true, "sudo amdml fix --apply");
+  auto text = render::format_plan(p, true, "sudo amdml fix --apply");
   EXPECT_NE(text.find("-render:x:992:\n"), std::string::npos) << text;
   EXPECT_NE(text.find("+render:x:992:alice\n"), std::string::npos) << text;
   EXPECT_NE(text.find("+render:x:992:alice,ollama\n"), std::string::npos) << text;
@@ -141,7 +141,7 @@ TEST(FixGroups, ApplyResolvesAccessKfdAndUndoRestoresBothFiles) {
   e.rediagnose();
   EXPECT_FALSE(e.d->has("access.kfd"));
   EXPECT_FALSE(e.d->has("ollama.access"));
-  auto verify = format_verify(p, out, fix::classify_verify(p, out, before_findings, e.findings));
+  auto verify = render::format_verify(p, out, fix::classify_verify(p, out, before_findings, e.findings));
   EXPECT_NE(verify.find("gone: access.kfd"), std::string::npos) << verify;
   EXPECT_NE(verify.find("Then: Log out and in again so alice"), std::string::npos) << verify;
   EXPECT_NE(verify.find("Then: Restart the services that run as ollama"), std::string::npos) << verify;
@@ -155,7 +155,7 @@ TEST(FixTtm, EditsThePersonsLineKeepsTheirCommentsAndRegeneratesTheInitramfs) {
   auto original = snapshot(e.t.dir);
   e.rediagnose({ttm_finding(k24GiBPages)});
   Plan p = e.plan("ttm-pages-limit");
-  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok) << (out.failure ? out.failure->message : "");
   // The person's ttm.conf: their comments and the old-value comment stay; the value is new.
@@ -196,7 +196,7 @@ TEST(FixTtm, WritesItsOwnFileWhenNobodySetsTheOption) {
   EXPECT_NE(own.find("\noptions amdttm pages_limit=6291456\n"), std::string::npos) << own;
   // amdttm is not in the recorded image: no rebuild, and the plan says why.
   EXPECT_TRUE(e.journal(out.txn)["commands"].empty());
-  EXPECT_NE(format_plan(p, true, "").find("amdttm is not in /boot/initrd.img-6.8.0-45-generic"), std::string::npos);
+  EXPECT_NE(render::format_plan(p, true, "").find("amdttm is not in /boot/initrd.img-6.8.0-45-generic"), std::string::npos);
   if (have_tool("modprobe")) {
     std::string cmd = "modprobe -C " + (e.t / "etc/modprobe.d/amdml-ttm.conf").string() + " --showconfig | grep -c '^options amdttm pages_limit=6291456$'";
     EXPECT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
@@ -325,7 +325,7 @@ TEST(FixOllama, WarnsWhenALaterDropInWinsTheSameName) {
              "[Service]\nEnvironment=\"HSA_OVERRIDE_GFX_VERSION=10.3.0\"\n");
   e.rediagnose({ollama_finding()});
   Plan p = e.plan("ollama-override");
-  auto text = format_plan(p, true, "");
+  auto text = render::format_plan(p, true, "");
   EXPECT_NE(text.find("override.conf sets HSA_OVERRIDE_GFX_VERSION=10.3.0"), std::string::npos) << text;
 }
 
@@ -362,7 +362,7 @@ TEST(FixFaults, AFailingWriteRollsBackTheWholeRun) {
     EXPECT_TRUE(out.rollback_errors.empty());
     ASSERT_TRUE(out.failure);
     EXPECT_EQ(out.failure->code, err);
-    EXPECT_NE(format_apply(out, p).find("Rolled back"), std::string::npos);
+    EXPECT_NE(render::format_apply(out, p).find("Rolled back"), std::string::npos);
     EXPECT_EQ(snapshot(e.t.dir), original);
     EXPECT_EQ(e.journal(out.txn)["state"], "rolled-back");
     // The failed run left nothing to undo.

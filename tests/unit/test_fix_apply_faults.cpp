@@ -222,7 +222,7 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
     EXPECT_TRUE(faulty.fired());
     EXPECT_TRUE(r->rolled_back);
     ASSERT_TRUE(r->failure);
-    std::string text = amdml::format_apply(*r, first);
+    std::string text = amdml::render::format_apply(*r, first);
     EXPECT_NE(text.find(r->failure->message), std::string::npos) << text;
     if (r->rollback_errors.empty()) {
       EXPECT_NE(text.find("Rolled back"), std::string::npos) << text;
@@ -374,7 +374,7 @@ TEST(FixFaultsSyscalls, AFullDiskDuringTheRollbackIsRollbackIncompleteAndUndoFin
     auto j = b.journal(r->txn);
     ASSERT_TRUE(j);
     EXPECT_EQ((*j)["state"], "rollback-incomplete");
-    std::string text = amdml::format_apply(*r, first);
+    std::string text = amdml::render::format_apply(*r, first);
     EXPECT_NE(text.find("could NOT roll back"), std::string::npos) << text;
     EXPECT_NE(text.find("amdml fix --undo " + r->txn), std::string::npos) << text;
     auto u = b.undo();

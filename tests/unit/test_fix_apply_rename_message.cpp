@@ -46,7 +46,7 @@ TEST(FixApplyRename, AFailedRenameGivesItsReasonOnce) {
   ASSERT_TRUE(r->failure);
   const std::string reason = "/opt/amdml-set-aside-rocm-6.2.4 exists; not renaming /opt/rocm-6.2.4 over it";
   EXPECT_EQ(count(r->failure->message, reason), 1u) << r->failure->message;
-  const std::string text = format_apply(*r, plan);
+  const std::string text = render::format_apply(*r, plan);
   EXPECT_EQ(count(text, reason), 2u) << text;  // the FAILED line and the command's own line, once each
   for (const auto& line : text::split_lines(text)) EXPECT_LE(count(std::string(line), reason), 1u) << line;
 }

@@ -100,13 +100,13 @@ TEST(FixEnvFile, RendersEachFormatWithTheOwnMarker) {
 }
 
 TEST(FixDiff, ShowsChangesWithContextAndNewFiles) {
-  EXPECT_EQ(unified_diff("/etc/x", std::string("a\n"), "a\n"), "");
-  EXPECT_EQ(unified_diff("/etc/x", std::nullopt, "one\ntwo\n"), "--- /dev/null\n+++ b/etc/x\n@@ -0,0 +1,2 @@\n+one\n+two\n");
+  EXPECT_EQ(render::unified_diff("/etc/x", std::string("a\n"), "a\n"), "");
+  EXPECT_EQ(render::unified_diff("/etc/x", std::nullopt, "one\ntwo\n"), "--- /dev/null\n+++ b/etc/x\n@@ -0,0 +1,2 @@\n+one\n+two\n");
   std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
   std::string after = "1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n";
-  EXPECT_EQ(unified_diff("/etc/x", before, after),
+  EXPECT_EQ(render::unified_diff("/etc/x", before, after),
             "--- a/etc/x\n+++ b/etc/x\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n");
-  auto nl = unified_diff("/etc/x", std::string("a"), "a\n");
+  auto nl = render::unified_diff("/etc/x", std::string("a"), "a\n");
   EXPECT_NE(nl.find("\\ No newline at end of file"), std::string::npos);
 }
 
@@ -129,8 +129,8 @@ TEST(FixParams, TtmRefusesNonsense) {
   EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 8388609}}), f));  // > 32 GiB of RAM
   EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 100}}), f));      // 400 KiB
   // Not a page count at all: the JSON form does not even read back.
-  EXPECT_FALSE(parse_fix_params({{"module", "ttm"}, {"pages_limit", -5}}));
-  EXPECT_FALSE(parse_fix_params({{"module", "ttm"}, {"pages_limit", "6291456"}}));
+  EXPECT_FALSE(formats::parse_fix_params({{"module", "ttm"}, {"pages_limit", -5}}));
+  EXPECT_FALSE(formats::parse_fix_params({{"module", "ttm"}, {"pages_limit", "6291456"}}));
   EXPECT_FALSE(parse_ttm_params(params_json({{"module", "radeon"}, {"pages_limit", 6291456}}), f));
   EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}}), f));
   EXPECT_FALSE(parse_ttm_params(params_json({{"module", "ttm"}, {"pages_limit", 6291456}, {"page_pool_size", 9999999999}}), f));
@@ -176,55 +176,55 @@ TEST(FixParams, GroupsNeverRootAndOnlyKnownUsers) {
 }
 
 TEST(FixRecipes, TheEmbeddedTableHasThePinnedIds) {
-  auto files = recipe_files("");
+  auto files = platform::recipe_files("");
   ASSERT_TRUE(files);
-  auto r = load_recipes(*files);
+  auto r = formats::load_recipes(*files);
   ASSERT_TRUE(r) << r.error().message;
   std::vector<std::string> ids;
   for (const auto& x : *r) ids.push_back(x.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"groups", "hsa-override", "kernel-cmdline", "ollama-override", "rocm-install",
                                            "ttm-pages-limit"}));
-  auto list = format_recipe_list(*r);
+  auto list = render::format_recipe_list(*r);
   for (const auto& id : ids) EXPECT_NE(list.find(id), std::string::npos);
 }
 
 TEST(FixRecipes, BadRecipeFilesAreErrorsNamingTheFile) {
-  auto bad_kind = load_recipes({{"fixes/x.toml", "id = \"x\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"run-shell\"\n"}});
+  auto bad_kind = formats::load_recipes({{"fixes/x.toml", "id = \"x\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"run-shell\"\n"}});
   ASSERT_FALSE(bad_kind);
   EXPECT_NE(bad_kind.error().message.find("recipes/fixes/x.toml"), std::string::npos);
   EXPECT_NE(bad_kind.error().message.find("run-shell"), std::string::npos);
-  auto rel = load_recipes({{"fixes/y.toml", "id = \"y\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"env-file\"\n"
+  auto rel = formats::load_recipes({{"fixes/y.toml", "id = \"y\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"env-file\"\n"
                                             "format = \"profile-sh\"\npath = \"etc/x\"\n"}});
   EXPECT_FALSE(rel);
   std::string ok = "id = \"z\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"daemon-reload\"\n";
-  EXPECT_TRUE(load_recipes({{"fixes/z.toml", ok}}));
-  EXPECT_FALSE(load_recipes({{"fixes/z.toml", ok}, {"fixes/z2.toml", ok}}));
-  EXPECT_FALSE(load_recipes({{"fixes/w.toml", "id = \"w\"\ntitle = \"t\"\nparams = \"magic\"\n[[steps]]\nkind = \"initramfs\"\n"}}));
+  EXPECT_TRUE(formats::load_recipes({{"fixes/z.toml", ok}}));
+  EXPECT_FALSE(formats::load_recipes({{"fixes/z.toml", ok}, {"fixes/z2.toml", ok}}));
+  EXPECT_FALSE(formats::load_recipes({{"fixes/w.toml", "id = \"w\"\ntitle = \"t\"\nparams = \"magic\"\n[[steps]]\nkind = \"initramfs\"\n"}}));
 }
 
 TEST(FixRecipes, AnUnknownKeyIsAnErrorNamingFileAndLine) {
   const std::string head = "id = \"k\"\ntitle = \"t\"\nparams = \"env\"\n";
   // A typo in a step: "fromat" for "format" (line 7).
-  auto step = load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"env-file\"\nfromat = \"profile-sh\"\n"
+  auto step = formats::load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"env-file\"\nfromat = \"profile-sh\"\n"
                                                     "path = \"/etc/x.sh\"\nformat = \"profile-sh\"\n"}});
   ASSERT_FALSE(step);
   EXPECT_EQ(step.error().message, "recipes/fixes/k.toml:6: unknown key 'fromat' in a env-file step");
   // A key another step kind has is still unknown here: a restart step has no 'path'.
-  auto other = load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"restart-if-running\"\nunit = \"u.service\"\n"
+  auto other = formats::load_recipes({{"fixes/k.toml", head + "[[steps]]\nkind = \"restart-if-running\"\nunit = \"u.service\"\n"
                                                      "path = \"/etc/x\"\n"}});
   ASSERT_FALSE(other);
   EXPECT_EQ(other.error().message, "recipes/fixes/k.toml:7: unknown key 'path' in a restart-if-running step");
   // A typo at the top: "resolve" for "resolves".
-  auto top = load_recipes({{"fixes/k.toml", head + "resolve = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}});
+  auto top = formats::load_recipes({{"fixes/k.toml", head + "resolve = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}});
   ASSERT_FALSE(top);
   EXPECT_EQ(top.error().message, "recipes/fixes/k.toml:4: unknown key 'resolve'");
-  EXPECT_TRUE(load_recipes({{"fixes/k.toml", head + "resolves = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}}));
+  EXPECT_TRUE(formats::load_recipes({{"fixes/k.toml", head + "resolves = [\"ollama.env\"]\n[[steps]]\nkind = \"daemon-reload\"\n"}}));
 }
 
 TEST(FixRecipes, MalformedArrayTableHeadersAreOneLineErrors) {
   // toml++ 3.3.0 asserts on these in debug builds (src/formats/toml.hpp).
   for (const char* text : {"[[[1]]]\n", "id = \"q\"\n[[[steps]]]\n", "[[=\n"}) {
-    auto r = load_recipes({{"fixes/q.toml", text}});
+    auto r = formats::load_recipes({{"fixes/q.toml", text}});
     ASSERT_FALSE(r) << text;
     EXPECT_NE(r.error().message.find("recipes/fixes/q.toml"), std::string::npos) << r.error().message;
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
@@ -236,14 +236,14 @@ TEST(FixRecipes, APathOrUnitWithANulOrNewlineIsRejectedAtLoad) {
   const std::string head = "id = \"p\"\ntitle = \"t\"\nparams = \"env\"\n[[steps]]\nkind = \"env-file\"\nformat = \"systemd-dropin\"\n";
   for (const char* bad : {"path = \"/etc/x\\u0000y.conf\"\nunit = \"u.service\"\n", "path = \"/etc/x\\ny.conf\"\nunit = \"u.service\"\n",
                           "path = \"/etc/x\\ty.conf\"\nunit = \"u.service\"\n", "path = \"/etc/x.conf\"\nunit = \"u\\n.service\"\n"}) {
-    auto r = load_recipes({{"fixes/p.toml", head + bad}});
+    auto r = formats::load_recipes({{"fixes/p.toml", head + bad}});
     ASSERT_FALSE(r) << bad;
     EXPECT_NE(r.error().message.find("recipes/fixes/p.toml"), std::string::npos) << r.error().message;
     EXPECT_NE(r.error().message.find("control character"), std::string::npos) << r.error().message;
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
     EXPECT_EQ(r.error().message.find('\0'), std::string::npos);
   }
-  EXPECT_TRUE(load_recipes({{"fixes/p.toml", head + "path = \"/etc/x.conf\"\nunit = \"u.service\"\n"}}));
+  EXPECT_TRUE(formats::load_recipes({{"fixes/p.toml", head + "path = \"/etc/x.conf\"\nunit = \"u.service\"\n"}}));
 }
 
 TEST(FixEdits, ModprobeOptionNamesCompareWithDashAndUnderscoreAlike) {

@@ -135,7 +135,7 @@ TEST(FixJournal, NonUtf8ArgvAndOutputAreJournaledAsBytes) {
   platform::SafeTree tree(t.str());
   PlanRequest in{host, tree, d.facts, findings, d.recipes, std::string("ttm-pages-limit")};
   Plan p = plan_fixes(in);
-  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   ASSERT_EQ(p.recipes[0].commands.size(), 1u);
   EXPECT_EQ(p.recipes[0].commands[0].argv, (std::vector<std::string>{"update-initramfs", "-u", "-k", release}));
 
@@ -347,7 +347,7 @@ TEST(FixUndo, KeepsALaterChmodAndSaysSo) {
   struct stat st {};
   ASSERT_EQ(::stat((t / "etc/group").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
-  std::string text = format_undo(*u);
+  std::string text = render::format_undo(*u);
   EXPECT_NE(text.find("/etc/group (previous bytes restored; mode 0600 and owner"), std::string::npos) << text;
   EXPECT_NE(text.find("(set after amdml wrote it) kept"), std::string::npos) << text;
 }
@@ -472,7 +472,7 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   platform::SafeTree tree(t.str());
   PlanRequest in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
-  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   ASSERT_EQ(host.runs.size(), 1u);  // nothing fetched while planning
   EXPECT_EQ(host.runs[0][1], "-s");  // the removal simulated: it names the dependents too
   expect_note(p.recipes[0], "apt also removes libhsa-runtime-dev, which depend on them");
@@ -481,7 +481,7 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   for (const auto& fc : p.recipes[0].files)
     if (fc.path == "/etc/apt/keyrings/amdrocm.gpg") keyring = &fc;
   ASSERT_TRUE(keyring);
-  EXPECT_EQ(keyring->after, dearmor_public_key(key).value());
+  EXPECT_EQ(keyring->after, formats::dearmor_public_key(key).value());
   host.runs.clear();
 
   ApplyOptions o = rooted_options();
@@ -587,7 +587,7 @@ TEST(FixJournal, AFailedAptInstallIsPurgedBackToWhatDpkgHadBefore) {
   platform::SafeTree tree(t.str());
   PlanRequest in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
   Plan p = plan_fixes(in);
-  ASSERT_TRUE(p.pending()) << format_plan(p, true, "");
+  ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   ASSERT_TRUE(fetch_keys(p, host));
   fs::remove(key_file);
   host.runs.clear();

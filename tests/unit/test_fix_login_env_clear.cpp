@@ -32,12 +32,12 @@ TEST(FixLoginEnvClear, HsaParamsNameWhatGetsInTheWay) {
 
 TEST(FixLoginEnvClear, TheStepIsReadFromARecipeAndNeedsFiles) {
   const std::string head = "id = \"x\"\ntitle = \"t\"\nparams = \"hsa\"\n[[steps]]\nkind = \"login-env-clear\"\n";
-  auto ok = load_recipes({{"fixes/x.toml", head + "files = [\"/etc/environment\", \"/etc/profile.d/*.sh\"]\n"}});
+  auto ok = formats::load_recipes({{"fixes/x.toml", head + "files = [\"/etc/environment\", \"/etc/profile.d/*.sh\"]\n"}});
   ASSERT_TRUE(ok) << ok.error().message;
   ASSERT_EQ(ok->front().steps.size(), 1u);
   EXPECT_EQ(kind_of(ok->front().steps[0]), StepKind::login_env_clear);
   EXPECT_EQ(std::get<LoginEnvClearStep>(ok->front().steps[0]).files.size(), 2u);
-  auto none = load_recipes({{"fixes/x.toml", head}});
+  auto none = formats::load_recipes({{"fixes/x.toml", head}});
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message.find("login-env-clear needs 'files'"), std::string::npos) << none.error().message;
 }

@@ -119,7 +119,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
   const FileChange* key = file(right.recipes.at(0), "/etc/apt/keyrings/amdrocm.gpg");
   ASSERT_NE(key, nullptr);
   EXPECT_EQ(key->fetch_url, "");
-  EXPECT_EQ(key->after, dearmor_public_key(kKey).value());
+  EXPECT_EQ(key->after, formats::dearmor_public_key(kKey).value());
   const FileChange* list = file(right.recipes.at(0), "/etc/apt/sources.list.d/rocm.list");
   ASSERT_NE(list, nullptr);
   EXPECT_NE(list->after.find("deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] "
@@ -141,7 +141,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
 // so nothing is skipped because the host is a fixture.
 class NoNetworkHost final : public ForwardingHost {
  public:
-  explicit NoNetworkHost(std::unique_ptr<Host> inner) : ForwardingHost(*inner), owned_(std::move(inner)) {}
+  explicit NoNetworkHost(std::unique_ptr<platform::Host> inner) : ForwardingHost(*inner), owned_(std::move(inner)) {}
   bool live() const override { return true; }
   Result<CommandResult> run(const std::vector<std::string>& argv, std::chrono::milliseconds t) const override {
     static const std::set<std::string> forbidden = {"curl", "wget", "apt", "apt-get", "dnf", "pip", "pip3", "gpg"};
@@ -156,7 +156,7 @@ class NoNetworkHost final : public ForwardingHost {
   mutable std::vector<std::string> ran;  // every other child's program, in order
 
  private:
-  std::unique_ptr<Host> owned_;
+  std::unique_ptr<platform::Host> owned_;
 };
 
 TEST(DoctorOffline, NeverRunsAPackageManagerOrFetchesAKey) {
@@ -164,15 +164,15 @@ TEST(DoctorOffline, NeverRunsAPackageManagerOrFetchesAKey) {
   for (const char* machine : {"rocm-install-rx7900xtx-noble", "rocm-install-780m-ubuntu-rocm57", "apu780m-ubuntu2404-default-ttm"}) {
     SCOPED_TRACE(machine);
     TestTree t(machine);
-    auto h = make_host(t.str());
+    auto h = platform::make_host(t.str());
     ASSERT_TRUE(h) << h.error().message;
     engine::Session s;
     s.host = std::make_unique<NoNetworkHost>(std::move(*h));
     s.kb = shipped_knowledge();
-    auto files = recipe_files("");
+    auto files = platform::recipe_files("");
     ASSERT_TRUE(files);
     s.recipes = *files;
-    ProbeOptions po;
+    probes::ProbeOptions po;
     po.runtime = false;
     Report r = engine::run_doctor(s, po);  // doctor and check
     bool asks = false;
@@ -186,12 +186,12 @@ TEST(DoctorOffline, NeverRunsAPackageManagerOrFetchesAKey) {
 // 28) starts no child process at all -- no initramfs lister, no package manager, no
 // download -- and doctor, check, report and snapshot run none of the forbidden ones.
 TEST(DoctorOffline, TheAdviceStageRunsNoChildOnAnyFixture) {
-  auto files = recipe_files("");
+  auto files = platform::recipe_files("");
   ASSERT_TRUE(files);
   int advised = 0;
   for (const auto& dir : test::fixture_machines()) {
     SCOPED_TRACE(dir.filename().string());
-    auto h = make_host(dir.string());
+    auto h = platform::make_host(dir.string());
     if (!h) continue;  // the malformed-manifest fixtures
     engine::Session s;
     auto host = std::make_unique<NoNetworkHost>(std::move(*h));
@@ -199,7 +199,7 @@ TEST(DoctorOffline, TheAdviceStageRunsNoChildOnAnyFixture) {
     s.host = std::move(host);
     s.kb = shipped_knowledge();
     s.recipes = *files;
-    ProbeOptions po;
+    probes::ProbeOptions po;
     po.runtime = false;
     Report r;
     r.facts = engine::run_probes(*s.host, s.kb, po);
@@ -211,6 +211,8 @@ TEST(DoctorOffline, TheAdviceStageRunsNoChildOnAnyFixture) {
     (void)engine::record_run(s, po, true);  // snapshot and report
   }
   EXPECT_GT(advised, 10) << "too few fixtures ask for a recipe for this test to mean much";
+}
+
 // pip into the environment that needs it: the venv's own interpreter, TheRock's index for
 // the series, as the venv's owner when amdml runs as root behind sudo; --undo uninstalls
 // what the requirement brought. No file is written, yet the recipe has a change to make.

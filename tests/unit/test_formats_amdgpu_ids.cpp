@@ -7,7 +7,7 @@
 using namespace amdml;
 
 TEST(AmdgpuIds, ParsesLibdrmFormat) {
-  auto ids = parse_amdgpu_ids(
+  auto ids = formats::parse_amdgpu_ids(
       "# List of AMDGPU IDs\n#\n# Syntax:\n# device_id,\trevision_id,\tproduct_name\n\n1.0.0\n"
       "6818,\t00,\tAMD Radeon HD 7800 Series\n"
       "150E,\tC1,\tAMD Radeon 890M Graphics\n"
@@ -27,7 +27,7 @@ TEST(AmdgpuIds, ParsesLibdrmFormat) {
 }
 
 TEST(AmdgpuIds, SkipsAndCountsWhatItDoesNotUnderstand) {
-  auto ids = parse_amdgpu_ids(
+  auto ids = formats::parse_amdgpu_ids(
       "1.0.0\n"
       "zz,\t00,\tnot hex\n"
       "12345,\t00,\tdevice too wide\n"
@@ -39,6 +39,6 @@ TEST(AmdgpuIds, SkipsAndCountsWhatItDoesNotUnderstand) {
       "6818, 00, AMD Radeon HD 7800 Series\n");
   EXPECT_EQ(ids.entries.size(), 1u);
   EXPECT_EQ(ids.malformed, 7);
-  EXPECT_TRUE(parse_amdgpu_ids("").entries.empty());
-  EXPECT_TRUE(parse_amdgpu_ids(std::string("\0\0\0", 3)).entries.empty());
+  EXPECT_TRUE(formats::parse_amdgpu_ids("").entries.empty());
+  EXPECT_TRUE(formats::parse_amdgpu_ids(std::string("\0\0\0", 3)).entries.empty());
 }

@@ -13,7 +13,7 @@ TEST(DeepRecord, StepRoundTrips) {
   const json j = json::parse(R"({"step":"memory","status":"failed","elapsed_ms":812,"timeout_ms":9000,
     "allocations":[{"pool":"vram","target":16379707392,"allocated":536870912,"chunk":1073741824,"stop":"error",
                     "error":"HSA_STATUS_ERROR_OUT_OF_RESOURCES","mem_available":28173100032,"bound":24897155072}]})");
-  auto s = parse_deep_step(j);
+  auto s = formats::parse_deep_step(j);
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->kind, DeepStepKind::memory);
   EXPECT_EQ(s->outcome, DeepOutcome::failed);
@@ -21,7 +21,7 @@ TEST(DeepRecord, StepRoundTrips) {
   EXPECT_EQ(s->allocs[0].stop, DeepAllocStop::error);
   EXPECT_EQ(s->allocs[0].allocated.value, 536870912u);
   EXPECT_EQ(s->allocs[0].bound->value, 24897155072u);
-  EXPECT_EQ(deep_step_json(*s), j);
+  EXPECT_EQ(formats::deep_step_json(*s), j);
 }
 
 TEST(DeepRecord, RecordRoundTripsAndKeepsTheBudget) {
@@ -45,7 +45,7 @@ TEST(DeepRecord, RecordRoundTripsAndKeepsTheBudget) {
   f.last_step = "hsa_amd_memory_fill";
   g.steps = {c, f};
   d.gpus = {g};
-  auto back = parse_deep_record(deep_record_json(d));
+  auto back = formats::parse_deep_record(formats::deep_record_json(d));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_TRUE(back->asked);
   EXPECT_TRUE(back->budget_spent);
@@ -54,12 +54,12 @@ TEST(DeepRecord, RecordRoundTripsAndKeepsTheBudget) {
   EXPECT_EQ(back->gpus[0].steps[0].h2d_gbps, 24.5);
   EXPECT_EQ(back->gpus[0].steps[1].outcome, DeepOutcome::timed_out);
   EXPECT_EQ(back->gpus[0].steps[1].last_step, "hsa_amd_memory_fill");
-  EXPECT_EQ(deep_record_json(*back), deep_record_json(d));
+  EXPECT_EQ(formats::deep_record_json(*back), formats::deep_record_json(d));
 }
 
 TEST(DeepRecord, WrongKindsAreErrorsNamingTheKey) {
   auto bad = [](const char* text) {
-    auto r = parse_deep_record(json::parse(text));
+    auto r = formats::parse_deep_record(json::parse(text));
     EXPECT_FALSE(r.ok()) << text;
     return r ? std::string() : r.error().message;
   };

@@ -12,7 +12,7 @@ namespace amdml {
 namespace {
 
 std::vector<RecipeFile> shipped_error_files() {
-  auto files = recipe_files("");
+  auto files = platform::recipe_files("");
   EXPECT_TRUE(files.ok());
   std::vector<RecipeFile> out;
   for (auto& f : *files)
@@ -35,7 +35,7 @@ checks = ["override", "!driver-loaded"]
 TEST(ErrorCatalogToml, TheShippedCatalogueHasAtLeastThirtyEntriesEachWithASourceUrl) {
   auto files = shipped_error_files();
   ASSERT_FALSE(files.empty());
-  auto cat = load_error_catalog(files);
+  auto cat = formats::load_error_catalog(files);
   ASSERT_TRUE(cat.ok()) << cat.error().message;
   EXPECT_GE(cat->entries.size(), 30u);
   // Every [[error]] has a "# source: https://..." comment in the lines just above it.
@@ -55,7 +55,7 @@ TEST(ErrorCatalogToml, TheShippedCatalogueHasAtLeastThirtyEntriesEachWithASource
 }
 
 TEST(ErrorCatalogToml, ParsesEveryField) {
-  auto cat = parse_error_catalog(kMinimal, "t.toml");
+  auto cat = formats::parse_error_catalog(kMinimal, "t.toml");
   ASSERT_TRUE(cat.ok()) << cat.error().message;
   ASSERT_EQ(cat->entries.size(), 1u);
   const auto& e = cat->entries[0];
@@ -74,9 +74,9 @@ TEST(ErrorCatalogToml, ParsesEveryField) {
 }
 
 TEST(ErrorCatalogToml, TheShippedCatalogueRoundTrips) {
-  auto cat = load_error_catalog(shipped_error_files());
+  auto cat = formats::load_error_catalog(shipped_error_files());
   ASSERT_TRUE(cat.ok());
-  auto again = parse_error_catalog(write_error_catalog(*cat), "written.toml");
+  auto again = formats::parse_error_catalog(formats::write_error_catalog(*cat), "written.toml");
   ASSERT_TRUE(again.ok()) << again.error().message;
   ASSERT_EQ(again->entries.size(), cat->entries.size());
   for (std::size_t i = 0; i < cat->entries.size(); ++i) {
@@ -122,7 +122,7 @@ TEST(ErrorCatalogToml, MalformedCataloguesAreOneClearLine) {
     auto at = text.find(c.from);
     ASSERT_NE(at, std::string::npos) << c.from;
     text.replace(at, c.from.size(), c.to);
-    auto cat = parse_error_catalog(text, "t.toml");
+    auto cat = formats::parse_error_catalog(text, "t.toml");
     ASSERT_FALSE(cat.ok()) << c.to;
     EXPECT_NE(cat.error().message.find(c.want), std::string::npos) << cat.error().message;
     EXPECT_EQ(cat.error().message.find('\n'), std::string::npos) << cat.error().message;
@@ -132,13 +132,13 @@ TEST(ErrorCatalogToml, MalformedCataloguesAreOneClearLine) {
 
 TEST(ErrorCatalogToml, DuplicateIdsAndAMissingCatalogueAreErrors) {
   std::string two = std::string(kMinimal) + kMinimal;
-  auto cat = parse_error_catalog(two, "t.toml");
+  auto cat = formats::parse_error_catalog(two, "t.toml");
   ASSERT_FALSE(cat.ok());
   EXPECT_NE(cat.error().message.find("id 'x.one' twice"), std::string::npos) << cat.error().message;
-  auto split = load_error_catalog({{"errors/a.toml", kMinimal}, {"errors/b.toml", kMinimal}});
+  auto split = formats::load_error_catalog({{"errors/a.toml", kMinimal}, {"errors/b.toml", kMinimal}});
   ASSERT_FALSE(split.ok());
   EXPECT_NE(split.error().message.find("in another errors/ file"), std::string::npos);
-  auto none = load_error_catalog({{"knowledge/gfx.toml", ""}});
+  auto none = formats::load_error_catalog({{"knowledge/gfx.toml", ""}});
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no errors/*.toml"), std::string::npos);
 }

@@ -9,7 +9,7 @@ using namespace amdml;
 
 namespace {
 
-std::string fix_params_text(const FixParams& p) { return fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string fix_params_text(const FixParams& p) { return formats::fix_params_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 }  // namespace
 
@@ -33,7 +33,7 @@ TEST(FixParamsJson, WhatIsWrittenReadsBackTheSame) {
                              FixParams(TtmLimitParams{"ttm", Pages{6815744}, std::nullopt}),
                              FixParams(HsaParams{std::nullopt, {{"1", "11.0.0"}}}),
                              FixParams(EnvParams{{{"A", "1"}}, {"B"}})}) {
-    auto back = parse_fix_params(fix_params_json(p));
+    auto back = formats::parse_fix_params(formats::fix_params_json(p));
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_EQ(*back, p) << fix_params_text(p);
   }
@@ -46,7 +46,7 @@ TEST(FixParamsJson, ReadingIsStrict) {
                           json{{"pages_limit", -5}}, json{{"pages_limit", "6291456"}}, json{{"pages_limit", 1.5}},
                           json{{"value", 11}}, json{{"per_node", json::object()}}, json{{"per_node", {{"1", 11}}}},
                           json{{"env", {"A"}}}, json{{"unset", "A"}}, json{{"valu", "11.0.0"}}}) {
-    auto r = parse_fix_params(bad);
+    auto r = formats::parse_fix_params(bad);
     EXPECT_FALSE(r) << bad.dump();
     if (!r) {
       EXPECT_EQ(r.error().message.rfind("fix parameters: ", 0), 0u) << r.error().message;
@@ -54,7 +54,7 @@ TEST(FixParamsJson, ReadingIsStrict) {
   }
   // Positive counts spelt as signed JSON integers (a literal in a test, a hand-written
   // report) read as pages.
-  auto ttm = parse_fix_params(json{{"module", "ttm"}, {"pages_limit", 65536}});
+  auto ttm = formats::parse_fix_params(json{{"module", "ttm"}, {"pages_limit", 65536}});
   ASSERT_TRUE(ttm);
   EXPECT_EQ(std::get<TtmLimitParams>(*ttm).pages_limit, Pages{65536});
 }
@@ -63,32 +63,32 @@ TEST(FixParamsJson, RocmInstallParamsRoundTripAndStayApartFromGroups) {
   RocmInstallParams p{"7.2", "https://repo.radeon.com/rocm/apt/7.2.1", "https://repo.radeon.com/amdgpu/30.30.1/ubuntu",
                       "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"},
                       {"libhsa-runtime64-1"}, "alice", {"render", "video"}};
-  auto j = fix_params_json(p);
+  auto j = formats::fix_params_json(p);
   EXPECT_FALSE(j.contains("manager"));  // apt: the default, not written
   p.channel = "amd-core-10";
   p.manager = "dnf";
   p.fingerprint = "D0F004A0025A1145C7807FCD0701EAC4D5E02107";
-  j = fix_params_json(p);
+  j = formats::fix_params_json(p);
   EXPECT_EQ(j["manager"], "dnf");
   EXPECT_EQ(j["login"], "alice");  // not "user": that key is the groups recipe's
   EXPECT_FALSE(j.contains("user"));
-  auto back = parse_fix_params(j);
+  auto back = formats::parse_fix_params(j);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(*back, FixParams(p));
-  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"release", "7.2"}, {"user", "alice"}}));
-  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"install", "rocm"}}));
+  EXPECT_FALSE(formats::parse_fix_params(nlohmann::json{{"release", "7.2"}, {"user", "alice"}}));
+  EXPECT_FALSE(formats::parse_fix_params(nlohmann::json{{"install", "rocm"}}));
 }
 
 TEST(FixParamsJson, RocmInstallSetAsideReadsBack) {
   RocmInstallParams p{"7.2", "https://repo.radeon.com/rocm/apt/7.2.1", "https://repo.radeon.com/amdgpu/30.30.1/ubuntu",
                       "noble", "https://repo.radeon.com/rocm/rocm.gpg.key", "repo.radeon.com", {"rocm"}, {}, "", {},
                       {"/opt/rocm-6.2.4"}};
-  auto j = fix_params_json(p);
+  auto j = formats::fix_params_json(p);
   EXPECT_EQ(j["set_aside"], nlohmann::json::array({"/opt/rocm-6.2.4"}));
-  auto back = parse_fix_params(j);
+  auto back = formats::parse_fix_params(j);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(*back, FixParams(p));
   // A list of directories, and a rocm-install key only.
-  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"release", "7.2"}, {"set_aside", "/opt/rocm-6.2.4"}}));
-  EXPECT_FALSE(parse_fix_params(nlohmann::json{{"set", {{"a.b", "1"}}}, {"set_aside", {"/opt/rocm-6.2.4"}}}));
+  EXPECT_FALSE(formats::parse_fix_params(nlohmann::json{{"release", "7.2"}, {"set_aside", "/opt/rocm-6.2.4"}}));
+  EXPECT_FALSE(formats::parse_fix_params(nlohmann::json{{"set", {{"a.b", "1"}}}, {"set_aside", {"/opt/rocm-6.2.4"}}}));
 }

@@ -203,7 +203,7 @@ TEST(GrubDefaults, EveryVariantEditsToWhatTheShellReadsAsIntended) {
     EXPECT_EQ(again->texts[0], out);
     // What doctor reads is what the shell gives (where no expansion needs a shell).
     if (out.find_first_of("$`") == std::string::npos) {
-      EXPECT_EQ(kernel_words(parse::grub_cmdline(out)), both(after)) << out;
+      EXPECT_EQ(kernel_words(formats::parse::grub_cmdline(out)), both(after)) << out;
     }
     ++checked;
   }
@@ -224,7 +224,7 @@ TEST(GrubDefaults, TheLastAssignmentIsTheOneEdited) {
   auto e = fix::edit_grub_defaults(text, strix_params());
   EXPECT_EQ(e.text, "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\nGRUB_CMDLINE_LINUX_DEFAULT=\"splash ttm.page_pool_size=28835840 "
                     "ttm.pages_limit=28835840\"\n");
-  EXPECT_EQ(parse::grub_cmdline(e.text), "splash ttm.page_pool_size=28835840 ttm.pages_limit=28835840");
+  EXPECT_EQ(formats::parse::grub_cmdline(e.text), "splash ttm.page_pool_size=28835840 ttm.pages_limit=28835840");
 }
 
 TEST(GrubDefaults, AContinuedValueIsOneValue) {

@@ -17,8 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-HostManifest full_manifest() {
-  HostManifest m;
+formats::HostManifest full_manifest() {
+  formats::HostManifest m;
   m.uname = Uname{"6.8.0-60-generic", "x86_64"};
   Identity id;
   id.user = "alice";
@@ -44,32 +44,32 @@ HostManifest full_manifest() {
   m.devices = std::vector<DeviceNode>{rn, kfd};  // path order, as the manifest keeps them
   m.container_recorded = true;
   m.container = ContainerKind::podman;
-  RecordedCommand ran;
+  formats::RecordedCommand ran;
   ran.result = CommandResult{};
   ran.result->exit_code = 1;
   ran.result->out = "out\n";
   ran.result->err = "err\n";
   ran.result->signal = 0;
   m.commands["dkms status"] = ran;
-  RecordedCommand missing;
+  formats::RecordedCommand missing;
   missing.error = make_error("ollama: No such file or directory", ENOENT);
   m.commands["ollama --version"] = missing;
-  m.errors["read"]["/sys/module/amdgpu/version"] = RecordedError{EACCES, "/sys/module/amdgpu/version: Permission denied"};
+  m.errors["read"]["/sys/module/amdgpu/version"] = formats::RecordedError{EACCES, "/sys/module/amdgpu/version: Permission denied"};
   m.facts["hsa"] = json{{"status", "ok"}};
-  m.snapshot = SnapshotMeta{"0.1.0", true, json{{"runtime", true}}};
+  m.snapshot = formats::SnapshotMeta{"0.1.0", true, json{{"runtime", true}}};
   return m;
 }
 
 }  // namespace
 
 TEST(HostManifest, EveryPartRoundTrips) {
-  const HostManifest m = full_manifest();
-  const json written = host_manifest_json(m);
+  const formats::HostManifest m = full_manifest();
+  const json written = formats::host_manifest_json(m);
   EXPECT_EQ(written["format"], 1);
   EXPECT_EQ(written["devices"]["/dev/dri/renderD128"]["mode"], "0660");
   EXPECT_EQ(written["devices"]["/dev/dri/renderD128"]["open"], "EACCES");
   EXPECT_EQ(written["commands"]["ollama --version"]["errno"], "ENOENT");
-  auto back = parse_host_manifest(written.dump());
+  auto back = formats::parse_host_manifest(written.dump());
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->uname->release, "6.8.0-60-generic");
   EXPECT_EQ(back->identity->groups, (std::vector<std::uint32_t>{1000, 44, 992}));
@@ -92,7 +92,7 @@ TEST(HostManifest, EveryPartRoundTrips) {
 // short command form is the output of a program that exited 0; "container": null is a
 // recorded "not in a container".
 TEST(HostManifest, AbsentUnknownAndShortForms) {
-  auto m = parse_host_manifest(R"({"docker": {"socket": "/run/docker.sock"}, "commands": {"uname -r": "6.8.0\n"},
+  auto m = formats::parse_host_manifest(R"({"docker": {"socket": "/run/docker.sock"}, "commands": {"uname -r": "6.8.0\n"},
                                    "container": null})");
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_FALSE(m->uname);
@@ -106,7 +106,7 @@ TEST(HostManifest, AbsentUnknownAndShortForms) {
   ASSERT_TRUE(c.result);
   EXPECT_EQ(c.result->exit_code, 0);
   EXPECT_EQ(c.result->out, "6.8.0\n");
-  EXPECT_EQ(host_manifest_json(*m)["container"], nullptr);
+  EXPECT_EQ(formats::host_manifest_json(*m)["container"], nullptr);
 }
 
 // Wrong kinds are one-line errors naming the key, the way --root reports them.
@@ -125,7 +125,7 @@ TEST(HostManifest, WrongKindsNameTheKey) {
        "amdml-host.json: errors.read./x y must be {\"errno\": NAME, \"message\": TEXT}"},
   };
   for (const auto& c : cases) {
-    auto m = parse_host_manifest(c.text);
+    auto m = formats::parse_host_manifest(c.text);
     ASSERT_FALSE(m.ok()) << c.text;
     EXPECT_EQ(m.error().message, c.error);
   }
@@ -155,10 +155,10 @@ TEST(HostManifest, DevicesReadAlikeOnBothPaths) {
       {R"("devices": {"/dev/b": {"gid": -1}, "/dev/a": {"open": 1}})", "amdml-host.json: devices./dev/a.open must be a string"},
   };
   auto read = [](const std::string& text) -> std::string {
-    auto m = parse_host_manifest(text);
+    auto m = formats::parse_host_manifest(text);
     if (!m) return m.error().message;
     if (!m->devices) return "no devices";
-    return host_manifest_json(*m)["devices"].dump();
+    return formats::host_manifest_json(*m)["devices"].dump();
   };
   for (const auto& c : cases) {
     const std::string plain = std::string("{") + c.devices + "}";
@@ -177,12 +177,12 @@ TEST(HostManifest, FixtureManifestsRewriteToThemselves) {
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
-    auto m = parse_host_manifest(text.str());
+    auto m = formats::parse_host_manifest(text.str());
     ASSERT_TRUE(m.ok()) << path << ": " << m.error().message;
-    const json once = host_manifest_json(*m);
-    auto again = parse_host_manifest(once.dump());
+    const json once = formats::host_manifest_json(*m);
+    auto again = formats::parse_host_manifest(once.dump());
     ASSERT_TRUE(again.ok()) << path;
-    EXPECT_EQ(host_manifest_json(*again), once) << path;
+    EXPECT_EQ(formats::host_manifest_json(*again), once) << path;
     ++n;
   }
   EXPECT_GE(n, 10);
@@ -194,7 +194,7 @@ TEST(HostManifest, ErrnoZeroIsNoError) {
   EXPECT_EQ(errno_from_name("E0"), std::nullopt);
   EXPECT_EQ(errno_from_name("E00"), std::nullopt);
   EXPECT_EQ(errno_from_name("E4095"), 4095);
-  auto m = parse_host_manifest(R"({"devices": {"/dev/kfd": {"open": "E0"}}})");
+  auto m = formats::parse_host_manifest(R"({"devices": {"/dev/kfd": {"open": "E0"}}})");
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ((*m->devices)[0].open, OpenCheck::failed);
   EXPECT_EQ((*m->devices)[0].open_errno, EACCES);

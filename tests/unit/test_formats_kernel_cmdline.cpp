@@ -55,7 +55,7 @@ TEST(KernelCmdlineCodec, NewParametersGoBeforeTheDoubleDash) {
 }
 
 TEST(KernelCmdlineCodec, InitsWordsAreNotTheKernels) {
-  auto words = parse::cmdline("BOOT_IMAGE=/vmlinuz ro amdgpu.gttsize=1 -- amdgpu.gttsize=2 single");
+  auto words = formats::parse::cmdline("BOOT_IMAGE=/vmlinuz ro amdgpu.gttsize=1 -- amdgpu.gttsize=2 single");
   ASSERT_EQ(words.size(), 3u);
   EXPECT_EQ(words[2], (std::pair<std::string, std::string>{"amdgpu.gttsize", "1"}));
 }

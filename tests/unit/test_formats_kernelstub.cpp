@@ -56,7 +56,7 @@ TEST(KernelstubCodec, ReadThenWriteGivesTheSameBytes) {
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->options, (std::vector<std::string>{"quiet", "loglevel=0", "systemd.show_status=false", "splash", "amdgpu.gttsize=1"}));
   EXPECT_EQ(write_kernelstub(*c, c->options), kConfig);
-  EXPECT_EQ(parse::kernelstub_cmdline(kConfig), "quiet loglevel=0 systemd.show_status=false splash amdgpu.gttsize=1");
+  EXPECT_EQ(formats::parse::kernelstub_cmdline(kConfig), "quiet loglevel=0 systemd.show_status=false splash amdgpu.gttsize=1");
 }
 
 TEST(KernelstubCodec, TheEditChangesOnlyTheList) {
@@ -83,7 +83,7 @@ TEST(KernelstubCodec, WhatIsNotKernelstubsIsAnError) {
                                 R"({"user": {"kernel_options": "quiet"}})"}) {
     EXPECT_FALSE(read_kernelstub(bad)) << bad;
     EXPECT_FALSE(fix::edit_kernelstub_config(bad, params())) << bad;
-    EXPECT_FALSE(parse::kernelstub_cmdline(bad)) << bad;
+    EXPECT_FALSE(formats::parse::kernelstub_cmdline(bad)) << bad;
   }
 }
 
@@ -94,7 +94,7 @@ TEST(KernelstubCodec, DeepNestingIsRefusedBeforeItIsParsed) {
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().message, "nested deeper than 64 levels");
   EXPECT_FALSE(fix::edit_kernelstub_config(deep, params()));
-  EXPECT_FALSE(parse::kernelstub_cmdline(deep));
+  EXPECT_FALSE(formats::parse::kernelstub_cmdline(deep));
 }
 
 }  // namespace

@@ -10,10 +10,10 @@ using namespace amdml;
 
 namespace {
 
-std::vector<KernelEvent> events(const std::string& text) { return kmsg::classify(kmsg::parse(text).records); }
+std::vector<KernelEvent> events(const std::string& text) { return formats::kmsg::classify(formats::kmsg::parse(text).records); }
 
 TEST(Kmsg, ParsesRecordsAndSkipsContinuations) {
-  auto p = kmsg::parse("3,1017,9292134,-;amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init\n"
+  auto p = formats::kmsg::parse("3,1017,9292134,-;amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init\n"
                        " SUBSYSTEM=pci\n DEVICE=+pci:0000:83:00.0\n"
                        "garbage without a semicolon\n12,1018,9292551,c,extra;kfd kfd: hello\n");
   ASSERT_EQ(p.records.size(), 2u);
@@ -23,12 +23,12 @@ TEST(Kmsg, ParsesRecordsAndSkipsContinuations) {
   EXPECT_EQ(p.records[1].facility, 1);
   EXPECT_EQ(p.records[1].level, 4);
   EXPECT_EQ(p.bad_lines, 1u);
-  EXPECT_EQ(kmsg::write(p.records),
+  EXPECT_EQ(formats::kmsg::write(p.records),
             "3,1017,9292134,-;amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init\n12,1018,9292551,-;kfd kfd: hello\n");
 }
 
 TEST(Kmsg, ParsesJournalShortMonotonic) {
-  auto p = kmsg::parse_journal("-- Boot 4c3b --\n[    3.636913] box kernel: amdgpu: unknown parameter 'gtt_size' ignored\n"
+  auto p = formats::kmsg::parse_journal("-- Boot 4c3b --\n[    3.636913] box kernel: amdgpu: unknown parameter 'gtt_size' ignored\n"
                                "[bad] box kernel: x\n");
   ASSERT_EQ(p.records.size(), 1u);
   EXPECT_EQ(p.records[0].usec, 3636913u);
@@ -37,16 +37,16 @@ TEST(Kmsg, ParsesJournalShortMonotonic) {
 }
 
 TEST(Kmsg, TailKeepsWholeNewestLines) {
-  EXPECT_EQ(kmsg::tail("aaaa\nbbbb\ncccc\n", 100), "aaaa\nbbbb\ncccc\n");
-  EXPECT_EQ(kmsg::tail("aaaa\nbbbb\ncccc\n", 8), "cccc\n");
+  EXPECT_EQ(formats::kmsg::tail("aaaa\nbbbb\ncccc\n", 100), "aaaa\nbbbb\ncccc\n");
+  EXPECT_EQ(formats::kmsg::tail("aaaa\nbbbb\ncccc\n", 8), "cccc\n");
 }
 
 TEST(Kmsg, SnapshotFilterAndMacMask) {
-  EXPECT_TRUE(kmsg::gpu_relevant("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset"));
-  EXPECT_TRUE(kmsg::gpu_relevant("Loading of module with unavailable key is rejected"));
-  EXPECT_FALSE(kmsg::gpu_relevant("r8169 0000:04:00.0 eno1: Link is Up - 1Gbps/Full"));
-  EXPECT_EQ(kmsg::mask_macs("r8169 eno1: RTL8168h, 0c:9d:92:1a:2b:3c, XID 541"), "r8169 eno1: RTL8168h, xx:xx:xx:xx:xx:xx, XID 541");
-  EXPECT_EQ(kmsg::mask_macs("seq 12:34"), "seq 12:34");
+  EXPECT_TRUE(formats::kmsg::gpu_relevant("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset"));
+  EXPECT_TRUE(formats::kmsg::gpu_relevant("Loading of module with unavailable key is rejected"));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("r8169 0000:04:00.0 eno1: Link is Up - 1Gbps/Full"));
+  EXPECT_EQ(formats::kmsg::mask_macs("r8169 eno1: RTL8168h, 0c:9d:92:1a:2b:3c, XID 541"), "r8169 eno1: RTL8168h, xx:xx:xx:xx:xx:xx, XID 541");
+  EXPECT_EQ(formats::kmsg::mask_macs("seq 12:34"), "seq 12:34");
 }
 
 TEST(Kmsg, ClassifiesEachKind) {
@@ -95,7 +95,7 @@ TEST(Kmsg, OldStylePageFaultNamesTheProcessOnItsLine) {
 }
 
 TEST(OllamaLog, LastStartOnly) {
-  auto l = ollama_log::last_start(
+  auto l = formats::ollama_log::last_start(
       "Nov 20 box ollama[1]: time=1 level=INFO source=gpu.go:377 msg=\"no compatible GPUs were discovered\"\n"
       "Nov 20 box ollama[2]: time=2 level=INFO source=routes.go:1238 msg=\"server config\" env=\"map[]\"\n"
       "Nov 20 box ollama[2]: time=3 level=WARN source=amd_linux.go:376 msg=\"amdgpu is not supported (supported "

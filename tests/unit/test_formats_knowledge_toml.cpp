@@ -323,7 +323,7 @@ TEST(KnowledgeData, AptReleasesMatchRocmEntriesAndEveryAptDistroHasASuite) {
       }
   }
   for (const auto& d : kb.apt.distro_packages) EXPECT_FALSE(d.packages.empty()) << d.distro;
-  auto load = [](const std::string& text) { return load_knowledge({{"knowledge/x.toml", text}}); };
+  auto load = [](const std::string& text) { return formats::load_knowledge({{"knowledge/x.toml", text}}); };
   EXPECT_FALSE(load("[apt]\nrocm_repo = \"https://x\"\n").ok());  // no {path}, nothing else
   EXPECT_FALSE(load("[[apt_release]]\nrocm = \"7.2\"\npath = \"7.2.1/../..\"\ngraphics = \"x\"\n").ok());
   auto unknown = load("[[apt_codename]]\ndistro = \"ubuntu 24.04\"\ncodename = \"noble\"\nsuite = \"noble\"\n");
@@ -332,7 +332,7 @@ TEST(KnowledgeData, AptReleasesMatchRocmEntriesAndEveryAptDistroHasASuite) {
 }
 
 TEST(KnowledgeLoader, RejectsBadData) {
-  auto load = [](const std::string& text) { return load_knowledge({{"knowledge/x.toml", text}}); };
+  auto load = [](const std::string& text) { return formats::load_knowledge({{"knowledge/x.toml", text}}); };
   EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1030\"\nisa = \"rdna2\"\n").ok());  // no kfd_version
   EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1030\"\nkfd_version = 100300\nisa = \"rdna9\"\n").ok());
   EXPECT_FALSE(load("[[gfx]]\ntarget = \"gfx1031\"\nkfd_version = 100301\nisa = \"rdna2\"\noverride = \"gfx1030\"\n").ok());
@@ -363,7 +363,7 @@ TEST(KnowledgeLoader, RejectsBadData) {
 // A key a table does not know is an error naming the file and the key's line, in every
 // table: a misspelt "overide" must not leave a target silently without its override.
 TEST(KnowledgeLoader, UnknownKeysAreErrorsNamingFileAndLine) {
-  auto load = [](const std::string& text) { return load_knowledge({{"knowledge/x.toml", text}}); };
+  auto load = [](const std::string& text) { return formats::load_knowledge({{"knowledge/x.toml", text}}); };
   const std::string gfx = "[[gfx]]\ntarget = \"gfx1030\"\nkfd_version = 100300\nisa = \"rdna2\"\nwave_size = 32\n";
   ASSERT_TRUE(load(gfx).ok());
   struct Case {
@@ -403,7 +403,7 @@ TEST(KnowledgeLoader, UnknownKeysAreErrorsNamingFileAndLine) {
 TEST(KnowledgeLoader, InputThatBreaksTomlppIsAParseError) {
   for (const char* text : {"[[[1]]]\n", "[[[a]]]\n", "[[[]]\n", "x = 1\n[[=\n", "[ [\n", "\xcc\xaa", "x = 1\n[\xcc\xaa]\n",
                            "[\xef\xac\xb0]\n", "s = \"\"\"\\\n\xc2\xa7\"\"\"\n[\n"}) {
-    auto r = load_knowledge({{"knowledge/h.toml", text}});
+    auto r = formats::load_knowledge({{"knowledge/h.toml", text}});
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_EQ(r.error().message.rfind("recipes/knowledge/h.toml:", 0), 0u) << r.error().message;
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;

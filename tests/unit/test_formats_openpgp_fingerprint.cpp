@@ -33,33 +33,33 @@ TEST(Sha1, FipsVectors) {
 }
 
 TEST(OpenpgpFingerprint, IsWhatGpgPrintsForTheSameKey) {
-  auto bin = dearmor_public_key(kKey);
+  auto bin = formats::dearmor_public_key(kKey);
   ASSERT_TRUE(bin) << bin.error().message;
-  auto fp = openpgp_fingerprint(*bin);
+  auto fp = formats::openpgp_fingerprint(*bin);
   ASSERT_TRUE(fp) << fp.error().message;
   EXPECT_EQ(*fp, amdml::test::kTestKeyFingerprint);
   // AMD's packages.gpg is the binary key followed by an armored copy: dearmoring the
   // concatenation gives the key again, with the same fingerprint.
-  auto both = dearmor_public_key(*bin + kKey);
+  auto both = formats::dearmor_public_key(*bin + kKey);
   ASSERT_TRUE(both);
-  EXPECT_EQ(openpgp_fingerprint(*both).value_or(""), amdml::test::kTestKeyFingerprint);
+  EXPECT_EQ(formats::openpgp_fingerprint(*both).value_or(""), amdml::test::kTestKeyFingerprint);
 }
 
 TEST(OpenpgpFingerprint, RefusesWhatIsNoV4PublicKey) {
-  auto bin = dearmor_public_key(kKey);
+  auto bin = formats::dearmor_public_key(kKey);
   ASSERT_TRUE(bin);
-  EXPECT_FALSE(openpgp_fingerprint(""));
-  EXPECT_FALSE(openpgp_fingerprint("not a key"));
-  EXPECT_FALSE(openpgp_fingerprint(bin->substr(0, 10)));  // a cut packet
+  EXPECT_FALSE(formats::openpgp_fingerprint(""));
+  EXPECT_FALSE(formats::openpgp_fingerprint("not a key"));
+  EXPECT_FALSE(formats::openpgp_fingerprint(bin->substr(0, 10)));  // a cut packet
   std::string v5 = *bin;
   v5[2] = 5;  // the version octet after the old-format tag and one length byte
-  EXPECT_FALSE(openpgp_fingerprint(v5));
+  EXPECT_FALSE(formats::openpgp_fingerprint(v5));
   std::string sig = *bin;
   sig[0] = static_cast<char>(0x88);  // old-format tag 2: a signature packet first
-  EXPECT_FALSE(openpgp_fingerprint(sig));
+  EXPECT_FALSE(formats::openpgp_fingerprint(sig));
   std::string other = *bin;
   other[10] = static_cast<char>(other[10] ^ 1);  // one bit of the key material
-  auto fp = openpgp_fingerprint(other);
+  auto fp = formats::openpgp_fingerprint(other);
   ASSERT_TRUE(fp);
   EXPECT_NE(*fp, amdml::test::kTestKeyFingerprint);
 }

@@ -11,22 +11,22 @@ using namespace amdml;
 
 namespace {
 
-SnapshotNode file(std::string content) {
-  SnapshotNode n;
-  n.kind = SnapshotNode::Kind::file;
+formats::SnapshotNode file(std::string content) {
+  formats::SnapshotNode n;
+  n.kind = formats::SnapshotNode::Kind::file;
   n.content = std::move(content);
   return n;
 }
 
-SnapshotNode link(std::string target) {
-  SnapshotNode n;
-  n.kind = SnapshotNode::Kind::symlink;
+formats::SnapshotNode link(std::string target) {
+  formats::SnapshotNode n;
+  n.kind = formats::SnapshotNode::Kind::symlink;
   n.target = std::move(target);
   return n;
 }
 
-Recording sample() {
-  Recording r;
+formats::Recording sample() {
+  formats::Recording r;
   r.tree["/etc/passwd"] = file(
       "root:x:0:0:root:/root:/bin/bash\nollama:x:998:998::/usr/share/ollama:/bin/false\n"
       "alice:x:1000:1000:Alice Liddell,,,:/home/alice:/bin/bash\nbob:x:1001:1001:Bob:/srv/bobdata:/bin/sh\n");
@@ -57,14 +57,14 @@ Recording sample() {
            {"LANG", "en_US.UTF-8"},
            {"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}};
   r.facts["hsa"] = {{"status", "ok"}, {"agents", {{{"uuid", "GPU-5e2b8c1d4f3a6b7c"}, {"name", "gfx1100"}}}}};
-  RecordedCommand c;
+  formats::RecordedCommand c;
   c.result = CommandResult{0, false, 0, "ollama version is 0.9.6 (built by alice@zephyr)\n", ""};
   r.commands["ollama --version"] = c;
-  r.errors["read"]["/home/alice/.ollama/id_ed25519"] = RecordedError{EACCES, "/home/alice/.ollama/id_ed25519: Permission denied"};
+  r.errors["read"]["/home/alice/.ollama/id_ed25519"] = formats::RecordedError{EACCES, "/home/alice/.ollama/id_ed25519: Permission denied"};
   return r;
 }
 
-std::string everything(const Recording& r) {
+std::string everything(const formats::Recording& r) {
   std::string all;
   for (const auto& [p, n] : r.tree) all += p + "\n" + n.content + "\n" + n.target + "\n";
   for (const auto& [op, m] : r.errors)
@@ -76,18 +76,18 @@ std::string everything(const Recording& r) {
   return all;
 }
 
-RedactOptions opts(bool identities = true) {
-  RedactOptions o;
+formats::RedactOptions opts(bool identities = true) {
+  formats::RedactOptions o;
   o.identities = identities;
-  o.relevant_env = is_relevant_env;
+  o.relevant_env = probes::is_relevant_env;
   return o;
 }
 
 }  // namespace
 
 TEST(SnapshotRedact, NothingPersonalOrSecretSurvives) {
-  Recording r = sample();
-  Redactor red = Redactor::learn(r, opts());
+  formats::Recording r = sample();
+  formats::Redactor red = formats::Redactor::learn(r, opts());
   red.apply(r);
   const std::string all = everything(r);
   for (const char* gone : {"alice", "Alice", "Liddell", "bob", "carol", "zephyr", "5e2b8c1d4f3a6b7c",
@@ -97,8 +97,8 @@ TEST(SnapshotRedact, NothingPersonalOrSecretSurvives) {
 }
 
 TEST(SnapshotRedact, ReplacementsAreConsistentAndKeepWhatRulesNeed) {
-  Recording r = sample();
-  Redactor red = Redactor::learn(r, opts());
+  formats::Recording r = sample();
+  formats::Redactor red = formats::Redactor::learn(r, opts());
   red.apply(r);
   // The same user everywhere: process identity, passwd, group members, home, env.
   EXPECT_EQ(*r.identity->user, "user1");
@@ -137,10 +137,10 @@ TEST(SnapshotRedact, ReplacementsAreConsistentAndKeepWhatRulesNeed) {
 }
 
 TEST(SnapshotRedact, EnvironmentKeepsRelevantNamesAndNeverSecrets) {
-  Recording r = sample();
+  formats::Recording r = sample();
   r.env_asked.insert("ROCM_PATH");
   r.env["ROCM_PATH"] = "/opt/rocm";
-  Redactor red = Redactor::learn(r, opts(false));
+  formats::Redactor red = formats::Redactor::learn(r, opts(false));
   red.apply(r);
   EXPECT_TRUE(r.env.count("PATH"));
   EXPECT_TRUE(r.env.count("ROCM_PATH"));
@@ -160,11 +160,11 @@ TEST(SnapshotRedact, EnvironmentKeepsRelevantNamesAndNeverSecrets) {
 // Login environment files keep only the GPU assignments doctor follows, on their own
 // line numbers (findings cite them); proxies, keys and everything else become blank.
 TEST(SnapshotRedact, LoginEnvironmentFilesKeepOnlyFollowedAssignments) {
-  Recording r;
+  formats::Recording r;
   r.tree["/etc/environment"] = file("PATH=\"/usr/bin\"\nhttp_proxy=http://alice:hunter2@proxy:3128\nHSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n");
   r.tree["/etc/profile.d/work.sh"] = file("export ACME_TOKEN=abc123\nif true; then\n  export ROCR_VISIBLE_DEVICES=0\nfi\n");
   r.tree["/etc/profile.d/notes.txt"] = file("hunter2\n");  // not a profile.d script: ordinary redaction
-  Redactor red = Redactor::learn(r, opts(false));
+  formats::Redactor red = formats::Redactor::learn(r, opts(false));
   red.apply(r);
   EXPECT_EQ(r.tree.at("/etc/environment").content, "\n\nHSA_OVERRIDE_GFX_VERSION=\"11.0.0\"\n");
   EXPECT_EQ(r.tree.at("/etc/profile.d/work.sh").content, "\n\n  export ROCR_VISIBLE_DEVICES=0\n\n");
@@ -172,14 +172,14 @@ TEST(SnapshotRedact, LoginEnvironmentFilesKeepOnlyFollowedAssignments) {
 }
 
 TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
-  Recording r;
+  formats::Recording r;
   r.tree["/etc/os-release"] = file("ID=ubuntu\n");
   r.tree["/etc/passwd"] = file("ubuntu:x:1000:1000:Ubuntu:/home/ubuntu:/bin/bash\n");
   r.tree["/etc/hostname"] = file("localhost\n");
   Identity id;
   id.user = "ubuntu";
   r.identity = id;
-  Redactor red = Redactor::learn(r, opts());
+  formats::Redactor red = formats::Redactor::learn(r, opts());
   red.apply(r);
   EXPECT_EQ(r.tree.at("/etc/os-release").content, "ID=ubuntu\n");
   EXPECT_EQ(r.tree.at("/etc/hostname").content, "localhost\n");
@@ -187,17 +187,17 @@ TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
 }
 
 TEST(SnapshotRedact, SecretDetection) {
-  EXPECT_TRUE(is_secret_name("HF_TOKEN"));
-  EXPECT_TRUE(is_secret_name("OLLAMA_API_KEY"));
-  EXPECT_TRUE(is_secret_name("aws_secret_access_key"));
-  EXPECT_FALSE(is_secret_name("HSA_OVERRIDE_GFX_VERSION"));
-  EXPECT_TRUE(looks_like_secret("hf_QmVyT9xLk2PwZr8NsDf4GhJ7cVbAe1Uo"));
-  EXPECT_TRUE(looks_like_secret("postgres://alice:pw1234@db/x"));
-  EXPECT_TRUE(looks_like_secret("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
-  EXPECT_FALSE(looks_like_secret("/home/alice/.local/bin:/usr/local/bin:/usr/bin:/bin"));
-  EXPECT_FALSE(looks_like_secret("11.0.0"));
-  EXPECT_FALSE(looks_like_secret("http://127.0.0.1:11434"));
-  EXPECT_FALSE(looks_like_secret("3f8e2c1a-9b4d-4e6f-8a7b-1c2d3e4f5a6b"));
+  EXPECT_TRUE(formats::is_secret_name("HF_TOKEN"));
+  EXPECT_TRUE(formats::is_secret_name("OLLAMA_API_KEY"));
+  EXPECT_TRUE(formats::is_secret_name("aws_secret_access_key"));
+  EXPECT_FALSE(formats::is_secret_name("HSA_OVERRIDE_GFX_VERSION"));
+  EXPECT_TRUE(formats::looks_like_secret("hf_QmVyT9xLk2PwZr8NsDf4GhJ7cVbAe1Uo"));
+  EXPECT_TRUE(formats::looks_like_secret("postgres://alice:pw1234@db/x"));
+  EXPECT_TRUE(formats::looks_like_secret("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
+  EXPECT_FALSE(formats::looks_like_secret("/home/alice/.local/bin:/usr/local/bin:/usr/bin:/bin"));
+  EXPECT_FALSE(formats::looks_like_secret("11.0.0"));
+  EXPECT_FALSE(formats::looks_like_secret("http://127.0.0.1:11434"));
+  EXPECT_FALSE(formats::looks_like_secret("3f8e2c1a-9b4d-4e6f-8a7b-1c2d3e4f5a6b"));
 }
 
 // The policy's edges, as pure functions: what doctor needs is never cut, a JSON
@@ -205,28 +205,28 @@ TEST(SnapshotRedact, SecretDetection) {
 TEST(SnapshotRedact, SecretPolicyKeepsWhatDoctorNeeds) {
   for (const char* name : {"DB_PASS", "MYSQL_PWD", "apiKey", "accessToken", "X-Api-Key", "REGISTRY_AUTH",
                            "Authorization", "SSH_PASSPHRASE", "HF_TOKENS", "client_secret_id"})
-    EXPECT_TRUE(is_secret_name(name)) << name;
+    EXPECT_TRUE(formats::is_secret_name(name)) << name;
   for (const char* name : {"HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "OLLAMA_HOST", "OLLAMA_KEEP_ALIVE",
                            "KEYBOARD", "TOKENIZERS_PARALLELISM", "PWD", "OLDPWD", "GIT_AUTHOR_NAME", "XAUTHORITY",
                            "PassEnvironment", "NO_PROXY_BYPASS"})
-    EXPECT_FALSE(is_secret_name(name)) << name;
+    EXPECT_FALSE(formats::is_secret_name(name)) << name;
   for (const char* kept : {"HSA_OVERRIDE_GFX_VERSION=11.0.0", "Environment=\"ROCR_VISIBLE_DEVICES=0,1\"",
                            "OLLAMA_HOST=0.0.0.0:11434", "OLLAMA_HOST=http://127.0.0.1:11434", "KEYBOARD=us",
                            "TOKENIZERS_PARALLELISM=false", "rocBLAS: Basic Linear Algebra Subprograms",
                            "PassEnvironment=HF_HOME", "git@github.com:org/repo.git", "ollama version is 0.32.0",
                            "options ttm pages_limit=3145728", "a token limit of 4096", "{\"key\": \"index\", \"value\": \"-2\"}",
                            "ExecStart=/usr/local/bin/ollama serve -p 11434"})
-    EXPECT_EQ(scrub_secrets(kept), kept);
-  EXPECT_EQ(scrub_secrets("OLLAMA_HOST=http://u:pw@h:11434 and socks5h://x:y@p"), "OLLAMA_HOST=http://REDACTED@h:11434 and socks5h://REDACTED@p");
-  EXPECT_EQ(scrub_secrets("ExecStart=/usr/bin/ollama serve --api-key abc --password=def -token ghi --verbose"),
+    EXPECT_EQ(formats::scrub_secrets(kept), kept);
+  EXPECT_EQ(formats::scrub_secrets("OLLAMA_HOST=http://u:pw@h:11434 and socks5h://x:y@p"), "OLLAMA_HOST=http://REDACTED@h:11434 and socks5h://REDACTED@p");
+  EXPECT_EQ(formats::scrub_secrets("ExecStart=/usr/bin/ollama serve --api-key abc --password=def -token ghi --verbose"),
             "ExecStart=/usr/bin/ollama serve --api-key REDACTED --password=REDACTED -token REDACTED --verbose");
-  EXPECT_EQ(scrub_secrets("Environment=\"DB_PASS=two words\" \"X=1\""), "Environment=\"DB_PASS=REDACTED\" \"X=1\"");
-  EXPECT_EQ(scrub_secrets("-H 'Authorization: Bearer abc.def-123'"), "-H 'Authorization: Bearer REDACTED'");
+  EXPECT_EQ(formats::scrub_secrets("Environment=\"DB_PASS=two words\" \"X=1\""), "Environment=\"DB_PASS=REDACTED\" \"X=1\"");
+  EXPECT_EQ(formats::scrub_secrets("-H 'Authorization: Bearer abc.def-123'"), "-H 'Authorization: Bearer REDACTED'");
   int n = 0;
   const std::string doc = nlohmann::json{{"token", "a\"b"}, {"unknown_keys", {"x"}}, {"token_count", 5},
                                          {"argv", {"--api-key", "k1"}}, {"env", {{"SMTP_PASSWORD", "p w"}}}}
                               .dump(2);
-  const std::string cut = scrub_secrets(doc, &n);
+  const std::string cut = formats::scrub_secrets(doc, &n);
   const auto j = nlohmann::json::parse(cut);  // still JSON
   EXPECT_EQ(j["token"], "REDACTED");
   EXPECT_EQ(j["argv"][1], "REDACTED");
@@ -234,32 +234,32 @@ TEST(SnapshotRedact, SecretPolicyKeepsWhatDoctorNeeds) {
   EXPECT_EQ(j["token_count"], 5);
   EXPECT_EQ(j["unknown_keys"][0], "x");
   EXPECT_EQ(n, 3);
-  EXPECT_EQ(scrub_secrets(cut, &n), cut);
+  EXPECT_EQ(formats::scrub_secrets(cut, &n), cut);
   EXPECT_EQ(n, 3);  // nothing cut twice
 }
 
 TEST(SnapshotTrim, DpkgStatusKeepsGpuAndMlPackagesOnly) {
-  Recording r;
+  formats::Recording r;
   r.tree["/var/lib/dpkg/status"] = file(
       "Package: bash\nStatus: install ok installed\nVersion: 5.2\n\n"
       "Package: libhsa-runtime64-1\nStatus: install ok installed\nVersion: 5.7.1-2build1\n\n"
       "Package: procps\nVersion: 4\n\n"
       "Package: rocblas\nVersion: 5.7.1\n");
-  auto trimmed = trim_recording(r);
+  auto trimmed = formats::trim_recording(r);
   ASSERT_EQ(trimmed.size(), 1u);
   const std::string& s = r.tree.at("/var/lib/dpkg/status").content;
   EXPECT_EQ(s, "Package: libhsa-runtime64-1\nStatus: install ok installed\nVersion: 5.7.1-2build1\n\n"
                "Package: rocblas\nVersion: 5.7.1\n");
-  EXPECT_TRUE(is_snapshot_relevant_package("python3-torch"));
-  EXPECT_FALSE(is_snapshot_relevant_package("coreutils"));
+  EXPECT_TRUE(formats::is_snapshot_relevant_package("python3-torch"));
+  EXPECT_FALSE(formats::is_snapshot_relevant_package("coreutils"));
 }
 
 TEST(SnapshotManifest, WritesFactsErrorsDevicesAndCommands) {
-  Recording r;
+  formats::Recording r;
   r.tree["/sys/module/amdgpu/initstate"] = file("live\n");
-  r.errors["read"]["/sys/module/amdgpu/version"] = RecordedError{ENOENT, "gone"};          // absent: replays itself
-  r.errors["read"]["/sys/module/amdgpu/initstate"] = RecordedError{ENOENT, "vanished"};    // present in the tree: kept
-  r.errors["read"]["/sys/class/kfd/kfd/topology/nodes/2/properties"] = RecordedError{EPERM, "x: Operation not permitted"};
+  r.errors["read"]["/sys/module/amdgpu/version"] = formats::RecordedError{ENOENT, "gone"};          // absent: replays itself
+  r.errors["read"]["/sys/module/amdgpu/initstate"] = formats::RecordedError{ENOENT, "vanished"};    // present in the tree: kept
+  r.errors["read"]["/sys/class/kfd/kfd/topology/nodes/2/properties"] = formats::RecordedError{EPERM, "x: Operation not permitted"};
   r.devices_asked = true;
   DeviceNode kfd;
   kfd.path = "/dev/kfd";
@@ -270,14 +270,14 @@ TEST(SnapshotManifest, WritesFactsErrorsDevicesAndCommands) {
   kfd.open_errno = EACCES;
   r.devices = std::vector<DeviceNode>{kfd};
   r.container_asked = true;
-  RecordedCommand missing;
+  formats::RecordedCommand missing;
   missing.error = make_error("ollama: not found on PATH", ENOENT);
   r.commands["ollama --version"] = missing;
   r.facts["hsa"] = {{"status", "ok"}};
   r.facts["env"] = "must not clobber the env key";
-  SnapshotMeta meta;
+  formats::SnapshotMeta meta;
   meta.amdml_version = "0.1.0";
-  auto j = snapshot_manifest(r, meta);
+  auto j = formats::snapshot_manifest(r, meta);
   EXPECT_EQ(j["format"], 1);
   EXPECT_EQ(j["devices"]["/dev/kfd"]["mode"], "0660");
   EXPECT_EQ(j["devices"]["/dev/kfd"]["open"], "EACCES");
@@ -294,10 +294,10 @@ TEST(SnapshotManifest, WritesFactsErrorsDevicesAndCommands) {
 }
 
 TEST(SnapshotRedact, PersonalFileNamesFromHomeListingsAreLeftOut) {
-  Recording r = sample();
+  formats::Recording r = sample();
   auto listed = [] {
-    SnapshotNode n;
-    n.kind = SnapshotNode::Kind::placeholder;
+    formats::SnapshotNode n;
+    n.kind = formats::SnapshotNode::Kind::placeholder;
     n.listed_only = true;
     return n;
   };
@@ -305,7 +305,7 @@ TEST(SnapshotRedact, PersonalFileNamesFromHomeListingsAreLeftOut) {
   r.tree["/home/alice/venv/pyvenv.cfg"] = listed();
   r.tree["/home/alice/venv/lib/python3.12/site-packages/torch/lib/rocblas/library/TensileLibrary_gfx1100.dat"] = listed();
   r.tree["/srv/bobdata/diary.md"] = listed();
-  Redactor red = Redactor::learn(r, opts());
+  formats::Redactor red = formats::Redactor::learn(r, opts());
   red.apply(r);
   EXPECT_FALSE(r.tree.count("/home/user1/Documents/acme-merger-plan.txt"));
   EXPECT_FALSE(r.tree.count("/home/user2/diary.md"));

@@ -29,7 +29,7 @@ json apu_record() {
 }  // namespace
 
 TEST(RuntimeRecord, ParsesAnApuAndRoundTrips) {
-  auto h = parse_hsa_record(apu_record());
+  auto h = formats::parse_hsa_record(apu_record());
   ASSERT_TRUE(h.ok()) << h.error().message;
   EXPECT_EQ(h->outcome, HsaOutcome::ok);
   ASSERT_EQ(h->agents.size(), 2u);
@@ -46,13 +46,13 @@ TEST(RuntimeRecord, ParsesAnApuAndRoundTrips) {
   EXPECT_EQ(g.pools[1].segment, HsaSegment::group);
   EXPECT_EQ(h->agents[0].pools[0].flags_text(), "kernarg, fine-grained");
 
-  auto again = parse_hsa_record(hsa_record_json(*h));
+  auto again = formats::parse_hsa_record(formats::hsa_record_json(*h));
   ASSERT_TRUE(again.ok()) << again.error().message;
-  EXPECT_EQ(hsa_record_json(*again), hsa_record_json(*h));
+  EXPECT_EQ(formats::hsa_record_json(*again), formats::hsa_record_json(*h));
 }
 
 TEST(RuntimeRecord, InitFailureKeepsTheStatus) {
-  auto h = parse_hsa_record(json::parse(R"({"status": "init-failed", "call": "hsa_init", "code": 4104,
+  auto h = formats::parse_hsa_record(json::parse(R"({"status": "init-failed", "call": "hsa_init", "code": 4104,
       "message": "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."})"));
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->outcome, HsaOutcome::init_failed);
@@ -62,29 +62,29 @@ TEST(RuntimeRecord, InitFailureKeepsTheStatus) {
 }
 
 TEST(RuntimeRecord, RejectsWrongKindsNamingTheKey) {
-  auto bad_status = parse_hsa_record(json::parse(R"({"status": "fine"})"));
+  auto bad_status = formats::parse_hsa_record(json::parse(R"({"status": "fine"})"));
   ASSERT_FALSE(bad_status.ok());
   EXPECT_NE(bad_status.error().message.find("hsa.status"), std::string::npos);
 
-  auto no_status = parse_hsa_record(json::parse(R"({"agents": []})"));
+  auto no_status = formats::parse_hsa_record(json::parse(R"({"agents": []})"));
   EXPECT_FALSE(no_status.ok());
 
-  auto bad_cu = parse_hsa_record(json::parse(R"({"status": "ok", "agents": [{"name": "gfx1100", "compute_units": "96"}]})"));
+  auto bad_cu = formats::parse_hsa_record(json::parse(R"({"status": "ok", "agents": [{"name": "gfx1100", "compute_units": "96"}]})"));
   ASSERT_FALSE(bad_cu.ok());
   EXPECT_EQ(bad_cu.error().message, "hsa.agents[0].compute_units must be a non-negative integer");
 
-  auto bad_pool = parse_hsa_record(json::parse(R"({"status": "ok", "agents": [{"name": "x", "pools": [{"segment": "vram"}]}]})"));
+  auto bad_pool = formats::parse_hsa_record(json::parse(R"({"status": "ok", "agents": [{"name": "x", "pools": [{"segment": "vram"}]}]})"));
   ASSERT_FALSE(bad_pool.ok());
   EXPECT_NE(bad_pool.error().message.find("hsa.agents[0].pools[0].segment"), std::string::npos);
 
-  auto negative = parse_hsa_record(json::parse(R"({"status": "crashed", "signal": -11})"));
+  auto negative = formats::parse_hsa_record(json::parse(R"({"status": "crashed", "signal": -11})"));
   EXPECT_FALSE(negative.ok());
 
-  EXPECT_FALSE(parse_hsa_record(json::array()).ok());
+  EXPECT_FALSE(formats::parse_hsa_record(json::array()).ok());
 }
 
 TEST(RuntimeRecord, LibdrmRoundTripAndErrors) {
-  auto d = parse_libdrm_record(json::parse(R"({"status": "ok", "library": "libdrm_amdgpu.so.1", "devices": [
+  auto d = formats::parse_libdrm_record(json::parse(R"({"status": "ok", "library": "libdrm_amdgpu.so.1", "devices": [
       {"render_node": "/dev/dri/renderD128", "opened": true, "drm_major": 3, "drm_minor": 57,
        "marketing_name": "AMD Radeon 780M", "vram_total": 536870912, "gtt_total": 16777216000},
       {"render_node": "/dev/dri/renderD129", "opened": false, "error": "open: Permission denied"}]})"));
@@ -93,11 +93,11 @@ TEST(RuntimeRecord, LibdrmRoundTripAndErrors) {
   EXPECT_EQ(d->devices[0].vram_total->value, 536870912u);
   EXPECT_FALSE(d->devices[1].opened);
   EXPECT_EQ(d->devices[1].error, "open: Permission denied");
-  auto again = parse_libdrm_record(libdrm_record_json(*d));
+  auto again = formats::parse_libdrm_record(formats::libdrm_record_json(*d));
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(libdrm_record_json(*again), libdrm_record_json(*d));
+  EXPECT_EQ(formats::libdrm_record_json(*again), formats::libdrm_record_json(*d));
 
-  auto no_node = parse_libdrm_record(json::parse(R"({"status": "ok", "devices": [{"opened": true}]})"));
+  auto no_node = formats::parse_libdrm_record(json::parse(R"({"status": "ok", "devices": [{"opened": true}]})"));
   ASSERT_FALSE(no_node.ok());
   EXPECT_EQ(no_node.error().message, "libdrm.devices[0].render_node is missing");
 }
@@ -114,28 +114,28 @@ TEST(RuntimeRecord, UnknownSegmentAndDeviceRoundTrip) {
   p.size = Bytes{4096};
   a.pools.push_back(p);
   h.agents.push_back(a);
-  const json written = hsa_record_json(h);
+  const json written = formats::hsa_record_json(h);
   EXPECT_EQ(written["agents"][0]["pools"][0]["segment"], "unknown");
   EXPECT_EQ(written["agents"][0]["device"], "unknown");
-  auto back = parse_hsa_record(written);
+  auto back = formats::parse_hsa_record(written);
   ASSERT_TRUE(back.ok()) << back.error().message;
   ASSERT_EQ(back->agents.size(), 1u);
   ASSERT_EQ(back->agents[0].pools.size(), 1u);
   EXPECT_EQ(back->agents[0].pools[0].segment, HsaSegment::unknown);
   EXPECT_EQ(back->agents[0].device, HsaDeviceType::unknown);
-  EXPECT_EQ(hsa_record_json(*back), written);
+  EXPECT_EQ(formats::hsa_record_json(*back), written);
 }
 
 // exit_code and signal are ints: a number beyond one is refused when read, instead of
 // coming back negative and failing the next read of what was written.
 TEST(RuntimeRecord, ExitCodeAndSignalMustFitAnInt) {
-  auto big = parse_hsa_record(json{{"status", "crashed"}, {"exit_code", 3000000000u}});
+  auto big = formats::parse_hsa_record(json{{"status", "crashed"}, {"exit_code", 3000000000u}});
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.error().message, "hsa.exit_code must be in range");
-  auto sig = parse_hsa_record(json{{"status", "crashed"}, {"signal", 4294967295u}});
+  auto sig = formats::parse_hsa_record(json{{"status", "crashed"}, {"signal", 4294967295u}});
   ASSERT_FALSE(sig.ok());
   EXPECT_EQ(sig.error().message, "hsa.signal must be in range");
-  auto ok = parse_hsa_record(json{{"status", "crashed"}, {"exit_code", 139}, {"signal", 11}});
+  auto ok = formats::parse_hsa_record(json{{"status", "crashed"}, {"exit_code", 139}, {"signal", 11}});
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->exit_code, 139);
   EXPECT_EQ(ok->signal, 11);

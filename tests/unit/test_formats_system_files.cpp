@@ -7,7 +7,7 @@
 using namespace amdml;
 
 TEST(Parse, KfdProperties) {
-  auto kv = parse::kfd_properties("cpu_cores_count 0\nsimd_count 24\ngfx_target_version 110003\nbroken\nx y\n");
+  auto kv = formats::parse::kfd_properties("cpu_cores_count 0\nsimd_count 24\ngfx_target_version 110003\nbroken\nx y\n");
   EXPECT_EQ(kv.get("simd_count"), 24u);
   EXPECT_EQ(kv.get("gfx_target_version"), 110003u);
   EXPECT_EQ(kv.malformed, 2);
@@ -15,7 +15,7 @@ TEST(Parse, KfdProperties) {
 }
 
 TEST(Parse, OsRelease) {
-  auto kv = parse::os_release("NAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nID=ubuntu\n# c\nbad line\nPRETTY_NAME='Ubuntu 24.04.1 LTS'\n");
+  auto kv = formats::parse::os_release("NAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nID=ubuntu\n# c\nbad line\nPRETTY_NAME='Ubuntu 24.04.1 LTS'\n");
   EXPECT_EQ(kv["ID"], "ubuntu");
   EXPECT_EQ(kv["VERSION_ID"], "24.04");
   EXPECT_EQ(kv["PRETTY_NAME"], "Ubuntu 24.04.1 LTS");
@@ -23,7 +23,7 @@ TEST(Parse, OsRelease) {
 }
 
 TEST(Parse, LoginEnvTakesPlainAssignmentsOnly) {
-  auto a = parse::login_env(
+  auto a = formats::parse::login_env(
       "# comment\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\nROCR_VISIBLE_DEVICES=\"0,1\"\n"
       "  export\tHIP_VISIBLE_DEVICES='1'\nPATH=$PATH:/opt/rocm/bin\nif [ -x /x ]; then\n"
       "X=`id -u`\nY=a b\n1BAD=x\nexported=1\nGGML_X=\"a b\"\n");
@@ -39,23 +39,23 @@ TEST(Parse, LoginEnvTakesPlainAssignmentsOnly) {
 }
 
 TEST(Parse, Meminfo) {
-  auto kv = parse::meminfo("MemTotal:       32614876 kB\nMemAvailable:   20000000 kB\nHugePages_Total:       0\nJunk\n");
+  auto kv = formats::parse::meminfo("MemTotal:       32614876 kB\nMemAvailable:   20000000 kB\nHugePages_Total:       0\nJunk\n");
   EXPECT_EQ(kv["MemTotal"], 32614876ULL * 1024);
   EXPECT_EQ(kv["HugePages_Total"], 0u);
 }
 
 TEST(Parse, GroupAndPasswd) {
-  auto g = parse::group_file("root:x:0:\nvideo:x:44:alice,bob\nrender:x:992:\nbroken\nneg:x:-1:\n");
+  auto g = formats::parse::group_file("root:x:0:\nvideo:x:44:alice,bob\nrender:x:992:\nbroken\nneg:x:-1:\n");
   ASSERT_EQ(g.size(), 3u);
   EXPECT_EQ(g[1].members.size(), 2u);
   EXPECT_EQ(g[2].gid, 992u);
-  auto p = parse::passwd_file("alice:x:1000:1000:Alice:/home/alice:/bin/bash\nbad:x\n");
+  auto p = formats::parse::passwd_file("alice:x:1000:1000:Alice:/home/alice:/bin/bash\nbad:x\n");
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].home, "/home/alice");
 }
 
 TEST(Parse, Cmdline) {
-  auto c = parse::cmdline("BOOT_IMAGE=/vmlinuz quiet amdgpu.gttsize=128000 amdttm.pages_limit=32768000 foo=\"a b\"\n");
+  auto c = formats::parse::cmdline("BOOT_IMAGE=/vmlinuz quiet amdgpu.gttsize=128000 amdttm.pages_limit=32768000 foo=\"a b\"\n");
   ASSERT_EQ(c.size(), 5u);
   EXPECT_EQ(c[2].first, "amdgpu.gttsize");
   EXPECT_EQ(c[2].second, "128000");
@@ -63,7 +63,7 @@ TEST(Parse, Cmdline) {
 }
 
 TEST(Parse, ModprobeConf) {
-  auto m = parse::modprobe_conf(
+  auto m = formats::parse::modprobe_conf(
       "# tuned for the APU\noptions ttm pages_limit=12582912 page_pool_size=12582912\n"
       "options amd-ttm pages_limit=1 \\\n  page_pool_size=2\nblacklist radeon\nthis is garbage\n");
   ASSERT_EQ(m.options.size(), 4u);
@@ -79,21 +79,21 @@ TEST(Parse, ModprobeConf) {
 TEST(Parse, ModprobeConfNamesOptionsAsModprobeReadsThem) {
   // modprobe reads '-' and '_' alike in option names too: the probe, the rules and the
   // TTM recipe all see pages_limit however the person spelled it.
-  auto m = parse::modprobe_conf("options amdttm pages-limit=25165824 page-pool-size=1\n");
+  auto m = formats::parse::modprobe_conf("options amdttm pages-limit=25165824 page-pool-size=1\n");
   ASSERT_EQ(m.options.size(), 2u);
   EXPECT_EQ(m.options[0].key, "pages_limit");
   EXPECT_EQ(m.options[0].value, "25165824");
   EXPECT_EQ(m.options[1].key, "page_pool_size");
-  EXPECT_EQ(parse::modprobe_name("amd-ttm"), "amd_ttm");
+  EXPECT_EQ(formats::parse::modprobe_name("amd-ttm"), "amd_ttm");
 }
 
 TEST(Parse, DpkgStanzasSplitAtBlankLines) {
-  auto s = parse::dpkg_stanzas("Package: a\nStatus: x\n\nPackage: b\n\nPackage: c");
+  auto s = formats::parse::dpkg_stanzas("Package: a\nStatus: x\n\nPackage: b\n\nPackage: c");
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0], "Package: a\nStatus: x\n");
   EXPECT_EQ(s[1], "Package: b\n");
   EXPECT_EQ(s[2], "Package: c");
-  EXPECT_TRUE(parse::dpkg_stanzas("").empty());
+  EXPECT_TRUE(formats::parse::dpkg_stanzas("").empty());
 }
 
 // dpkg's status by package-name predicate: only the stanzas want accepts are parsed,
@@ -106,7 +106,7 @@ TEST(DpkgPackages, OnlyWantedStanzasWithTheirVersionAndState) {
       "Package: linux-firmware\nStatus: install ok installed\nVersion: 20240318\nDescription: x\n Package: rocm-fake\n\n"
       "Package: rocm-hip\nStatus: install ok half-configured\n";
   std::vector<std::string> asked;
-  auto rocm = parse::dpkg_packages(status, [&](std::string_view n) {
+  auto rocm = formats::parse::dpkg_packages(status, [&](std::string_view n) {
     asked.emplace_back(n);
     return n.starts_with("roc");
   });
@@ -121,8 +121,8 @@ TEST(DpkgPackages, OnlyWantedStanzasWithTheirVersionAndState) {
   EXPECT_EQ(rocm[2].version, "");
   EXPECT_FALSE(rocm[2].installed);
   // Another reader, its own predicate: the firmware package.
-  auto fw = parse::dpkg_packages(status, [](std::string_view n) { return n == "linux-firmware"; });
+  auto fw = formats::parse::dpkg_packages(status, [](std::string_view n) { return n == "linux-firmware"; });
   ASSERT_EQ(fw.size(), 1u);
   EXPECT_EQ(fw[0].version, "20240318");
-  EXPECT_TRUE(parse::dpkg_packages("", [](std::string_view) { return true; }).empty());
+  EXPECT_TRUE(formats::parse::dpkg_packages("", [](std::string_view) { return true; }).empty());
 }

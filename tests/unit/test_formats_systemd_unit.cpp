@@ -12,8 +12,8 @@ namespace {
 ServiceConfig merged(std::initializer_list<const char*> texts) {
   std::vector<ParsedUnit> files;
   int n = 0;
-  for (const char* t : texts) files.push_back(parse_unit_text(t, "file" + std::to_string(n++)));
-  return merge_service(files);
+  for (const char* t : texts) files.push_back(formats::systemd_unit::parse_unit_text(t, "file" + std::to_string(n++)));
+  return formats::systemd_unit::merge_service(files);
 }
 
 std::string env(const ServiceConfig& c, const std::string& k) {
@@ -24,7 +24,7 @@ std::string env(const ServiceConfig& c, const std::string& k) {
 }  // namespace
 
 TEST(SystemdParse, SectionsCommentsAndContinuations) {
-  auto p = parse_unit_text(
+  auto p = formats::systemd_unit::parse_unit_text(
       "# comment\n"
       "[Unit]\n"
       "Description=Ollama Service\n"
@@ -48,14 +48,14 @@ TEST(SystemdParse, SectionsCommentsAndContinuations) {
 }
 
 TEST(SystemdParse, AssignmentBeforeSectionIsAnIssue) {
-  auto p = parse_unit_text("Environment=A=1\n[Service]\n", "u");
+  auto p = formats::systemd_unit::parse_unit_text("Environment=A=1\n[Service]\n", "u");
   EXPECT_TRUE(p.assignments.empty());
   ASSERT_EQ(p.issues.size(), 1u);
   EXPECT_EQ(p.issues[0].kind, UnitIssue::Kind::syntax);
 }
 
 TEST(SystemdEnvironment, QuotesAndSeveralAssignments) {
-  auto w = split_environment(R"("A=x y" B=2 C="quoted mid" 'D=single \"kept\"')");
+  auto w = formats::systemd_unit::split_environment(R"("A=x y" B=2 C="quoted mid" 'D=single \"kept\"')");
   ASSERT_FALSE(w.error);
   ASSERT_EQ(w.words.size(), 4u);
   EXPECT_EQ(w.words[0], "A=x y");
@@ -65,13 +65,13 @@ TEST(SystemdEnvironment, QuotesAndSeveralAssignments) {
 }
 
 TEST(SystemdEnvironment, EscapedQuotesBecomeLiteralQuotes) {
-  auto w = split_environment(R"("HSA_OVERRIDE_GFX_VERSION=\"11.0.3\"")");
+  auto w = formats::systemd_unit::split_environment(R"("HSA_OVERRIDE_GFX_VERSION=\"11.0.3\"")");
   ASSERT_EQ(w.words.size(), 1u);
   EXPECT_EQ(w.words[0], "HSA_OVERRIDE_GFX_VERSION=\"11.0.3\"");
 }
 
 TEST(SystemdEnvironment, CEscapes) {
-  auto w = split_environment(R"(A=a\tb B=\x41\101\u00e9 C=x\sy)");
+  auto w = formats::systemd_unit::split_environment(R"(A=a\tb B=\x41\101\u00e9 C=x\sy)");
   ASSERT_FALSE(w.error);
   ASSERT_EQ(w.words.size(), 3u);
   EXPECT_EQ(w.words[0], "A=a\tb");
@@ -80,11 +80,11 @@ TEST(SystemdEnvironment, CEscapes) {
 }
 
 TEST(SystemdEnvironment, UnterminatedQuoteKeepsEarlierWords) {
-  auto w = split_environment(R"(A=1 "B=2)");
+  auto w = formats::systemd_unit::split_environment(R"(A=1 "B=2)");
   ASSERT_TRUE(w.error);
   ASSERT_EQ(w.words.size(), 1u);
   EXPECT_EQ(w.words[0], "A=1");
-  auto bad = split_environment(R"(A=\q)");
+  auto bad = formats::systemd_unit::split_environment(R"(A=\q)");
   EXPECT_TRUE(bad.error);
 }
 
@@ -133,7 +133,7 @@ TEST(SystemdMerge, GroupsAndEnvFilesAndUnset) {
 }
 
 TEST(SystemdEnvFile, ShellLikeQuoting) {
-  auto e = parse_env_file(
+  auto e = formats::systemd_unit::parse_env_file(
       "# comment\n"
       "; also comment\n"
       "A=plain value   \n"
@@ -157,7 +157,7 @@ TEST(SystemdEnvFile, ShellLikeQuoting) {
 TEST(SystemdEnvFile, FilesOverrideEnvironmentLines) {
   auto c = merged({"[Service]\nEnvironment=A=unit B=unit\nEnvironmentFile=/e1\nEnvironmentFile=-/missing\n"
                    "EnvironmentFile=/missing2\n"});
-  apply_env_files(c, nullptr, [](const void*, const std::string& p) -> Result<std::string> {
+  formats::systemd_unit::apply_env_files(c, nullptr, [](const void*, const std::string& p) -> Result<std::string> {
     if (p == "/e1") return std::string("A=file\n");
     return make_error(p + ": No such file or directory", ENOENT);
   });
@@ -182,13 +182,13 @@ TEST(SystemdFuzzSmoke, RandomInputKeepsInvariants) {
     std::string text = "[Service]\nEnvironment=";
     int len = static_cast<int>(next() % 80);
     for (int i = 0; i < len; ++i) text += alphabet[next() % alphabet.size()];
-    auto cfg = merge_service({parse_unit_text(text, "fuzz")});
-    apply_env_files(cfg, nullptr, [](const void*, const std::string&) -> Result<std::string> { return std::string("A=\"x\\\n"); });
+    auto cfg = formats::systemd_unit::merge_service({formats::systemd_unit::parse_unit_text(text, "fuzz")});
+    formats::systemd_unit::apply_env_files(cfg, nullptr, [](const void*, const std::string&) -> Result<std::string> { return std::string("A=\"x\\\n"); });
     for (const auto& [k, v] : cfg.environment) {
-      EXPECT_TRUE(env_name_valid(k)) << text;
+      EXPECT_TRUE(formats::systemd_unit::env_name_valid(k)) << text;
       for (unsigned char c : v.value) EXPECT_TRUE(c >= 0x20 || c == '\t' || c == '\n') << text;
     }
-    parse_env_file(text, "fuzz");
-    split_environment(text);
+    formats::systemd_unit::parse_env_file(text, "fuzz");
+    formats::systemd_unit::split_environment(text);
   }
 }

@@ -21,7 +21,7 @@ void expect_same_entries(const std::vector<T>& built, const std::vector<T>& pars
 }
 
 TEST(BuiltinKnowledge, EqualsTheParsedTomlFieldByField) {
-  const Knowledge built = builtin_knowledge();
+  const Knowledge built = platform::builtin_knowledge();
   const Knowledge& parsed = test::shipped_knowledge();
   ASSERT_FALSE(parsed.gfx.empty());
   expect_same_entries(built.gfx, parsed.gfx, "[[gfx]]", [](const GfxInfo& g) { return g.target.name(); });
@@ -45,7 +45,7 @@ TEST(BuiltinKnowledge, EqualsTheParsedTomlFieldByField) {
 TEST(BuiltinKnowledge, NewestRocmIsTheParsedNewest) {
   const Knowledge& parsed = test::shipped_knowledge();
   ASSERT_NE(parsed.newest_rocm(), nullptr);
-  EXPECT_EQ(builtin_newest_rocm(), parsed.newest_rocm()->version);
+  EXPECT_EQ(platform::builtin_newest_rocm(), parsed.newest_rocm()->version);
 }
 
 // The comparison itself sees every field: one changed value anywhere makes them differ.

@@ -35,7 +35,7 @@ void symlink_at(const std::string& target, const std::string& path) {
 // A host that fails one path the way a container's device cgroup does.
 class FailingHost final : public test::ForwardingHost {
  public:
-  explicit FailingHost(const Host& inner) : ForwardingHost(inner) {}
+  explicit FailingHost(const platform::Host& inner) : ForwardingHost(inner) {}
   bool live() const override { return false; }
   Result<std::string> read_file(const std::string& p, std::size_t limit) const override {
     if (p == "/sys/secret") return make_error(p + ": Operation not permitted", EPERM);
@@ -64,7 +64,7 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
   put(a + "/sys/module/amdgpu/initstate", "live\n");
   put(a + "/var/big", std::string(5000, 'x'));
 
-  auto rooted = make_host(a);
+  auto rooted = platform::make_host(a);
   ASSERT_TRUE(rooted.ok()) << rooted.error().message;
   FailingHost failing(**rooted);
   platform::RecordingHost rec(failing);
@@ -74,7 +74,7 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
     bool amdgpu = false, missing = true;
     std::optional<std::string> rocm_path;
   };
-  auto read_all = [](const Host& h) {
+  auto read_all = [](const platform::Host& h) {
     Reads r;
     r.version = h.read_file("/opt/rocm/.info/version").value_or("?");
     r.vendor = h.read_file("/sys/class/drm/card1/vendor").value_or("?");
@@ -102,16 +102,16 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
   EXPECT_TRUE(first.amdgpu);
   EXPECT_FALSE(first.missing);
 
-  Recording r = rec.recording();
-  EXPECT_EQ(r.tree.at("/opt/rocm").kind, SnapshotNode::Kind::symlink);
+  formats::Recording r = rec.recording();
+  EXPECT_EQ(r.tree.at("/opt/rocm").kind, formats::SnapshotNode::Kind::symlink);
   EXPECT_EQ(r.tree.at("/opt/rocm").target, "/opt/rocm-6.2.4");
-  EXPECT_EQ(r.tree.at("/sys/class/drm/card1-DP-1").kind, SnapshotNode::Kind::symlink);  // listed only
-  EXPECT_EQ(r.tree.at("/sys/class/drm/version").kind, SnapshotNode::Kind::placeholder);  // listed only
-  EXPECT_FALSE(r.tree.count("/sys/secret") && r.tree.at("/sys/secret").kind == SnapshotNode::Kind::file);
-  EXPECT_FALSE(r.tree.count("/var/big") && r.tree.at("/var/big").kind == SnapshotNode::Kind::file);
+  EXPECT_EQ(r.tree.at("/sys/class/drm/card1-DP-1").kind, formats::SnapshotNode::Kind::symlink);  // listed only
+  EXPECT_EQ(r.tree.at("/sys/class/drm/version").kind, formats::SnapshotNode::Kind::placeholder);  // listed only
+  EXPECT_FALSE(r.tree.count("/sys/secret") && r.tree.at("/sys/secret").kind == formats::SnapshotNode::Kind::file);
+  EXPECT_FALSE(r.tree.count("/var/big") && r.tree.at("/var/big").kind == formats::SnapshotNode::Kind::file);
 
-  SnapshotMeta meta;
-  auto manifest = snapshot_manifest(r, meta).dump(2);
+  formats::SnapshotMeta meta;
+  auto manifest = formats::snapshot_manifest(r, meta).dump(2);
   const std::string b = out.str() + "/snap";
   ASSERT_EQ(::mkdir(b.c_str(), 0755), 0);
   auto stats = platform::write_snapshot_tree(r, manifest, b);
@@ -124,7 +124,7 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
   ASSERT_EQ(::lstat((b + "/opt/rocm-6.2.4/.info/version").c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
 
-  auto replay_host = make_host(b);
+  auto replay_host = platform::make_host(b);
   ASSERT_TRUE(replay_host.ok()) << replay_host.error().message;
   Reads second = read_all(**replay_host);
   EXPECT_EQ(second.version, first.version);
@@ -143,9 +143,9 @@ TEST(SnapshotRecord, RecordedTreeReplaysTheSameReads) {
 
 TEST(SnapshotRecord, PublishRefusesNonEmptyDirectoriesAndLeavesNothingBehind) {
   test::TestTree t;
-  Recording r;
-  SnapshotNode n;
-  n.kind = SnapshotNode::Kind::file;
+  formats::Recording r;
+  formats::SnapshotNode n;
+  n.kind = formats::SnapshotNode::Kind::file;
   n.content = "live\n";
   r.tree["/sys/module/amdgpu/initstate"] = n;
   const std::string manifest = "{\"format\": 1}\n";
@@ -168,13 +168,13 @@ TEST(SnapshotRecord, PublishRefusesNonEmptyDirectoriesAndLeavesNothingBehind) {
   EXPECT_EQ(::stat((snap + "/sys/module/amdgpu/initstate").c_str(), &st), 0);
 
   // A tree that cannot be written (a file where a directory must go) fails cleanly.
-  Recording bad = r;
+  formats::Recording bad = r;
   bad.tree["/sys/module/amdgpu/initstate/oops"] = n;
   EXPECT_FALSE(platform::publish_snapshot(bad, manifest, t.str() + "/bad", false).ok());
   auto entries = platform::remove_tree(t.str() + "/bad");
   EXPECT_FALSE(entries.ok());  // never created
   std::string leftovers;
-  if (auto l = make_host("/"); l.ok())
+  if (auto l = platform::make_host("/"); l.ok())
     if (auto d = (*l)->list_dir(t.str()))
       for (const auto& e : *d) leftovers += e.name + " ";
   EXPECT_EQ(leftovers, "out snap ");
@@ -194,7 +194,7 @@ TEST(SnapshotRecord, KernelLogKeepsGpuLinesAndReplays) {
       "3,2,200,-;amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE\n"
       "4,3,300,-;amdgpu 0000:c5:00.0: amdgpu: bound to 0c:9d:92:1a:2b:3c\n");
   put(a + "/var/log/amdml-journal/ollama.log", "Nov 20 box ollama[1]: msg=\"no compatible GPUs were discovered\"\n");
-  auto rooted = make_host(a);
+  auto rooted = platform::make_host(a);
   ASSERT_TRUE(rooted.ok()) << rooted.error().message;
   platform::RecordingHost rec(**rooted);
   auto k = rec.kernel_log(1 << 20, std::chrono::milliseconds(100));
@@ -202,13 +202,13 @@ TEST(SnapshotRecord, KernelLogKeepsGpuLinesAndReplays) {
   EXPECT_EQ(k->source, "/dev/kmsg");
   auto j = rec.service_journal("ollama", 1 << 20, std::chrono::milliseconds(100));
   ASSERT_TRUE(j.ok());
-  const Recording r = rec.recording();
+  const formats::Recording r = rec.recording();
   ASSERT_TRUE(r.tree.count("/dev/kmsg"));
   EXPECT_EQ(r.tree.at("/dev/kmsg").content,
             "3,2,200,-;amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE\n"
             "4,3,300,-;amdgpu 0000:c5:00.0: amdgpu: bound to xx:xx:xx:xx:xx:xx\n");
   ASSERT_TRUE(r.tree.count("/var/log/amdml-journal/ollama.log"));
-  EXPECT_EQ(r.tree.at("/var/log/amdml-journal").kind, SnapshotNode::Kind::directory);
+  EXPECT_EQ(r.tree.at("/var/log/amdml-journal").kind, formats::SnapshotNode::Kind::directory);
 }
 
 TEST(SnapshotRecord, KernelLogRefusalIsRecordedAsAnError) {
@@ -216,7 +216,7 @@ TEST(SnapshotRecord, KernelLogRefusalIsRecordedAsAnError) {
   const std::string a = src.str();
   put(a + "/amdml-host.json",
       R"({"format": 1, "errors": {"read": {"/dev/kmsg": {"errno": "EPERM", "message": "needs root"}}}})");
-  auto rooted = make_host(a);
+  auto rooted = platform::make_host(a);
   ASSERT_TRUE(rooted.ok()) << rooted.error().message;
   platform::RecordingHost rec(**rooted);
   auto k = rec.kernel_log(1 << 20, std::chrono::milliseconds(100));

@@ -22,7 +22,7 @@ using platform::RootResolution;
 // the walk a kernel without it gets (paths::resolve_path); both must answer alike.
 class RootedHost : public ::testing::TestWithParam<RootResolution> {
  protected:
-  std::unique_ptr<Host> host(const TestTree& t) const {
+  std::unique_ptr<platform::Host> host(const TestTree& t) const {
     auto h = platform::make_rooted_host_from_manifest(std::filesystem::canonical(t.root()).string(), std::nullopt,
                                                       GetParam());
     if (!h) return nullptr;
@@ -308,18 +308,18 @@ TEST_P(RootedHost, ListDirIsSortedAndTyped) {
 
 TEST(MakeHost, RootThatDoesNotExistOrIsAFileIsAOneLineError) {
   TestTree t;
-  auto missing = make_host(t.root() + "/nothing");
+  auto missing = platform::make_host(t.root() + "/nothing");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("nothing"), std::string::npos);
   EXPECT_EQ(missing.error().message.find('\n'), std::string::npos);
   t.write("file", "");
-  auto file = make_host(t.root() + "/file");
+  auto file = platform::make_host(t.root() + "/file");
   ASSERT_FALSE(file);
   EXPECT_NE(file.error().message.find("not a directory"), std::string::npos);
 }
 
 TEST(MakeHost, SlashIsTheLiveHost) {
-  auto h = make_host("/");
+  auto h = platform::make_host("/");
   ASSERT_TRUE(h);
   EXPECT_TRUE((*h)->live());
   EXPECT_EQ((*h)->root(), "/");
@@ -411,7 +411,7 @@ TEST(Manifest, MalformedManifestsAreOneLineErrors) {
   int seen = 0;
   for (const auto& d : std::filesystem::directory_iterator(base)) {
     ++seen;
-    auto h = make_host(d.path().string());
+    auto h = platform::make_host(d.path().string());
     ASSERT_FALSE(h) << d.path() << " was accepted";
     const auto& msg = h.error().message;
     EXPECT_NE(msg.find("amdml-host.json"), std::string::npos) << d.path() << ": " << msg;
@@ -437,7 +437,7 @@ class ManifestWrongType : public ::testing::TestWithParam<WrongType> {};
 TEST_P(ManifestWrongType, NamesTheKey) {
   TestTree t;
   t.manifest(GetParam().json);
-  auto h = make_host(t.root());
+  auto h = platform::make_host(t.root());
   ASSERT_FALSE(h) << GetParam().json;
   EXPECT_NE(h.error().message.find(GetParam().mentions), std::string::npos) << h.error().message;
 }

@@ -30,7 +30,7 @@ Bundle bundle(const std::string& date) {
   Knowledge kb = test::shipped_knowledge();
   kb.meta.date = date;
   return {date, {{"knowledge/meta.toml", "[meta]\nformat = 1\ndate = \"" + date + "\"\n"}, {"knowledge/x.toml", "# " + date}},
-          encode_knowledge_bin(kb)};
+          formats::encode_knowledge_bin(kb)};
 }
 
 void no_kill() {}
@@ -40,7 +40,7 @@ Status install(platform::SafeTree& tree, const Bundle& b) {
 }
 
 std::optional<std::string> in_use(const TestTree& t) {
-  auto host = make_host(t.dir.string());
+  auto host = platform::make_host(t.dir.string());
   EXPECT_TRUE(host);
   auto kb = platform::read_installed_knowledge(**host);
   EXPECT_TRUE(kb) << kb.error().message;
@@ -91,7 +91,7 @@ TEST(KnowledgeStore, RollbackWithoutPreviousAndAPointerThatIsNoDateAreErrors) {
   ASSERT_TRUE(install(tree, bundle("2030-01-01")));
   EXPECT_FALSE(platform::rollback_bundle(tree));
   test::write_file(t.dir / kStore / "current", "../../../etc\n");
-  auto host = make_host(t.dir.string());
+  auto host = platform::make_host(t.dir.string());
   ASSERT_TRUE(host);
   EXPECT_FALSE(platform::read_installed_knowledge(**host));
 }

@@ -23,12 +23,12 @@ namespace {
 using test::TestTree;
 
 Facts probe_root(const std::string& root) {
-  auto h = make_host(root);
+  auto h = platform::make_host(root);
   EXPECT_TRUE(h) << root << ": " << (h ? "" : h.error().message);
   if (!h) return {};
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime = false;
-  return collect_facts(**h, shipped_knowledge(), o);
+  return probes::collect_facts(**h, shipped_knowledge(), o);
 }
 
 Facts fixture(const std::string& machine) { return probe_root(test::fixture(machine)); }
@@ -464,11 +464,11 @@ TEST(ProbesSmall, ModprobeFileMaskedByDevNullSetsNothing) {
 // on the same host, which must see the files as they are now (issue 16).
 TEST(ProbesSmall, ASecondRunReadsTheTreeAnew) {
   TestTree t;
-  auto h = make_host(t.root());
+  auto h = platform::make_host(t.root());
   ASSERT_TRUE(h) << h.error().message;
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime = false;
-  Facts before = collect_facts(**h, shipped_knowledge(), o);
+  Facts before = probes::collect_facts(**h, shipped_knowledge(), o);
   EXPECT_FALSE(before.os.id);
   t.write("etc/os-release", "ID=debian\n");
   t.write("proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1)\n");
@@ -493,7 +493,7 @@ namespace {
 // Records what a probe asks of the host at or below the given paths.
 class CountingHost final : public test::ForwardingHost {
  public:
-  CountingHost(const Host& inner, std::vector<std::string> under) : ForwardingHost(inner), under_(std::move(under)) {}
+  CountingHost(const platform::Host& inner, std::vector<std::string> under) : ForwardingHost(inner), under_(std::move(under)) {}
   bool live() const override { return false; }
   Result<std::string> read_file(const std::string& p, std::size_t l) const override { return count(p), inner_.read_file(p, l); }
   Result<std::vector<DirEntry>> list_dir(const std::string& p) const override { return count(p), inner_.list_dir(p); }
@@ -532,12 +532,12 @@ TEST(Probes, DrmNeverResolvesTheXcpPartitionNodes) {
       xcp_entries.push_back("/sys/class/drm/" + node);
     }
   }
-  auto h = make_host(t.root());
+  auto h = platform::make_host(t.root());
   ASSERT_TRUE(h) << h.error().message;
   CountingHost counting(**h, xcp_entries);
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime = false;
-  Facts f = collect_facts(counting, shipped_knowledge(), o);
+  Facts f = probes::collect_facts(counting, shipped_knowledge(), o);
   ASSERT_EQ(f.drm.cards.size(), 1u);
   EXPECT_EQ(f.drm.cards[0].card, "card0");
   EXPECT_EQ(f.drm.cards[0].render_node, "/dev/dri/renderD128");

@@ -57,7 +57,7 @@ ChildRun deep_child(const std::string& variant, const std::vector<std::string>& 
   auto doc = json::parse(r.run.out, nullptr, false);
   EXPECT_FALSE(doc.is_discarded()) << r.run.out << r.run.err;
   if (!doc.is_discarded()) {
-    auto s = parse_deep_step(doc);
+    auto s = formats::parse_deep_step(doc);
     EXPECT_TRUE(s.ok()) << r.run.out;
     if (s) r.step = *s;
   }
@@ -83,7 +83,7 @@ using DoctorRun = test::LiveRun;
 
 DoctorRun doctor_deep(const std::string& variant, std::chrono::milliseconds budget = std::chrono::milliseconds(20000)) {
   ScopedEnv env(fake(variant));
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.deep = true;
   o.deep_timeout = budget;
   return test::run_live_probes(o);
@@ -248,11 +248,11 @@ TEST(DeepDoctor, DebiansRuntimeWithoutKfdSaysSoCleanly) {
   EXPECT_EQ(doc["status"], "init-failed");
   EXPECT_EQ(doc["error"], "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
   // The doctor: the runtime probe fails first, so no step is started, and the reason says so.
-  auto live = make_host("/");
-  ProbeOptions o;
+  auto live = platform::make_host("/");
+  probes::ProbeOptions o;
   o.runtime_helper = AMDML_BINARY;
   o.deep = true;
-  Facts f = collect_facts(**live, shipped_knowledge(), o);
+  Facts f = probes::collect_facts(**live, shipped_knowledge(), o);
   EXPECT_TRUE(f.deep.gpus.empty());
   EXPECT_EQ(f.deep.reason, "the HSA runtime did not start (init-failed), so nothing ran on a GPU");
 }

@@ -67,7 +67,7 @@ class FakeTorchVenv {
 
 test::LiveRun doctor_with(const FakeTorchVenv& venv, const std::string& scenario, std::chrono::milliseconds budget) {
   test::ScopedEnv scoped({{"AMDML_FAKE_TORCH", scenario}, {"AMDML_HSA_LIBRARY", std::string("/nonexistent/libhsa.so")}});
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.deep = true;
   o.deep_timeout = budget;
   o.runtime = false;  // the HSA steps are tested in test_probes_deep.cpp; here only torch's child

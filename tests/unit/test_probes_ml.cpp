@@ -32,12 +32,12 @@ using namespace amdml;
 namespace {
 
 
-Facts probe(const std::string& machine, ProbeOptions opts = {}) {
-  auto host = make_host(test::fixture(machine));
+Facts probe(const std::string& machine, probes::ProbeOptions opts = {}) {
+  auto host = platform::make_host(test::fixture(machine));
   EXPECT_TRUE(host.ok()) << (host.ok() ? "" : host.error().message);
   opts.runtime = false;
   const Knowledge& kb = shipped_knowledge();
-  return collect_facts(**host, kb, opts);
+  return probes::collect_facts(**host, kb, opts);
 }
 
 const PythonEnv* env_at(const Facts& f, const std::string& prefix) {
@@ -98,7 +98,7 @@ TEST(MlProbe, ApuPythonEnvironments) {
 }
 
 TEST(MlProbe, DeepReplaysTheRecordedImport) {
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.deep = true;
   auto f = probe("ml-apu-ollama", o);
   const auto* conda = env_at(f, "/home/alice/miniconda3/envs/rocm");
@@ -131,8 +131,8 @@ TEST(MlProbe, ApuFindings) {
   const auto& e = *by["ollama.env"];
   EXPECT_NE(e.detail.find("literal quotes"), std::string::npos);
   EXPECT_NE(e.detail.find("Enviroment"), std::string::npos);
-  EXPECT_EQ(amdml::fix_params_json(e.fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
-  EXPECT_EQ(amdml::fix_params_json(e.fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
+  EXPECT_EQ(amdml::formats::fix_params_json(e.fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
+  EXPECT_EQ(amdml::formats::fix_params_json(e.fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
   ASSERT_TRUE(by.count("ollama.access"));
   EXPECT_EQ(by["ollama.access"]->commands.front(), "sudo usermod -a -G render ollama");
   EXPECT_TRUE(by.count("torch.build"));
@@ -203,14 +203,14 @@ TEST(MlProbe, MergeMatchesSystemdAnalyze) {
     }
     ASSERT_FALSE(blocks.empty()) << machine << ": " << out;
     std::vector<systemd::ParsedUnit> parsed;
-    for (const auto& [path, text] : blocks) parsed.push_back(systemd::parse_unit_text(text, path));
-    auto theirs = systemd::merge_service(parsed);
-    auto host = make_host(root);
+    for (const auto& [path, text] : blocks) parsed.push_back(formats::systemd_unit::parse_unit_text(text, path));
+    auto theirs = formats::systemd_unit::merge_service(parsed);
+    auto host = platform::make_host(root);
     ASSERT_TRUE(host.ok());
-    systemd::apply_env_files(theirs, host->get(), [](const void* ctx, const std::string& p) -> Result<std::string> {
-      return static_cast<const Host*>(ctx)->read_file(p);
+    formats::systemd_unit::apply_env_files(theirs, host->get(), [](const void* ctx, const std::string& p) -> Result<std::string> {
+      return static_cast<const platform::Host*>(ctx)->read_file(p);
     });
-    auto ours = systemd::load_service(**host, "ollama.service");
+    auto ours = probes::load_service(**host, "ollama.service");
     std::vector<std::string> their_files;
     for (const auto& b : blocks) their_files.push_back(b.first);
     EXPECT_EQ(ours.config.files, their_files) << machine;
@@ -223,7 +223,7 @@ TEST(MlProbe, MergeMatchesSystemdAnalyze) {
 }
 
 TEST(MlProbe, StrixCleanServiceAndDeepSuccess) {
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.deep = true;
   auto f = probe("ml-strix-ollama", o);
   ASSERT_TRUE(f.ml.ollama.service);
@@ -260,9 +260,9 @@ TEST(MlProbe, LiveDeepRunsTheInterpreter) {
     v << "__version__ = '2.5.1+rocm6.2'\nhip: Optional[str] = '6.2.41133'\ncuda = None\n";
   }
   ASSERT_EQ(std::system(("chmod +x '" + dir + "/bin/python3'").c_str()), 0);
-  auto host = make_host("/");
+  auto host = platform::make_host("/");
   ASSERT_TRUE(host.ok());
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime = false;
   o.deep = true;
   o.python = dir;
@@ -270,7 +270,7 @@ TEST(MlProbe, LiveDeepRunsTheInterpreter) {
   f.ml.probed = true;
   f.identity.user = "nobody-amdml-test";  // no home walk
   amdml::Knowledge kb;
-  ProbeContext ctx{**host, kb, o};
+  probes::ProbeContext ctx{**host, kb, o};
   probes::ml(ctx, f);
   probes::deep(ctx, f);  // the torch child runs within the --deep budget (probes/deep_ml.cpp)
   std::system(("rm -rf '" + dir + "'").c_str());
@@ -284,7 +284,7 @@ TEST(MlProbe, LiveDeepRunsTheInterpreter) {
 // Under --root nothing runs: a --deep import the manifest did not record is reported as
 // not collected, and no torch.runtime verdict is drawn from it.
 TEST(MlProbe, DeepNotRecordedIsNotGuessed) {
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.deep = true;
   auto f = probe("ml-dgpu-ollama", o);
   const auto* tf = env_at(f, "/home/alice/.venvs/tf");
@@ -302,9 +302,9 @@ TEST(MlProbe, PyenvIsSearchedOnlyInVersions) {
   t.write("home/alice/.pyenv/plugins/pyenv-virtualenv/test/venv/pyvenv.cfg", "home = /usr/bin\n");
   auto host = t.host();
   ASSERT_TRUE(host);
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime = false;
-  const Facts f = collect_facts(*host, shipped_knowledge(), o);
+  const Facts f = probes::collect_facts(*host, shipped_knowledge(), o);
   const auto* pyenv = env_at(f, "/home/alice/.pyenv/versions/3.12.4");
   ASSERT_TRUE(pyenv);
   EXPECT_EQ(pyenv->kind, "pyenv");

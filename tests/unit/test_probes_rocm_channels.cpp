@@ -17,11 +17,11 @@ using namespace amdml;
 namespace {
 
 Facts probe(const std::string& machine) {
-  auto host = make_host(test::fixture(machine));
+  auto host = platform::make_host(test::fixture(machine));
   EXPECT_TRUE(host.ok()) << (host.ok() ? "" : host.error().message);
-  ProbeOptions opts;
+  probes::ProbeOptions opts;
   opts.runtime = false;
-  return collect_facts(**host, shipped_knowledge(), opts);
+  return probes::collect_facts(**host, shipped_knowledge(), opts);
 }
 
 std::string targets(const RocmInstall& in) {

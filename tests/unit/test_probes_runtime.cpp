@@ -45,7 +45,7 @@ using test::RecordingHost;
 using test::ScopedEnv;
 
 LiveRun run_live(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime_timeout = timeout;
   return test::run_live_probes(o);
 }
@@ -298,12 +298,12 @@ TEST(RuntimeProbe, MissingLibraryIsAFactNotAFailure) {
 
 TEST(RuntimeProbe, NoRuntimeDoesNothing) {
   ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string("/nonexistent/lib.so")}});
-  auto live = make_host("/");
+  auto live = platform::make_host("/");
   RecordingHost host(std::move(*live));
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime = false;
   o.runtime_helper = "/nonexistent/amdml";  // would fail loudly if it were started
-  Facts f = collect_facts(host, shipped_knowledge(), o);
+  Facts f = probes::collect_facts(host, shipped_knowledge(), o);
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
   EXPECT_FALSE(f.runtime.probed);
   // Nothing runtime-related was recorded (the identity probe records the NSS groups).
@@ -356,11 +356,11 @@ TEST(RuntimeProbe, RealRuntimeWithoutKfd) {
 TEST(RuntimeProbe, LiveWithoutKfdDoesNotStartTheRuntime) {
   if (file_exists("/dev/kfd")) GTEST_SKIP() << "this machine has /dev/kfd; the test is about a machine without";
   ScopedEnv env({{"AMDML_HSA_LIBRARY", std::nullopt}});
-  auto live = make_host("/");
+  auto live = platform::make_host("/");
   RecordingHost host(std::move(*live));
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime_helper = "/nonexistent/amdml";  // starting it would be a bad-output failure
-  Facts f = collect_facts(host, shipped_knowledge(), o);
+  Facts f = probes::collect_facts(host, shipped_knowledge(), o);
   const auto& h = f.runtime.hsa;
   ASSERT_EQ(h.outcome, HsaOutcome::skipped) << to_string(h.outcome) << ": " << h.reason;
   EXPECT_NE(h.reason.find("/dev/kfd"), std::string::npos) << h.reason;
@@ -413,12 +413,12 @@ TEST(RuntimeProbe, ChildStartsBeforeTheFileProbes) {
   };
   ScopedEnv env({{"AMDML_HSA_LIBRARY", std::string(AMDML_FAKE_HSA_LIBRARY)},
                  {"AMDML_FAKE_HSA", std::string(AMDML_FAKE_HSA_VARIANTS) + "/apu.json"}});
-  auto live = make_host("/");
+  auto live = platform::make_host("/");
   ASSERT_TRUE(live);
   OrderHost host(**live);
-  ProbeOptions o;
+  probes::ProbeOptions o;
   o.runtime_helper = AMDML_BINARY;
-  Facts f = collect_facts(host, shipped_knowledge(), o);
+  Facts f = probes::collect_facts(host, shipped_knowledge(), o);
   EXPECT_EQ(host.reads_at_start, 0) << "the HSA child started after the file probes had read files";
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::ok) << f.runtime.hsa.reason;
   EXPECT_EQ(f.runtime.hsa.gpu_agents(), 1u);
@@ -433,18 +433,18 @@ TEST(RuntimeProbe, LiveRunReplaysIdentically) {
   ASSERT_NE(::mkdtemp(dir.data()), nullptr);
   json manifest = {{"format", 1}, {"hsa", live.recorded["hsa"]}, {"libdrm", live.recorded["libdrm"]}};
   std::ofstream(dir + "/amdml-host.json") << manifest.dump(2);
-  auto rooted = make_host(dir);
+  auto rooted = platform::make_host(dir);
   ASSERT_TRUE(rooted.ok()) << rooted.error().message;
-  Facts f = collect_facts(**rooted, shipped_knowledge(), ProbeOptions{});
+  Facts f = probes::collect_facts(**rooted, shipped_knowledge(), probes::ProbeOptions{});
   EXPECT_TRUE(f.runtime.hsa.recorded);
-  EXPECT_EQ(hsa_record_json(f.runtime.hsa), hsa_record_json(live.facts.runtime.hsa));
+  EXPECT_EQ(formats::hsa_record_json(f.runtime.hsa), formats::hsa_record_json(live.facts.runtime.hsa));
   ASSERT_EQ(f.runtime.hsa.gpu_agents(), 1u);
 }
 
 TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
-  auto host = make_host(test::fixture("runtime-override-drops-gpus"));
+  auto host = platform::make_host(test::fixture("runtime-override-drops-gpus"));
   ASSERT_TRUE(host.ok()) << host.error().message;
-  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
+  Facts f = probes::collect_facts(**host, shipped_knowledge(), probes::ProbeOptions{});
   ASSERT_EQ(f.gpus.size(), 1u);
   EXPECT_EQ(f.gpus[0].kfd_node, 1);
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::ok);
@@ -460,9 +460,9 @@ TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
   EXPECT_TRUE(f.runtime.memory[0].disagreements.empty());
   EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
   // --no-runtime ignores the recorded section.
-  ProbeOptions off;
+  probes::ProbeOptions off;
   off.runtime = false;
-  Facts g = collect_facts(**host, shipped_knowledge(), off);
+  Facts g = probes::collect_facts(**host, shipped_knowledge(), off);
   EXPECT_EQ(g.runtime.hsa.outcome, HsaOutcome::not_run);
   EXPECT_EQ(find(diagnose(g, shipped_knowledge()), "runtime.gpu-missing"), nullptr);
 }
@@ -531,23 +531,23 @@ TEST(RuntimeProbe, AgentJoinsItsGpuByPciLocation) {
   json hsa = {{"status", "ok"}, {"agents", {gpu_agent_680m(2147483648ull)}}};
   std::string dir = fixture_with_hsa(hsa);
   ASSERT_FALSE(dir.empty());
-  auto host = make_host(dir);
+  auto host = platform::make_host(dir);
   ASSERT_TRUE(host.ok()) << host.error().message;
-  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
+  Facts f = probes::collect_facts(**host, shipped_knowledge(), probes::ProbeOptions{});
   ASSERT_EQ(f.runtime.hsa.agents.size(), 1u);
   EXPECT_EQ(f.runtime.hsa.agents[0].gpu, 0);
   auto findings = diagnose(f, shipped_knowledge());
   EXPECT_EQ(find(findings, "runtime.gpu-missing"), nullptr);
   EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
-  EXPECT_EQ(usable_gpu_agents(f), 1);
+  EXPECT_EQ(render::usable_gpu_agents(f), 1);
 }
 
 TEST(RuntimeProbe, PoolThatDisagreesWithKfdIsFlagged) {
   json hsa = {{"status", "ok"}, {"agents", {gpu_agent_680m(4294967296ull)}}};
   std::string dir = fixture_with_hsa(hsa);
-  auto host = make_host(dir);
+  auto host = platform::make_host(dir);
   ASSERT_TRUE(host.ok());
-  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
+  Facts f = probes::collect_facts(**host, shipped_knowledge(), probes::ProbeOptions{});
   auto findings = diagnose(f, shipped_knowledge());
   const Finding* fd = find(findings, "drm.mismatch");
   ASSERT_NE(fd, nullptr);
@@ -556,9 +556,9 @@ TEST(RuntimeProbe, PoolThatDisagreesWithKfdIsFlagged) {
 
 TEST(RuntimeProbe, BrokenRecordedSectionIsAProbeError) {
   std::string dir = fixture_with_hsa(json{{"status", "ok"}, {"agents", "gfx1035"}});
-  auto host = make_host(dir);
+  auto host = platform::make_host(dir);
   ASSERT_TRUE(host.ok());
-  Facts f = collect_facts(**host, shipped_knowledge(), ProbeOptions{});
+  Facts f = probes::collect_facts(**host, shipped_knowledge(), probes::ProbeOptions{});
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::not_run);
   bool reported = false;
   for (const auto& e : f.errors) reported |= e.message == "hsa.agents must be an array";
@@ -575,7 +575,7 @@ TEST(RuntimeProbe, DrmChildReportsPerNodeErrors) {
   EXPECT_EQ(r->exit_code, 0) << r->err;
   auto j = json::parse(r->out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r->out;
-  auto d = parse_libdrm_record(j);
+  auto d = formats::parse_libdrm_record(j);
   ASSERT_TRUE(d.ok()) << d.error().message;
   if (d->outcome == HsaOutcome::not_installed) GTEST_SKIP() << "libdrm_amdgpu is not installed";
   ASSERT_EQ(d->outcome, HsaOutcome::ok);

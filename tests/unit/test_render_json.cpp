@@ -13,15 +13,15 @@ using nlohmann::json;
 TEST(JsonText, InvalidUtf8BecomesReplacementCharacters) {
   json doc = json::object();
   doc["s"] = std::string("caf\xe9 end");
-  EXPECT_EQ(json_text(doc, -1), "{\"s\":\"caf\xef\xbf\xbd end\"}");
+  EXPECT_EQ(render::json_text(doc, -1), "{\"s\":\"caf\xef\xbf\xbd end\"}");
   doc["bytes\xff"] = 1;
-  EXPECT_NO_THROW((void)json_text(doc));
+  EXPECT_NO_THROW((void)render::json_text(doc));
 }
 
 TEST(JsonText, IndentsByTwoAndReadsBack) {
   json doc = json::parse(R"({"b": [1, -2, 18446744073709551615, 0.1], "a": {"e": {}, "x": null}, "q": "t\"\n"})");
-  EXPECT_EQ(json_text(json::parse(R"({"a": [1]})")), "{\n  \"a\": [\n    1\n  ]\n}");
-  EXPECT_EQ(json_text(json::array(), -1), "[]");
-  EXPECT_EQ(json::parse(json_text(doc)), doc);
-  EXPECT_EQ(json::parse(json_text(doc, -1)), doc);
+  EXPECT_EQ(render::json_text(json::parse(R"({"a": [1]})")), "{\n  \"a\": [\n    1\n  ]\n}");
+  EXPECT_EQ(render::json_text(json::array(), -1), "[]");
+  EXPECT_EQ(json::parse(render::json_text(doc)), doc);
+  EXPECT_EQ(json::parse(render::json_text(doc, -1)), doc);
 }

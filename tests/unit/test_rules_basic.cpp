@@ -248,8 +248,8 @@ TEST(RulesBasic, AccessKfdWhenUserIsNotInTheGroup) {
   EXPECT_EQ(fd->severity, Severity::error);
   ASSERT_TRUE(fd->fix);
   EXPECT_EQ(fd->fix->recipe, "groups");
-  EXPECT_EQ(amdml::fix_params_json(fd->fix->params)["user"], "alice");
-  EXPECT_EQ(amdml::fix_params_json(fd->fix->params)["groups"], nlohmann::json::array({"render"}));
+  EXPECT_EQ(amdml::formats::fix_params_json(fd->fix->params)["user"], "alice");
+  EXPECT_EQ(amdml::formats::fix_params_json(fd->fix->params)["groups"], nlohmann::json::array({"render"}));
   EXPECT_FALSE(find(fs, "access.relogin")) << ids(fs);
 }
 
@@ -262,7 +262,7 @@ TEST(RulesBasic, AccessKfdNamesEveryOwningGroup) {
   auto all = run(f);
   const Finding* fd = find(all, "access.kfd");
   ASSERT_TRUE(fd);
-  EXPECT_EQ(amdml::fix_params_json(fd->fix->params)["groups"], nlohmann::json::array({"render", "video"}));
+  EXPECT_EQ(amdml::formats::fix_params_json(fd->fix->params)["groups"], nlohmann::json::array({"render", "video"}));
 }
 
 TEST(RulesBasic, AccessQuietWhenNodesAreWorldReadable) {

@@ -269,16 +269,16 @@ TEST(CheckDoctor, ErrorsFailWarningsOnlyWhenStrictInfosNever) {
 }
 
 TEST(CheckRender, XmlEscapeKeepsDocumentsWellFormed) {
-  EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
-  EXPECT_EQ(xml_escape("Radeon™ 780M"), "Radeon™ 780M");
-  EXPECT_EQ(xml_escape(std::string("x\x01y", 3)), "x\xEF\xBF\xBDy");
-  EXPECT_EQ(xml_escape(std::string("nul\0!", 5)), "nul\xEF\xBF\xBD!");
-  EXPECT_EQ(xml_escape("bad \xC3( utf8"), "bad \xEF\xBF\xBD( utf8");
-  EXPECT_EQ(xml_escape("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
-  EXPECT_EQ(xml_escape("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
-  EXPECT_EQ(xml_escape("tab\tnl\n"), "tab\tnl\n");
-  EXPECT_EQ(xml_escape("cr\r"), "cr&#13;");
-  EXPECT_EQ(xml_escape("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated sequence
+  EXPECT_EQ(render::xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+  EXPECT_EQ(render::xml_escape("Radeon™ 780M"), "Radeon™ 780M");
+  EXPECT_EQ(render::xml_escape(std::string("x\x01y", 3)), "x\xEF\xBF\xBDy");
+  EXPECT_EQ(render::xml_escape(std::string("nul\0!", 5)), "nul\xEF\xBF\xBD!");
+  EXPECT_EQ(render::xml_escape("bad \xC3( utf8"), "bad \xEF\xBF\xBD( utf8");
+  EXPECT_EQ(render::xml_escape("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
+  EXPECT_EQ(render::xml_escape("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(render::xml_escape("tab\tnl\n"), "tab\tnl\n");
+  EXPECT_EQ(render::xml_escape("cr\r"), "cr&#13;");
+  EXPECT_EQ(render::xml_escape("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated sequence
 }
 
 TEST(CheckRender, TextListsEachFailureOnOneLine) {
@@ -287,13 +287,13 @@ TEST(CheckRender, TextListsEachFailureOnOneLine) {
   e.gpus = 3;
   e.min_vram = Bytes{256 * kGiB};
   auto c = evaluate_checks(r, e);
-  TextStyle plain;
+  render::TextStyle plain;
   plain.unicode = false;
-  std::string t = render_check_text(c, plain);
+  std::string t = render::render_check_text(c, plain);
   EXPECT_NE(t.find("  x expect-gpus 3: expected 3 GPUs, ROCm can use 2\n"), std::string::npos) << t;
   EXPECT_NE(t.find("  x min-vram 256 GiB: "), std::string::npos) << t;
   EXPECT_NE(t.find("check: FAILED (2 failed, "), std::string::npos) << t;
-  auto j = check_json(c);
+  auto j = render::check_json(c);
   EXPECT_EQ(j["passed"], false);
   EXPECT_EQ(j["counts"]["failed"], 2);
 }

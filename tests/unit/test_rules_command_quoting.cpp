@@ -96,8 +96,8 @@ void expect_safe(const std::string& where, const std::string& command) {
     EXPECT_TRUE(p.delivered(kHostile)) << "the value did not arrive byte for byte";
   }
   // What a person copies from the text or the JSON is this very command.
-  EXPECT_EQ(terminal_text(command, false), command);
-  EXPECT_EQ(nlohmann::json::parse(json_text(nlohmann::json(command))).get<std::string>(), command);
+  EXPECT_EQ(render::terminal_text(command, false), command);
+  EXPECT_EQ(nlohmann::json::parse(render::json_text(nlohmann::json(command))).get<std::string>(), command);
 }
 
 }  // namespace
@@ -237,6 +237,6 @@ TEST(CommandQuoting, SetAsideNamesAreRenamedWhateverTheyHoldAndPrintedQuoted) {
     EXPECT_EQ(p.calls[0].argv, c.argv);
   }
   EXPECT_EQ(renames, 2);
-  const std::string text = terminal_text(format_plan(plan, true, "sudo amdml fix --apply"), false);
+  const std::string text = render::terminal_text(render::format_plan(plan, true, "sudo amdml fix --apply"), false);
   for (const auto& c : rp.commands) EXPECT_NE(text.find("  run: " + c.text() + "   # "), std::string::npos) << text;
 }

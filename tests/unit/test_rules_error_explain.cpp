@@ -15,9 +15,9 @@ namespace {
 
 const ErrorCatalog& shipped() {
   static const ErrorCatalog cat = [] {
-    auto files = recipe_files("");
+    auto files = platform::recipe_files("");
     EXPECT_TRUE(files.ok());
-    auto c = load_error_catalog(*files);
+    auto c = formats::load_error_catalog(*files);
     EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
     return c.ok() ? *c : ErrorCatalog{};
   }();
@@ -75,13 +75,13 @@ TEST(ErrorExplain, CapturesTheNodeTheGfxTargetAndTheFile) {
 }
 
 TEST(ErrorExplain, PatternsIgnoreCaseAndNeedTheirLiteralText) {
-  auto p = parse_error_pattern("amdgpu: probe of {word} failed with error {num}");
+  auto p = formats::parse_error_pattern("amdgpu: probe of {word} failed with error {num}");
   ASSERT_TRUE(p.ok());
   std::vector<std::pair<std::string, std::string>> caps;
   EXPECT_TRUE(match_pattern(*p, "AMDGPU: PROBE OF 0000:01:00.0 FAILED WITH ERROR -22", &caps));
   EXPECT_EQ(caps.back().second, "-22");
   EXPECT_FALSE(match_pattern(*p, "amdgpu: probe of 0000:01:00.0 failed with error x", nullptr));
-  auto lead = parse_error_pattern("{gfx} is not supported");
+  auto lead = formats::parse_error_pattern("{gfx} is not supported");
   ASSERT_TRUE(lead.ok());
   caps.clear();
   EXPECT_TRUE(match_pattern(*lead, "amdgpu [0] gfx1103 is not supported by /tmp/x", &caps));

@@ -110,7 +110,7 @@ TEST(GfxOverrideNeeded, Rx6600XtOnRocm5NeedsGfx1030) {
   ASSERT_EQ(hits.size(), 1u) << ids(out);
   ASSERT_TRUE(hits[0]->fix);
   EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
   EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});
   EXPECT_NE(hits[0]->detail.find("ROCm 5.7.1"), std::string::npos);
   EXPECT_EQ(hits[0]->evidence[0].source, "/sys/class/kfd/kfd/topology/nodes/1/properties");
@@ -183,7 +183,7 @@ TEST(GfxOverrideNeeded, MixedBoxGetsPerNodeValues) {
   auto out = run(f);
   auto hits = with_id(out, "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u) << ids(out);
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
   EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0");
   // Per-node values set: nothing to say about overrides.
   f.env["HSA_OVERRIDE_GFX_VERSION_2"] = "10.3.0";
@@ -210,7 +210,7 @@ TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
   auto hits = with_id(run(f), "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u);
   // gfx1102 has kernels in 6.2 and 11.0.0 is its own override: one global value fits both.
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
   EXPECT_EQ(hits[0]->gpus, (std::vector<int>{1}));
 }
 
@@ -295,7 +295,7 @@ TEST(GfxOverrideInvalid, MalformedValues) {
     EXPECT_EQ(hits[0]->evidence[0].source, "env HSA_OVERRIDE_GFX_VERSION");
     if (c.fix_value) {
       ASSERT_TRUE(hits[0]->fix);
-      EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", c.fix_value}}));
+      EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", c.fix_value}}));
     } else {
       EXPECT_FALSE(hits[0]->fix);
     }
@@ -309,7 +309,7 @@ TEST(GfxOverrideInvalid, CrossingTheIsaFamily) {
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
   auto hits = with_id(run(f), "gfx.override-invalid");
   ASSERT_EQ(hits.size(), 1u);
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
   // Wave size: an RDNA card told it is a GCN one.
   Facts g = box("6.8.0-45-generic", "6.2.4");
   add_gpu(g, "gfx1032", 0x73ff, false);
@@ -329,7 +329,7 @@ TEST(GfxOverrideInvalid, GlobalOverrideOnMixedBoxBreaksTheDgpu) {
   EXPECT_NE(hits[0]->title.find("global"), std::string::npos);
   // No login file sets the global value, so a login keeps it: the 7900 XTX is pinned to
   // its own target, which libhsakmt reads before the global value.
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params),
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
             (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
   EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
 }
@@ -345,7 +345,7 @@ TEST(GfxOverrideInvalid, GlobalValueFromALoginFileGetsNoPin) {
   auto hits = with_id(run(f), "gfx.override-invalid");
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix);
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
 }
 
 // After a login that brought the per-GPU values an earlier fix wrote, the global value is
@@ -361,7 +361,7 @@ TEST(GfxOverrideInvalid, GlobalValueThatOutlivesALoginIsPinnedAway) {
   auto hits = with_id(run(f), "gfx.override-invalid");
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix) << hits[0]->notes.size();
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params),
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
             (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
   bool says = false;
   for (const auto& n : hits[0]->notes)
@@ -427,9 +427,9 @@ TEST(MemoryGttLimit, DefaultHalfOfRamOnA780M) {
   ASSERT_EQ(hits.size(), 1u) << ids(out);
   ASSERT_TRUE(hits[0]->fix);
   EXPECT_EQ(hits[0]->fix->recipe, "ttm-pages-limit");
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["module"], "ttm");
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"], 28 * kGiB / kPageSize);
-  EXPECT_LT(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 32 * kGiB);
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params)["module"], "ttm");
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params)["pages_limit"], 28 * kGiB / kPageSize);
+  EXPECT_LT(amdml::formats::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 32 * kGiB);
 }
 
 TEST(MemoryGttLimit, DkmsDriverGetsAmdttm) {
@@ -441,7 +441,7 @@ TEST(MemoryGttLimit, DkmsDriverGetsAmdttm) {
   add_gpu(f, "gfx1151", 0x1586, true);
   auto hits = with_id(run(f), "memory.gtt-limit");
   ASSERT_EQ(hits.size(), 1u);
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params)["module"], "amdttm");
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params)["module"], "amdttm");
 }
 
 TEST(MemoryGttLimit, SilentWhenTunedOrOnADgpu) {
@@ -467,7 +467,7 @@ TEST(MemoryGttLimit, LimitAboveRam) {
   auto hits = with_id(run(f), "memory.gtt-limit");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_NE(hits[0]->title.find("above system RAM"), std::string::npos);
-  EXPECT_LE(amdml::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 64 * kGiB);
+  EXPECT_LE(amdml::formats::fix_params_json(hits[0]->fix->params)["pages_limit"].get<std::uint64_t>() * kPageSize, 64 * kGiB);
 }
 
 // --- memory.ttm-wrong-module ---------------------------------------------------------
@@ -488,7 +488,7 @@ TEST(MemoryTtmWrongModule, TtmOptionUnderTheDkmsDriver) {
   // The one limit amdml computes for this RAM (MemoryKnowledge::recommended_pages_limit),
   // for the module in use -- not the misplaced value.
   const std::uint64_t want = MemoryKnowledge{}.recommended_pages_limit(*f.memory.total)->value;
-  EXPECT_EQ(amdml::fix_params_json(hits[0]->fix->params),
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
             (nlohmann::json{{"module", "amdttm"}, {"pages_limit", want}, {"page_pool_size", want}}));
   EXPECT_EQ(hits[0]->evidence[0].source, "/etc/modprobe.d/ttm.conf:1");
   // Both modules configured: the right one is in effect, no complaint.

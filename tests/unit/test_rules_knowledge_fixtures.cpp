@@ -24,16 +24,16 @@ TEST(KnowledgeFixtures, Rx6600XtOnRocm5NeedsTheRdna2Override) {
   ASSERT_EQ(d.facts.gpus.size(), 1u);
   EXPECT_EQ(d.facts.gpus[0].marketing_name, "AMD Radeon RX 6600 XT");
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-needed"});
-  EXPECT_EQ(amdml::fix_params_json(d.find("gfx.override-needed")->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(d.find("gfx.override-needed")->fix->params), (nlohmann::json{{"value", "10.3.0"}}));
 }
 
 TEST(KnowledgeFixtures, Apu780mWithDefaultTtm) {
   test::Diagnosed d(test::fixture("apu780m-ubuntu2404-default-ttm"));
   EXPECT_EQ(d.ids(), (std::vector<std::string>{"kernel.old", "memory.gtt-limit", "rocm.version"}));
   const auto* g = d.find("memory.gtt-limit");
-  EXPECT_EQ(amdml::fix_params_json(g->fix->params)["module"], "ttm");
+  EXPECT_EQ(amdml::formats::fix_params_json(g->fix->params)["module"], "ttm");
   // 30.6 GiB of RAM: 26 GiB for the GPU, the rest for the OS.
-  EXPECT_EQ(amdml::fix_params_json(g->fix->params)["pages_limit"], 26 * kGiB / kPageSize);
+  EXPECT_EQ(amdml::formats::fix_params_json(g->fix->params)["pages_limit"], 26 * kGiB / kPageSize);
 }
 
 TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
@@ -48,7 +48,7 @@ TEST(KnowledgeFixtures, StrixHaloTtmOptionUnderDkms) {
   EXPECT_EQ(wrong->fix->recipe, "ttm-pages-limit");
   EXPECT_EQ(gtt->fix->recipe, "ttm-pages-limit");
   EXPECT_EQ(wrong->fix->params, gtt->fix->params);
-  EXPECT_EQ(amdml::fix_params_json(gtt->fix->params),
+  EXPECT_EQ(amdml::formats::fix_params_json(gtt->fix->params),
             (nlohmann::json{{"module", "amdttm"}, {"pages_limit", 28311552}, {"page_pool_size", 28311552}}));
 }
 
@@ -71,7 +71,7 @@ TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-invalid"});
   const auto* f = d.find("gfx.override-invalid");
   EXPECT_EQ(f->gpus, std::vector<int>{0});
-  EXPECT_EQ(amdml::fix_params_json(f->fix->params), (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(f->fix->params), (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
 }
 
 TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {

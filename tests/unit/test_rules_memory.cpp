@@ -38,7 +38,7 @@ void expect_one_request(const Diagnosed& d, const std::string& recipe) {
     ASSERT_TRUE(f->fix) << to_string(f->id) << ": " << f->title;
     EXPECT_EQ(f->fix->recipe, recipe) << f->title;
     if (!first) first = &*f->fix;
-    EXPECT_EQ(fix_params_json(f->fix->params), fix_params_json(first->params)) << f->title;
+    EXPECT_EQ(formats::fix_params_json(f->fix->params), formats::fix_params_json(first->params)) << f->title;
   }
 }
 
@@ -49,7 +49,7 @@ TEST(MemoryOneVoice, FixApuRaisesTheLimitEverywhereItIsAdvised) {
   expect_one_request(d, "ttm-pages-limit");
   for (const auto* f : memory_findings(d))
     for (const auto& c : f->commands) EXPECT_EQ(c.find("update-initramfs -u   #"), std::string::npos) << f->title << ": " << c;
-  EXPECT_EQ(fix_params_json(memory_findings(d)[0]->fix->params)["pages_limit"], 26 * kGiB / kPageSize);
+  EXPECT_EQ(formats::fix_params_json(memory_findings(d)[0]->fix->params)["pages_limit"], 26 * kGiB / kPageSize);
 }
 
 TEST(MemoryOneVoice, StrixHaloDkmsAsksOneLimit) {
@@ -61,7 +61,7 @@ TEST(MemoryOneVoice, StrixHaloDkmsAsksOneLimit) {
 TEST(MemoryOneVoice, StrixHaloEditsTheKernelCommandLineWithinNinetyPercent) {
   Diagnosed d(fixture("strix-halo"));
   expect_one_request(d, "kernel-cmdline");
-  const auto p = fix_params_json(memory_findings(d)[0]->fix->params);
+  const auto p = formats::fix_params_json(memory_findings(d)[0]->fix->params);
   const std::uint64_t pages = std::stoull(p["set"]["ttm.pages_limit"].get<std::string>());
   EXPECT_LE(static_cast<double>(pages * kPageSize), 0.9 * static_cast<double>(d.facts.memory.total->value));
   EXPECT_EQ(p["remove"], (nlohmann::json{"amdgpu.gttsize", "amdttm.page_pool_size", "amdttm.pages_limit"}));
@@ -78,7 +78,7 @@ TEST(MemoryOneVoice, AnUnknownGttParameterOnTheCommandLineGetsARecipe) {
       seen = true;
       ASSERT_TRUE(f.fix);
       EXPECT_EQ(f.fix->recipe, "kernel-cmdline");
-      auto remove = fix_params_json(f.fix->params)["remove"];
+      auto remove = formats::fix_params_json(f.fix->params)["remove"];
       EXPECT_NE(std::find(remove.begin(), remove.end(), "amdgpu.gtt_size"), remove.end()) << remove;
     }
   EXPECT_TRUE(seen);
@@ -100,7 +100,7 @@ TEST(MemoryOneVoice, StrixHaloAfterTheApplyTheRebootThenNothing) {
   }
   // The reboot: the command line is GRUB's, ttm loads with the limit, GTT follows it.
   const std::string pages = req.set.at("ttm.pages_limit");
-  t.write("proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.12.48+deb13-amd64 ro " + parse::grub_cmdline(read_file(t / "etc/default/grub")) + "\n");
+  t.write("proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.12.48+deb13-amd64 ro " + formats::parse::grub_cmdline(read_file(t / "etc/default/grub")) + "\n");
   t.write("sys/module/ttm/parameters/pages_limit", pages + "\n");
   t.write("sys/module/ttm/parameters/page_pool_size", pages + "\n");
   t.write("sys/module/amdgpu/parameters/gttsize", "-1\n");
@@ -242,7 +242,7 @@ TEST(ModprobeView, AfterTheApplyModprobeAppliesTheRecipesLimit) {
   Diagnosed d(t.str());
   const auto* gtt = d.find("memory.gtt-limit");
   ASSERT_TRUE(gtt && gtt->fix);
-  const auto want = std::to_string(fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
+  const auto want = std::to_string(formats::fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
   EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "ttm", "pages_limit"), "3145728");  // the later file wins today
   platform::SafeTree tree(t.str());
   fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
@@ -270,7 +270,7 @@ TEST(ModprobeView, IgnoredLinesAreCommentedOutAndUndoPutsThemBack) {
   const auto* gtt = d.find("memory.gtt-limit");
   ASSERT_TRUE(gtt && gtt->fix);
   EXPECT_EQ(gtt->fix->recipe, "ttm-pages-limit");  // not kernel-cmdline: no boot loader configuration to edit
-  const auto want = std::to_string(fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
+  const auto want = std::to_string(formats::fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
   platform::SafeTree tree(t.str());
   fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
   const Plan plan = fix::plan_fixes(in);

@@ -112,8 +112,8 @@ TEST(MlRules, OllamaApuNeedsOverrideAndIgpuSwitch) {
   ASSERT_TRUE(e);
   ASSERT_TRUE(e->fix);
   EXPECT_EQ(e->fix->recipe, "ollama-override");
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
   EXPECT_FALSE(find(fs, "ollama.gfx-unsupported"));
   EXPECT_FALSE(find(fs, "ollama.access"));  // ollama is in render
 }
@@ -140,8 +140,8 @@ TEST(MlRules, OllamaQuotedOverrideIsReplaced) {
   const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("literal quotes"), std::string::npos);
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
-  EXPECT_FALSE(amdml::fix_params_json(e->fix->params)["env"].contains("OLLAMA_IGPU_ENABLE"));
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
+  EXPECT_FALSE(amdml::formats::fix_params_json(e->fix->params)["env"].contains("OLLAMA_IGPU_ENABLE"));
 }
 
 TEST(MlRules, OllamaEnvFileValueGetsANote) {
@@ -155,8 +155,8 @@ TEST(MlRules, OllamaEnvFileValueGetsANote) {
   EXPECT_TRUE(noted);
   // a drop-in line could not beat the env file: the fix leaves it to the person
   ASSERT_TRUE(e->fix);
-  EXPECT_FALSE(amdml::fix_params_json(e->fix->params)["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
+  EXPECT_FALSE(amdml::formats::fix_params_json(e->fix->params)["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
 }
 
 TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
@@ -169,7 +169,7 @@ TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
   auto found = run(f, kb());
   const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
-  const auto p = amdml::fix_params_json(e->fix->params);
+  const auto p = amdml::formats::fix_params_json(e->fix->params);
   EXPECT_EQ(p["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
   EXPECT_EQ(p["env"]["OLLAMA_HOST"], "0.0.0.0");       // what the typo'd line meant
   EXPECT_EQ(p["env"]["ROCR_VISIBLE_DEVICES"], "0");    // what the shell had
@@ -185,8 +185,8 @@ TEST(MlRules, OllamaServiceUserOutsideTheGroup) {
   const auto* a = find(found, "ollama.access");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->fix->recipe, "groups");
-  EXPECT_EQ(amdml::fix_params_json(a->fix->params)["user"], "ollama");
-  EXPECT_EQ(amdml::fix_params_json(a->fix->params)["groups"], nlohmann::json({"render"}));
+  EXPECT_EQ(amdml::formats::fix_params_json(a->fix->params)["user"], "ollama");
+  EXPECT_EQ(amdml::formats::fix_params_json(a->fix->params)["groups"], nlohmann::json({"render"}));
   EXPECT_EQ(a->commands.front(), "sudo usermod -a -G render ollama");
   // SupplementaryGroups= grants it too
   f.ml.ollama.service->supplementary_groups = {"render"};
@@ -231,7 +231,7 @@ TEST(MlRules, MixedGpusGetNoGlobalOverride) {
   const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("different"), std::string::npos);
-  EXPECT_FALSE(e->fix && amdml::fix_params_json(e->fix->params)["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
+  EXPECT_FALSE(e->fix && amdml::formats::fix_params_json(e->fix->params)["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
 }
 
 // An override in the service is judged per GPU like one anywhere else (issue 28): 10.3.0
@@ -298,7 +298,7 @@ TEST(MlRules, TorchWheelWithoutTheGfx) {
   const auto* t = find(found, "torch.gfx");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fix->recipe, "hsa-override");
-  EXPECT_EQ(amdml::fix_params_json(t->fix->params)["value"], "11.0.0");
+  EXPECT_EQ(amdml::formats::fix_params_json(t->fix->params)["value"], "11.0.0");
   // Set for new logins but not in this session: no recipe, a note saying where.
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/profile.d/amdml-gpu.sh:3"});
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment.d/90-amdml.conf:3"});
@@ -408,8 +408,8 @@ TEST(MlRules, ShellOnlySettingsThatMatterForThisBox) {
   auto found = run(f, kb());
   const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e && e->fix);
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "10.3.0");
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["unset"], nlohmann::json({"HSA_OVERRIDE_GFX_VERSION_1"}));
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "10.3.0");
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["unset"], nlohmann::json({"HSA_OVERRIDE_GFX_VERSION_1"}));
 }
 
 TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
@@ -423,7 +423,7 @@ TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
   auto found = run(f, kb());
   const auto* e = find(found, "ollama.env");
   ASSERT_TRUE(e && e->fix);
-  EXPECT_EQ(amdml::fix_params_json(e->fix->params)["env"], nlohmann::json({{"OLLAMA_IGPU_ENABLE", "1"}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"], nlohmann::json({{"OLLAMA_IGPU_ENABLE", "1"}}));
   f.ml.ollama.version = Version{0, 30, 1};  // allowlisted gfx1151
   EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
   f.gpus[0].gtt = Bytes{1ULL << 30};  // not integrated by the rule, and nothing says it is
