@@ -15,14 +15,6 @@
 
 namespace amdml::fix {
 
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
-
 using paths::basename;
 using paths::dirname;
 
@@ -42,7 +34,7 @@ std::optional<std::vector<std::pair<std::string, std::string>>> grub_files(Ctx& 
   std::vector<std::string> sorted(names->begin(), names->end());
   std::sort(sorted.begin(), sorted.end());
   for (const auto& n : sorted) {
-    if (n.size() <= 4 || !ends_with(n, ".cfg")) continue;
+    if (n.size() <= 4 || !n.ends_with(".cfg")) continue;
     auto f = c.read(grub + ".d/" + n);
     if (!f) return std::nullopt;
     if (f->exists) files.emplace_back(grub + ".d/" + n, f->bytes);

@@ -15,14 +15,6 @@
 
 namespace amdml::fix {
 
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
-
 using paths::basename;
 using paths::dirname;
 
@@ -45,7 +37,7 @@ void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
     auto names = c.in.tree.list(dirname(step.path));
     if (names)
       for (const auto& n : *names) {
-        if (!ends_with(n, ".conf") || n <= basename(step.path)) continue;
+        if (!n.ends_with(".conf") || n <= basename(step.path)) continue;
         auto other = c.in.host.read_file(dirname(step.path) + "/" + n);
         if (!other) continue;
         auto set = dropin_environment(*other);
@@ -78,7 +70,7 @@ std::vector<std::string> login_files(Ctx& c, const LoginEnvClearStep& step) {
     std::vector<std::string> sorted(names->begin(), names->end());
     std::sort(sorted.begin(), sorted.end());
     for (const auto& n : sorted)
-      if (n.size() > suffix.size() && ends_with(n, suffix)) out.push_back(dir + "/" + n);
+      if (n.size() > suffix.size() && n.ends_with(suffix)) out.push_back(dir + "/" + n);
   }
   return out;
 }

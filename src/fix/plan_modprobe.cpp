@@ -17,10 +17,6 @@ namespace amdml::fix {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Lines modprobe ignores ("ignoring bad line": a `ttm.pages_limit=N` with no `options`
 // keyword) that set a TTM limit: the recipe that sets the limit replaces them, so they
 // are commented out, each kept whole after the marker (--undo restores the file's bytes).
@@ -71,7 +67,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
   std::string last_file;
   int last_line = 0;
   for (const auto& n : *names) {
-    if (!ends_with(n, ".conf")) continue;
+    if (!n.ends_with(".conf")) continue;
     std::string path = step.dir + "/" + n;
     auto f = c.state(path);
     if (!f) {

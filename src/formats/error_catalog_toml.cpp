@@ -6,6 +6,7 @@
 
 #include "base/text.hpp"
 #include "formats/toml.hpp"
+#include "formats/toml_fields.hpp"
 
 namespace amdml::formats {
 
@@ -18,18 +19,8 @@ constexpr std::size_t kMaxPatterns = 32;
 constexpr std::size_t kMaxPatternBytes = 400;
 constexpr std::size_t kMaxCauses = 16;
 
-std::string where(const std::string& file, const toml::node& n) {
-  return file + ":" + std::to_string(n.source().begin.line);
-}
-
-Status known_keys(const std::string& file, const toml::table& t, std::initializer_list<std::string_view> keys,
-                  std::string_view table) {
-  for (const auto& [k, v] : t)
-    if (std::find(keys.begin(), keys.end(), k.str()) == keys.end())
-      return make_error(file + ":" + std::to_string(v.source().begin.line) + ": unknown key '" +
-                        text::one_line(std::string(k.str())) + "' in " + std::string(table));
-  return {};
-}
+using toml_fields::known_keys;
+using toml_fields::where;
 
 Result<std::string> string_field(const std::string& file, const toml::table& t, const char* key, bool required) {
   const toml::node* n = t.get(key);

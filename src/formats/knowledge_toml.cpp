@@ -7,26 +7,15 @@
 
 #include "formats/system_files.hpp"
 #include "formats/toml.hpp"
+#include "formats/toml_fields.hpp"
 #include "model/enum_tables.hpp"
 
 namespace amdml::formats {
 
 namespace {
 
-std::string where(const std::string& file, const toml::node& n) {
-  return file + ":" + std::to_string(n.source().begin.line);
-}
-
-// Every key of t must be one the table knows: a misspelt key ("overide") would
-// otherwise be silently ignored, and the entry read as if it had none.
-Status known_keys(const std::string& file, const toml::table& t, std::initializer_list<std::string_view> keys,
-                  std::string_view table) {
-  for (const auto& [k, v] : t)
-    if (std::find(keys.begin(), keys.end(), k.str()) == keys.end())
-      return make_error(file + ":" + std::to_string(v.source().begin.line) + ": unknown key '" + text::one_line(std::string(k.str())) +
-                        "' in " + std::string(table));
-  return {};
-}
+using toml_fields::known_keys;
+using toml_fields::where;
 
 Result<GfxTarget> gfx_field(const std::string& file, const toml::table& t, const char* key) {
   auto s = t[key].value<std::string>();
