@@ -149,7 +149,8 @@ TEST(DeepLlama, NoDeviceIsAnEmptyListWithGgmlsOwnWords) {
   Gpu g;
   g.gfx = GfxTarget{11, 0, 0};
   f.gpus = {g};
-  const Finding* e = about(diagnose(f, test::shipped_knowledge()), FindingId::deep_llamacpp_no_gpu, build.cli());
+  auto with_gpu = diagnose(f, test::shipped_knowledge());
+  const Finding* e = about(with_gpu, FindingId::deep_llamacpp_no_gpu, build.cli());
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->severity, Severity::error);
 }

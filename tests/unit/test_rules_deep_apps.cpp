@@ -120,7 +120,8 @@ TEST(DeepLlamaRules, AListIsAnInfoLineWithEachDevice) {
 TEST(DeepLlamaRules, AVulkanBuildListingNothingIsAnError) {
   Facts f = with_gpu();
   f.ml.llama = {build({LlamaBackend::vulkan}, listed({}, "Available devices:"))};
-  auto e = with_id(diagnose(f, kb()), FindingId::deep_llamacpp_no_gpu);
+  auto out = diagnose(f, kb());
+  auto e = with_id(out, FindingId::deep_llamacpp_no_gpu);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0]->title, "/home/alice/llama.cpp/build/bin/llama-cli lists no GPU device");
 }
@@ -211,13 +212,15 @@ TEST(DeepOllamaRules, AServerOfAnotherVersionThanTheBinaryIsNamed) {
   f.ml.ollama.version = Version{0, 13, 0};
   f.ml.ollama.version_text = "ollama version is 0.13.0";
   f.ml.ollama.server = answered("0.11.4", {});
-  auto i = with_id(diagnose(f, kb()), FindingId::deep_ollama_server);
+  auto out = diagnose(f, kb());
+  auto i = with_id(out, FindingId::deep_ollama_server);
   ASSERT_EQ(i.size(), 1u);
   EXPECT_EQ(i[0]->title,
             "ollama 0.11.4 answers on 127.0.0.1:11434, no model loaded; the ollama at /usr/local/bin/ollama is 0.13.0");
   EXPECT_NE(i[0]->detail.find("another build"), std::string::npos);
   f.ml.ollama.server = answered("0.13.0", {});
-  auto same = with_id(diagnose(f, kb()), FindingId::deep_ollama_server);
+  auto out_same = diagnose(f, kb());
+  auto same = with_id(out_same, FindingId::deep_ollama_server);
   ASSERT_EQ(same.size(), 1u);
   EXPECT_EQ(same[0]->title, "ollama 0.13.0 answers on 127.0.0.1:11434, no model loaded");
 }
