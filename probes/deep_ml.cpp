@@ -95,6 +95,7 @@ void deep_llamacpp(const ProbeContext& ctx, Facts& f, Clock::time_point deadline
       limit = std::min(left, kLlamaLimit);
     }
     auto r = ctx.host.run({b.path, "--list-devices"}, limit);
+    if (!r && !live) continue;  // a snapshot without this answer (taken before amdml asked): nothing known
     LlamaDeviceList d;
     if (r) {
       d = formats::llama::device_list(*r);

@@ -18,6 +18,7 @@
 #include "rules/rules.hpp"
 #include "support/fixtures.hpp"
 #include "support/knowledge.hpp"
+#include "support/tree.hpp"
 
 using namespace amdml;
 namespace fs = std::filesystem;
@@ -189,4 +190,41 @@ TEST(DeepLlama, WithoutDeepItIsNotRun) {
   ASSERT_NE(b, nullptr);  // found as a file
   EXPECT_FALSE(b->devices);
   EXPECT_EQ(r.recording.commands.count(build.cli() + " --list-devices"), 0u);
+}
+
+namespace {
+
+// The deep-780m-torch fixture replayed with --deep (nothing runs under --root).
+Facts replay_deep(const std::string& root) {
+  auto host = platform::make_host(root);
+  EXPECT_TRUE(host);
+  probes::ProbeOptions o;
+  o.deep = true;
+  o.runtime = false;
+  return probes::collect_facts(**host, test::shipped_knowledge(), o);
+}
+
+}  // namespace
+
+TEST(DeepLlama, ARootReplayReadsTheRecordedListAndNeverGuesses) {
+  test::TestTree tree("deep-780m-torch");
+  auto f = replay_deep(tree.dir.string());
+  const LlamaBinary* hip = binary(f, "/home/alice/llama.cpp/build/bin/llama-cli");
+  ASSERT_TRUE(hip && hip->devices);
+  ASSERT_EQ(hip->devices->devices.size(), 1u);
+  EXPECT_EQ(hip->devices->devices[0].total_mib, 512u);
+  const LlamaBinary* server = binary(f, "/home/alice/llama.cpp/build/bin/llama-server");
+  ASSERT_NE(server, nullptr);
+  EXPECT_FALSE(server->devices);  // one child per build: its llama-cli answered
+  // A snapshot taken before amdml asked has no answer: nothing is known, no finding.
+  auto manifest = nlohmann::json::parse(test::read_file(tree.dir / "amdml-host.json"));
+  manifest["commands"].erase("/home/alice/.local/bin/llama-server --list-devices");
+  test::write_file(tree.dir / "amdml-host.json", manifest.dump(2));
+  auto without = replay_deep(tree.dir.string());
+  const LlamaBinary* vulkan = binary(without, "/home/alice/.local/bin/llama-server");
+  ASSERT_NE(vulkan, nullptr);
+  EXPECT_FALSE(vulkan->devices);
+  auto findings = diagnose(without, test::shipped_knowledge());
+  EXPECT_EQ(about(findings, FindingId::deep_llamacpp_failed, "/home/alice/.local/bin/llama-server"), nullptr);
+  EXPECT_EQ(about(findings, FindingId::deep_llamacpp_no_gpu, "/home/alice/.local/bin/llama-server"), nullptr);
 }
