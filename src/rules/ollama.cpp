@@ -95,10 +95,9 @@ struct ServiceEnvEdit {
 // or wave size's code; "" when it fits each of them.
 std::string crossing_gpus(const RuleContext& ctx, const std::vector<int>& gpus, const GfxTarget& target) {
   std::string who;
-  for (int i : gpus) {
-    const auto& g = *ctx.facts.gpus[i].gfx;
-    const auto* info = ctx.kb.find_gfx(g);
-    if (g == target || !info || !ctx.kb.find_gfx(target) || override_compatible(ctx.kb, g, target)) continue;
+  if (!ctx.kb.find_gfx(target)) return who;  // a target no GPU has: said as "not the target this GPU needs"
+  for (int i : crossed_by_override(ctx, gpus, target)) {
+    const auto* info = ctx.kb.find_gfx(*ctx.facts.gpus[i].gfx);
     std::string label = gpu_label(ctx.facts, i);  // "GPU 1 (AMD Radeon 780M, gfx1103)"
     if (!label.empty() && label.back() == ')') label.insert(label.size() - 1, std::string("; ") + to_string(info->isa));
     who += (who.empty() ? "" : ", ") + label;
