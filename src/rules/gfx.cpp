@@ -535,9 +535,7 @@ void login_override_invalid(const RuleContext& ctx, const std::vector<GpuNeed>& 
     if (recipe_edits && global && values.size() == 1 && std::none_of(reach.begin(), reach.end(), [&](int gi) {
           return !crossed_by_override(ctx, {gi}, *parse_hsa_override(*values.begin()).target).empty();
         })) {
-      HsaParams params{*values.begin(), {}};
-      fd.fix = FixRef{"hsa-override", params};
-      add_override_commands(fd, params);
+      fd.fix = FixRef{"hsa-override", HsaParams{*values.begin(), {}}};  // commands: the advice stage's
     } else {
       const auto colon = e->where.rfind(':');
       fd.commands.push_back(std::string(recipe_edits ? "sudo " : "") + "sed -i " + text::shell_word(e->where.substr(colon + 1) + "s/^/# /") + " " +
