@@ -1,4 +1,5 @@
-// gfx.override-needed, gfx.unsupported, gfx.override-invalid, gfx.override-unneeded:
+// gfx.override-needed, gfx.unsupported, gfx.override-invalid, gfx.override-unneeded,
+// gfx.override-pending:
 // does the ROCm stack have kernels for each GPU's gfx target, and if not, which
 // HSA_OVERRIDE_GFX_VERSION makes it run another target's code of the same ISA.
 //
@@ -175,6 +176,13 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     pending_where = login_sets_all(f, params);
   }
   if (!pending_where.empty()) {
+    // Configured; takes effect after a new login: a pending state, not a change to make.
+    std::string how = params.value ? "HSA_OVERRIDE_GFX_VERSION=" + *params.value : std::string();
+    for (const auto& [node, v] : params.per_node) how += (how.empty() ? "" : " ") + ("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
+    fd.id = FindingId::gfx_override_pending;
+    fd.severity = default_severity(fd.id);
+    fd.title = how + " is configured for new logins: it takes effect after a new login";
+    fd.detail += " New login sessions get it (" + pending_where + "); this session started before that.";
     add_override_commands(fd, params);
     fd.notes.push_back("New login sessions already get this setting (" + pending_where +
                        "): log out and in again, or export it in this shell; restart services that need it.");

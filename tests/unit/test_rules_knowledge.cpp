@@ -139,8 +139,12 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix);
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment.d/90-amdml.conf:3"});
-  hits = with_id(run(f), "gfx.override-needed");
+  // Configured for every new session: a pending state with its own id, an info.
+  EXPECT_TRUE(with_id(run(f), "gfx.override-needed").empty());
+  hits = with_id(run(f), "gfx.override-pending");
   ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::info);
+  EXPECT_EQ(hits[0]->title, "HSA_OVERRIDE_GFX_VERSION=10.3.0 is configured for new logins: it takes effect after a new login");
   EXPECT_FALSE(hits[0]->fix);
   EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION=10.3.0");
   bool noted = false;
@@ -153,7 +157,7 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   ASSERT_TRUE(hits[0]->fix);
   // /etc/environment alone reaches every session (pam_env).
   f.login_env = {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment:2"}};
-  hits = with_id(run(f), "gfx.override-needed");
+  hits = with_id(run(f), "gfx.override-pending");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_FALSE(hits[0]->fix);
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment:5"});
