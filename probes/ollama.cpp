@@ -10,6 +10,7 @@
 #include "formats/systemd_unit.hpp"
 #include "probes/service_unit.hpp"
 #include "formats/system_files.hpp"
+#include "formats/secrets.hpp"
 #include "probes/ml_probes.hpp"
 
 namespace amdml::probes {
@@ -117,7 +118,11 @@ void read_running_environment(const platform::Host& host, OllamaService& s) {
   for (auto entry : text::split(*environ, '\0')) {
     const auto eq = entry.find('=');
     if (eq == std::string_view::npos || eq == 0) continue;
-    env[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+    // Only the GPU and ollama settings the rules compare: the rest of a process's
+    // environment (tokens, proxies with passwords) stays out of the facts and the JSON.
+    const auto name = entry.substr(0, eq);
+    if (!formats::parse::login_env_followed(name) || formats::is_secret_name(name)) continue;
+    env[std::string(name)] = std::string(entry.substr(eq + 1));
   }
   s.running_environment = std::move(env);
 }
