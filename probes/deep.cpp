@@ -30,7 +30,7 @@ std::uint64_t system_limit(const Facts& f, const Gpu* g) {
     if (v) limit = limit ? std::min(limit, v) : v;
   };
   if (g && g->gtt) take(g->gtt->value);
-  const TtmParams& ttm = f.driver.ttm_in_use == TtmModule::amdttm ? f.driver.amdttm : f.driver.ttm;
+  const TtmModuleState& ttm = f.driver.ttm_in_use == TtmModule::amdttm ? f.driver.amdttm : f.driver.ttm;
   if (ttm.pages_limit) take(ttm.pages_limit->bytes().value);
   return limit;
 }

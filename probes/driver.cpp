@@ -6,7 +6,7 @@
 
 namespace amdml::probes {
 
-static void read_ttm(const platform::Host& h, Facts& f, const std::string& name, TtmParams& out) {
+static void read_ttm(const platform::Host& h, Facts& f, const std::string& name, TtmModuleState& out) {
   const std::string dir = "/sys/module/" + name;
   out.loaded = h.exists(dir);
   if (!out.loaded) return;

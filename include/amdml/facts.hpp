@@ -85,7 +85,7 @@ struct PciGpu {
 enum class TtmModule { none, ttm, amdttm };
 const char* to_string(TtmModule m);
 
-struct TtmParams {
+struct TtmModuleState {
   bool loaded = false;  // /sys/module/<name> exists
   std::optional<Pages> pages_limit;
   std::optional<Pages> page_pool_size;
@@ -96,8 +96,8 @@ struct DriverFacts {
   bool amdgpu_loaded = false;                // /sys/module/amdgpu exists
   std::optional<std::string> initstate;      // "live", "coming", "going"
   std::optional<std::string> dkms_version;   // /sys/module/amdgpu/version (AMD's DKMS driver)
-  TtmParams ttm;                             // /sys/module/ttm
-  TtmParams amdttm;                          // /sys/module/amdttm
+  TtmModuleState ttm;                        // /sys/module/ttm
+  TtmModuleState amdttm;                     // /sys/module/amdttm
   TtmModule ttm_in_use = TtmModule::none;    // the one amdgpu actually uses
   std::optional<std::int64_t> gttsize_param_mib;    // /sys/module/amdgpu/parameters/gttsize (-1 = auto)
   std::optional<std::int64_t> gttsize_cmdline_mib;  // amdgpu.gttsize= on the kernel command line

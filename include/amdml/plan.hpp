@@ -87,7 +87,7 @@ struct RecipePlan {
   }
 };
 
-struct Plan {
+struct FixPlan {
   std::vector<RecipePlan> recipes;
   // Anything to write.
   bool pending() const {

@@ -103,7 +103,7 @@ int fix(const GlobalOptions& g, const FixOptions& o) {
   ao.offline = false;
   ao.tree = &tree;
   if (!o.only.empty()) ao.only = o.only;
-  Plan plan;
+  FixPlan plan;
   Report before = run_doctor(s, po, ao, plan);  // stages probes, rules, advice
   const std::string only_arg = o.only.empty() ? std::string() : " --only " + text::shell_word(o.only);
   std::string apply_cmd = sudo_command(g, s, "--apply" + only_arg) + o.probe.args();

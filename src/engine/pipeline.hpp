@@ -81,13 +81,13 @@ struct AdviceOptions {
 // Stage advice: each fixable finding's recipe planned once (fix::advise) through host
 // (a recording host for `snapshot`); the findings get their hand commands, a refused
 // recipe no `fix:` line. Returns the plan (`fix` applies it).
-Plan run_advice(Report& r, const Session& s, const platform::Host& host, const AdviceOptions& o = {});
+FixPlan run_advice(Report& r, const Session& s, const platform::Host& host, const AdviceOptions& o = {});
 // The knowledge in use and today's date, for the report and `knowledge.stale`.
 KnowledgeFacts knowledge_facts(const Session& s);
 // The doctor's run: probes, rules, then advice (the session's recipes planned offline;
 // with plan, as o says, and the plan kept there).
 Report run_doctor(const Session& s, const probes::ProbeOptions& options);
-Report run_doctor(const Session& s, const probes::ProbeOptions& options, const AdviceOptions& o, Plan& plan);
+Report run_doctor(const Session& s, const probes::ProbeOptions& options, const AdviceOptions& o, FixPlan& plan);
 
 int doctor_exit_code(const Summary& s, bool strict);
 // Whether text on stdout is coloured: --color, then the terminal's policy.

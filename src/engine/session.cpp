@@ -90,8 +90,8 @@ const Result<std::vector<Recipe>>& session_recipes(const Session& s) {
   return *s.parsed;
 }
 
-Plan run_advice(Report& r, const Session& s, const platform::Host& host, const AdviceOptions& o) {
-  return stage("advice", [&]() -> Plan {
+FixPlan run_advice(Report& r, const Session& s, const platform::Host& host, const AdviceOptions& o) {
+  return stage("advice", [&]() -> FixPlan {
     // Parsed only when some finding has a recipe (most runs have none), or fix asked.
     // (Or a pending TTM limit: an interrupted apply may still owe its commands.)
     const bool any_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
@@ -105,7 +105,7 @@ Plan run_advice(Report& r, const Session& s, const platform::Host& host, const A
     platform::SafeTree* tree = o.tree;
     if (!tree) tree = &own.emplace(host.root());
     fix::AdviceInputs in{host, *tree, r.facts, *recipes, o.only, o.offline};
-    Plan plan = fix::advise(in, r.findings);
+    FixPlan plan = fix::advise(in, r.findings);
     r.summary = summarize(r.findings);
     return plan;
   });
@@ -126,7 +126,7 @@ Report run_doctor(const Session& s, const probes::ProbeOptions& options) {
   return r;
 }
 
-Report run_doctor(const Session& s, const probes::ProbeOptions& options, const AdviceOptions& o, Plan& plan) {
+Report run_doctor(const Session& s, const probes::ProbeOptions& options, const AdviceOptions& o, FixPlan& plan) {
   Report r;
   r.facts = run_probes(*s.host, s.kb, options);
   r.facts.knowledge = knowledge_facts(s);

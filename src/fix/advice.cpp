@@ -41,7 +41,7 @@ void read_through_host(const platform::Host& host, const Recipe& r) {
   }
 }
 
-const RecipePlan* plan_of(const Plan& plan, const Finding& fd) {
+const RecipePlan* plan_of(const FixPlan& plan, const Finding& fd) {
   for (const auto& rp : plan.recipes)
     if (std::any_of(rp.findings.begin(), rp.findings.end(),
                     [&](const Finding& f) { return f.id == fd.id && f.title == fd.title; }))
@@ -102,7 +102,7 @@ void owed_before_reboot(platform::SafeTree& tree, std::vector<Finding>& findings
 
 }  // namespace
 
-Plan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
+FixPlan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
   derive_hand_commands(in.recipes, findings);
   if (in.offline) owed_before_reboot(in.tree, findings);
   const bool any = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
@@ -120,7 +120,7 @@ Plan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
   pi.list_initramfs = !in.offline;
   pi.resume_interrupted = !in.offline;
   pi.offline = in.offline;
-  Plan plan = plan_fixes(pi);
+  FixPlan plan = plan_fixes(pi);
   for (auto& fd : findings) {
     if (!fd.fix || (in.only && fd.fix->recipe != *in.only)) continue;
     const Recipe* r = find_recipe(in.recipes, fd.fix->recipe);

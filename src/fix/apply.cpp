@@ -61,7 +61,7 @@ std::string changed_since_plan(const std::string& path) {
 }
 
 struct Run {
-  const Plan& plan;
+  const FixPlan& plan;
   const platform::Host& host;
   platform::SafeTree& targets;
   const ApplyOptions& o;
@@ -277,7 +277,7 @@ void mark_resumed(platform::JournalStore& store, const std::string& txn, const s
 
 }  // namespace
 
-Result<ApplyOutcome> apply_plan(const Plan& plan, const platform::Host& host, platform::SafeTree& targets,
+Result<ApplyOutcome> apply_plan(const FixPlan& plan, const platform::Host& host, platform::SafeTree& targets,
                                 platform::SafeTree& journal_tree, const ApplyOptions& o) {
   if (!plan.pending()) return ApplyOutcome{};
   auto lock = platform::TreeLock::acquire(journal_tree, platform::kLockPath, o.lock_timeout_ms);

@@ -237,7 +237,7 @@ std::map<std::string, std::string> dropin_environment(const std::string& text) {
     std::size_t p = 0;
     while (p < body.size() && is_space(body[p])) ++p;
     body = body.substr(p);
-    if (body.rfind("Environment=", 0) == 0) {
+    if (body.starts_with("Environment=")) {
       // Words, each optionally double-quoted: KEY=VALUE.
       std::string rest = body.substr(12);
       std::size_t i = 0;
@@ -255,7 +255,7 @@ std::map<std::string, std::string> dropin_environment(const std::string& text) {
         auto eq = word.find('=');
         if (eq != std::string::npos && eq > 0) out[word.substr(0, eq)] = word.substr(eq + 1);
       }
-    } else if (body.rfind("UnsetEnvironment=", 0) == 0) {
+    } else if (body.starts_with("UnsetEnvironment=")) {
       std::string rest = body.substr(17);
       std::size_t i = 0;
       while (i < rest.size()) {

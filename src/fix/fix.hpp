@@ -83,20 +83,20 @@ struct AdviceInputs {
 // derived from its recipe (the same files, the same bytes); offline, a finding whose
 // recipe the plan refuses loses its fix reference and says why, so no doctor output
 // names a `fix --only` recipe that fix would refuse.
-Plan advise(const AdviceInputs& in, std::vector<Finding>& findings);
+FixPlan advise(const AdviceInputs& in, std::vector<Finding>& findings);
 
 // Fetches every signing key the plan writes (FileChange::fetch_url), checks its primary
 // fingerprint against the one pinned in the knowledge, and fills in the bytes: done by
 // `fix --apply` after the confirmation and before anything is written. A key that cannot
 // be fetched, is not an OpenPGP key or has another fingerprint is an error, and the
 // apply does not start.
-Status fetch_keys(Plan& plan, const platform::Host& host);
+Status fetch_keys(FixPlan& plan, const platform::Host& host);
 
 // Every recipe a run that was killed had started (transactions still "applying", see
 // interrupted_transactions) is planned again, from the files as they are now, so the
 // next apply finishes it: a run killed between /etc/group and /etc/gshadow gets
 // gshadow repaired, though /etc/group no longer asks for anything.
-Plan plan_fixes(const PlanRequest& in);
+FixPlan plan_fixes(const PlanRequest& in);
 
 // rp's aftercare (amdml/plan.hpp): reboot, new login or service restart, and the check
 // that proves it worked; plan_fixes fills it for every recipe it plans.
@@ -130,7 +130,7 @@ struct ApplyOptions {
 // Applies every pending recipe of plan. targets writes the machine's files; journal
 // holds the journal (normally the same tree; tests give either one faulty FsOps).
 // Errors (lock, journal unusable) come back before anything was written.
-Result<ApplyOutcome> apply_plan(const Plan& plan, const platform::Host& host, platform::SafeTree& targets,
+Result<ApplyOutcome> apply_plan(const FixPlan& plan, const platform::Host& host, platform::SafeTree& targets,
                                 platform::SafeTree& journal, const ApplyOptions& options);
 
 // Restores transaction txn (or the newest one applied, interrupted or not completely
@@ -146,7 +146,7 @@ Result<UndoOutcome> undo_transaction(const std::optional<std::string>& txn, cons
 // What became of each finding of the applied recipes (and which findings the change
 // brought up), judged from the doctor's findings before and after the apply; nothing
 // when the apply failed or wrote nothing.
-std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+std::vector<VerifyLine> classify_verify(const FixPlan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
                                         const std::vector<Finding>& after);
 
 // Transactions a killed run left in state "applying" that no later apply finished

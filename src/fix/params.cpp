@@ -232,7 +232,7 @@ static Result<RocmInstallParams> check_pip_params(const RocmInstallParams& p) {
   };
   if (p.python.empty() || p.python[0] != '/' || !plain(p.python) || p.python.find("/../") != std::string::npos)
     return make_error("rocm-install: pip needs \"python\", the environment's interpreter by absolute path");
-  if (p.index_url.rfind("https://", 0) != 0 && p.index_url.rfind("file:///", 0) != 0)
+  if (!p.index_url.starts_with("https://") && !p.index_url.starts_with("file:///"))
     return make_error("rocm-install: \"index_url\" must be an https:// or file:/// URL");
   if (!plain(p.index_url)) return make_error("rocm-install: \"index_url\" holds a blank or a quote");
   if (!p.run_as.empty() && !valid_user_name(p.run_as))
@@ -257,7 +257,7 @@ Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c > 0x20 && c < 0x7f && c != '"' && c != '\\'; });
   };
   auto url = [&](const std::string& u) {
-    return clean(u) && (u.rfind("https://", 0) == 0 || u.rfind("file:///", 0) == 0 || u.rfind("http://", 0) == 0);
+    return clean(u) && (u.starts_with("https://") || u.starts_with("file:///") || u.starts_with("http://"));
   };
   if (p.release.empty() || !clean(p.release)) return make_error("rocm-install: params need \"release\"");
   if (p.manager == "pip") return check_pip_params(p);
@@ -270,7 +270,7 @@ Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts
   if (!own && !url(p.rocm_repo)) return make_error("rocm-install: \"rocm_repo\" must be an https:// or file:/// URL");
   if (!p.graphics_repo.empty() && !url(p.graphics_repo))
     return make_error("rocm-install: \"graphics_repo\" must be an https:// or file:/// URL");
-  if (!own && (!url(p.key_url) || p.key_url.rfind("http://", 0) == 0))
+  if (!own && (!url(p.key_url) || p.key_url.starts_with("http://")))
     return make_error("rocm-install: \"key_url\" must be an https:// or file:/// URL");
   if (!own && (p.fingerprint.size() != 40 || p.fingerprint.find_first_not_of("0123456789ABCDEF") != std::string::npos))
     return make_error("rocm-install: \"fingerprint\" must be the signing key's 40 hex digits (upper case)");
@@ -299,8 +299,8 @@ Result<RocmInstallParams> parse_rocm_params(const FixParams& params, const Facts
   // other byte is allowed (a copy named "rocm-6.2.4 (copy)"): amdml renames through no
   // shell, and the printed `run:` line quotes each word (Command::text).
   for (const auto& dir : p.set_aside) {
-    const std::string name = dir.rfind("/opt/", 0) == 0 ? dir.substr(5) : std::string();
-    if (name.size() < 6 || name.rfind("rocm-", 0) != 0 || !is_digit(name[5]) || name.find('\0') != std::string::npos ||
+    const std::string name = dir.starts_with("/opt/") ? dir.substr(5) : std::string();
+    if (name.size() < 6 || !name.starts_with("rocm-") || !is_digit(name[5]) || name.find('\0') != std::string::npos ||
         name.find('/') != std::string::npos)
       return make_error("rocm-install: \"set_aside\" holds " + quoted(dir) + ", not a release directory like /opt/rocm-6.2.4");
   }

@@ -230,8 +230,8 @@ bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
 
 }  // namespace
 
-Plan plan_fixes(const PlanRequest& in) {
-  Plan plan;
+FixPlan plan_fixes(const PlanRequest& in) {
+  FixPlan plan;
   std::vector<std::pair<const Finding*, std::string>> conflicts;
   for (const auto& f : in.findings) {
     if (!f.fix) continue;

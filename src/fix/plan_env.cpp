@@ -21,7 +21,7 @@ using paths::dirname;
 void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
   auto f = c.read(step.path);
   if (!f) return;
-  if (f->exists && f->bytes.rfind(kOwnMarker, 0) != 0) {
+  if (f->exists && !f->bytes.starts_with(kOwnMarker)) {
     c.rp.refused = make_error(step.path + " exists and was not written by amdml; move it away or merge it by hand");
     return;
   }
@@ -100,7 +100,7 @@ void plan_login_env_clear(Ctx& c, const LoginEnvClearStep& step, const EnvSettin
           }
       continue;
     }
-    if (!f->exists || f->bytes.rfind(kOwnMarker, 0) == 0) continue;  // amdml's own files are rewritten whole
+    if (!f->exists || f->bytes.starts_with(kOwnMarker)) continue;  // amdml's own files are rewritten whole
     std::vector<int> lines;
     std::string what;
     for (const auto& a : formats::parse::login_env(f->bytes))

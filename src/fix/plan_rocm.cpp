@@ -25,7 +25,7 @@ void whole(Ctx& c, const std::string& path, const std::string& bytes, const std:
   fc.path = path;
   if (f->exists) {
     fc.before = f->bytes;
-    if (f->bytes != bytes && f->bytes.rfind(kOwnMarker, 0) != 0)
+    if (f->bytes != bytes && !f->bytes.starts_with(kOwnMarker))
       c.rp.notes.push_back(path + " exists and is replaced (another release's, or amdgpu-install's); `amdml fix --undo` "
                            "puts it back");
   }
@@ -51,7 +51,7 @@ void plan_key(Ctx& c, const std::string& path, const RocmInstallParams& p, bool 
       return;
     }
   }
-  if (!c.in.host.live() && p.key_url.rfind("file://", 0) != 0) {
+  if (!c.in.host.live() && !p.key_url.starts_with("file://")) {
     c.rp.notes.push_back(path + ": the key from " + p.key_url + " is fetched when applied on the machine itself "
                          "(--root touches no network), so it is not written here");
     return;
@@ -141,7 +141,7 @@ std::vector<std::string> pip_undo_names(const std::vector<std::string>& specs) {
       }
     }
     for (const auto& e : extras) {
-      if (e.rfind("device-", 0) == 0) add((project == "torch" ? "amd-torch-device-" : "rocm-sdk-device-") + e.substr(7));
+      if (e.starts_with("device-")) add((project == "torch" ? "amd-torch-device-" : "rocm-sdk-device-") + e.substr(7));
       if (project == "rocm" && e == "libraries") {
         add("rocm");
         add("rocm-sdk-core");
@@ -266,7 +266,7 @@ void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallPara
     if (auto r = c.in.offline ? Result<CommandResult>(make_error("offline")) : c.in.host.run(sim, std::chrono::minutes(2));
         r && r->exit_code == 0 && !r->timed_out)
       for (auto line : text::split_lines(r->out))
-        if (line.rfind("Remv ", 0) == 0) {
+        if (line.starts_with("Remv ")) {
           const auto sp = line.find(' ', 5);
           std::string name(line.substr(5, sp == std::string_view::npos ? std::string_view::npos : sp - 5));
           if (auto colon = name.find(':'); colon != std::string::npos) name.resize(colon);  // "libx:amd64"
@@ -314,7 +314,7 @@ void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallPara
 }
 
 
-Status fetch_keys(Plan& plan, const platform::Host& host) {
+Status fetch_keys(FixPlan& plan, const platform::Host& host) {
   for (auto& rp : plan.recipes)
     for (auto& fc : rp.files) {
       if (fc.fetch_url.empty() || !rp.pending() || rp.refused) continue;

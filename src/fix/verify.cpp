@@ -11,7 +11,7 @@
 
 namespace amdml::fix {
 
-std::vector<VerifyLine> classify_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
+std::vector<VerifyLine> classify_verify(const FixPlan& plan, const ApplyOutcome& out, const std::vector<Finding>& before,
                                         const std::vector<Finding>& after) {
   std::vector<VerifyLine> lines;
   if (!out.ok || out.txn.empty()) return lines;

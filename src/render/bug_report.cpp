@@ -91,7 +91,7 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
     if (f.driver.initstate) drv += ", initstate " + *f.driver.initstate;
   }
   out += "| Driver | " + cell(drv) + " |\n";
-  const TtmParams* ttm = f.driver.ttm_in_use == TtmModule::amdttm ? &f.driver.amdttm
+  const TtmModuleState* ttm = f.driver.ttm_in_use == TtmModule::amdttm ? &f.driver.amdttm
                          : f.driver.ttm_in_use == TtmModule::ttm  ? &f.driver.ttm
                                                                   : nullptr;
   if (ttm)

@@ -21,7 +21,7 @@ static std::string hex4(std::uint32_t v) {
   return buf;
 }
 
-static json ttm_json(const TtmParams& t) {
+static json ttm_json(const TtmModuleState& t) {
   return {{"loaded", t.loaded},
           {"pages_limit", opt_pages(t.pages_limit)},
           {"page_pool_size", opt_pages(t.page_pool_size)},

@@ -120,7 +120,7 @@ json document(const std::string& mode, bool rooted) {
 }
 
 // The recipes of a plan: those that change a file, and those refused.
-void put_plan(json& doc, const Plan& plan) {
+void put_plan(json& doc, const FixPlan& plan) {
   doc["recipes"] = json::array();
   doc["refused"] = json::array();
   for (const auto& rp : plan.recipes) {
@@ -131,14 +131,14 @@ void put_plan(json& doc, const Plan& plan) {
 
 }  // namespace
 
-json fix_plan_json(const Plan& plan, bool rooted, const std::string& apply_command) {
+json fix_plan_json(const FixPlan& plan, bool rooted, const std::string& apply_command) {
   json doc = document("plan", rooted);
   put_plan(doc, plan);
   doc["apply_command"] = plan.pending() ? json(apply_command) : json(nullptr);
   return doc;
 }
 
-json fix_apply_json(const Plan& plan, bool rooted, const ApplyOutcome& out, const std::vector<VerifyLine>& verdicts,
+json fix_apply_json(const FixPlan& plan, bool rooted, const ApplyOutcome& out, const std::vector<VerifyLine>& verdicts,
                     const std::string& undo_command) {
   json doc = document("apply", rooted);
   put_plan(doc, plan);

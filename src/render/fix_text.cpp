@@ -162,7 +162,7 @@ std::string format_recipe_list(const std::vector<Recipe>& recipes) {
   return out;
 }
 
-std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_command) {
+std::string format_plan(const FixPlan& plan, bool rooted, const std::string& sudo_command) {
   std::string out;
   if (plan.recipes.empty()) return "Nothing to do: no finding has a fix recipe.\n";
   int pending = 0;
@@ -210,11 +210,11 @@ std::string format_plan(const Plan& plan, bool rooted, const std::string& sudo_c
   return out;
 }
 
-std::string format_apply(const ApplyOutcome& out, const Plan& plan) {
+std::string format_apply(const ApplyOutcome& out, const FixPlan& plan) {
   return format_apply(out, plan, "amdml fix --undo " + text::shell_word(out.txn));
 }
 
-std::string format_apply(const ApplyOutcome& out, const Plan& plan, const std::string& undo_command) {
+std::string format_apply(const ApplyOutcome& out, const FixPlan& plan, const std::string& undo_command) {
   std::string s;
   if (out.txn.empty()) return "Nothing to do: every recipe is already in place.\n";
   if (out.ok) {
@@ -237,7 +237,7 @@ std::string format_apply(const ApplyOutcome& out, const Plan& plan, const std::s
   return s;
 }
 
-std::vector<std::pair<FollowUp, std::string>> applied_follow_ups(const Plan& plan, const ApplyOutcome& out) {
+std::vector<std::pair<FollowUp, std::string>> applied_follow_ups(const FixPlan& plan, const ApplyOutcome& out) {
   std::set<std::pair<FollowUp, std::string>> seen;
   for (const auto& rp : plan.recipes) {
     if (std::find(out.recipes_applied.begin(), out.recipes_applied.end(), rp.ref.recipe) == out.recipes_applied.end()) continue;
@@ -246,7 +246,7 @@ std::vector<std::pair<FollowUp, std::string>> applied_follow_ups(const Plan& pla
   return {seen.begin(), seen.end()};
 }
 
-std::string format_verify(const Plan& plan, const ApplyOutcome& out, const std::vector<VerifyLine>& verdicts) {
+std::string format_verify(const FixPlan& plan, const ApplyOutcome& out, const std::vector<VerifyLine>& verdicts) {
   if (!out.ok || out.txn.empty()) return "";
   std::string gone, waiting, left, still;
   for (const auto& l : verdicts) {

@@ -137,7 +137,7 @@ std::string prometheus_text(const Report& r, std::int64_t unix_time) {
 
   Family ttm{"amdml_ttm_pages_limit_bytes",
              "The TTM pages_limit in bytes per TTM module; in_use marks the one amdgpu uses. It caps GTT on APUs.", {}};
-  auto add_ttm = [&](TtmModule m, const TtmParams& p) {
+  auto add_ttm = [&](TtmModule m, const TtmModuleState& p) {
     if (!p.pages_limit) return;
     ttm.add({{"module", to_string(m)}, {"in_use", facts.driver.ttm_in_use == m ? "true" : "false"}},
             p.pages_limit->bytes().value);

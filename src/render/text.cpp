@@ -61,7 +61,7 @@ std::string system_block(const Report& r) {
     drv = f.driver.dkms_version ? "amdgpu " + *f.driver.dkms_version + " (AMD DKMS)" : "amdgpu (in-tree)";
     if (f.driver.initstate && *f.driver.initstate != "live") drv += ", initstate " + *f.driver.initstate;
   }
-  const TtmParams* ttm = f.driver.ttm_in_use == TtmModule::amdttm ? &f.driver.amdttm
+  const TtmModuleState* ttm = f.driver.ttm_in_use == TtmModule::amdttm ? &f.driver.amdttm
                          : f.driver.ttm_in_use == TtmModule::ttm  ? &f.driver.ttm
                                                                   : nullptr;
   if (ttm && ttm->pages_limit)

@@ -147,7 +147,7 @@ void rocm_path(const RuleContext& ctx, std::vector<Finding>& out) {
     while (start <= list.size()) {
       auto colon = list.find(':', start);
       std::string e = list.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      if (e.rfind("/opt/rocm-", 0) == 0) {
+      if (e.starts_with("/opt/rocm-")) {
         std::string dir = e.substr(0, e.find('/', 5));
         if (dir != resolved && dir != prefix) {
           bool installed = std::find(r.installed.begin(), r.installed.end(), dir) != r.installed.end();

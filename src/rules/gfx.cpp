@@ -204,8 +204,7 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
                        first.value->name() + " code of the same ISA family.");
     for (auto& n : caveats) fd.notes.push_back(std::move(n));
   } else if (global_ok || per_node_supported(ctx, st)) {
-    fd.fix = FixRef{"hsa-override", params};
-    add_override_commands(fd, params);
+    fd.fix = FixRef{"hsa-override", params};  // commands: the advice stage's (the plan's, or the step by hand)
     if (!native.empty())
       fd.notes.push_back("Alternative: use only the GPUs that need no override: export ROCR_VISIBLE_DEVICES=" + text::shell_word(native));
   } else {
@@ -342,8 +341,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
         HsaParams params;
         if (node) params.per_node[std::to_string(*node)] = meant->version_string();
         else params.value = meant->version_string();
-        fd.fix = FixRef{"hsa-override", params};
-        add_override_commands(fd, params);
+        fd.fix = FixRef{"hsa-override", params};  // commands: the advice stage's
       } else {
         fd.commands.push_back("unset " + text::shell_word(var));
       }

@@ -27,7 +27,7 @@ TtmModule module_in_use(const Facts& f) {
   return f.driver.ttm_in_use == TtmModule::none ? TtmModule::ttm : f.driver.ttm_in_use;
 }
 
-const TtmParams& params_of(const Facts& f, TtmModule m) { return m == TtmModule::amdttm ? f.driver.amdttm : f.driver.ttm; }
+const TtmModuleState& params_of(const Facts& f, TtmModule m) { return m == TtmModule::amdttm ? f.driver.amdttm : f.driver.ttm; }
 
 std::string param_path(TtmModule m, const char* key) {
   return std::string("/sys/module/") + to_string(m) + "/parameters/" + key;
@@ -109,7 +109,7 @@ std::optional<TtmLimitRequest> ttm_request(const RuleContext& ctx) {
   // modprobe.d with the initramfs, when the command line only holds ttm's options (which
   // do not reach amdttm) and nothing that must leave it (amdgpu.gttsize, a misspelling).
   const bool only_other_module = std::all_of(cl.remove.begin(), cl.remove.end(), [&](const std::string& k) {
-    return k.rfind(other + ".", 0) == 0;
+    return k.starts_with(other + ".");
   });
   if (r.on_cmdline && !old_kernel && !f.os.boot_cmdline && r.module == "amdttm" && only_other_module &&
       !configured_on_cmdline(f, r.module)) {
@@ -148,7 +148,7 @@ void gtt_limit(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req
   if (!req) return;
   const Pages* rec = &req->target;
   const TtmModule m = module_in_use(f);
-  const TtmParams& tp = params_of(f, m);
+  const TtmModuleState& tp = params_of(f, m);
   // With a discrete GPU in the box, ML runs there; the iGPU's share of RAM is moot.
   for (const auto& g : f.gpus)
     if (g.apu && !*g.apu && g.driver.value_or("amdgpu") == "amdgpu") return;
@@ -232,7 +232,7 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmLimitRequest>& 
   for (const auto& o : f.modprobe.options)
     if (o.module == other) consider(o.file + ":" + std::to_string(o.line), o.key, o.value);
   for (const auto& [k, v] : f.driver.cmdline_options)
-    if (k.rfind(other + ".", 0) == 0) consider("/proc/cmdline", k.substr(other.size() + 1), v);
+    if (k.starts_with(other + ".")) consider("/proc/cmdline", k.substr(other.size() + 1), v);
   if (!misplaced.empty()) {
     auto fd = make_finding(FindingId::memory_ttm_wrong_module, "TTM options are set for " + other + ", but amdgpu uses " + used,
                            used == "amdttm"
@@ -254,7 +254,7 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmLimitRequest>& 
 
   // The running pages_limit differs from the boot configuration, or GTT was sized from
   // another value than the one the parameter shows now (a runtime write).
-  const TtmParams& tp = params_of(f, f.driver.ttm_in_use);
+  const TtmModuleState& tp = params_of(f, f.driver.ttm_in_use);
   if (!tp.pages_limit) return;
   const std::string live_path = param_path(f.driver.ttm_in_use, "pages_limit");
   if (auto c = configured(f, used, "pages_limit")) {
@@ -332,7 +332,7 @@ void gttsize(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, 
   const auto mib = f.driver.gttsize_param_mib ? f.driver.gttsize_param_mib : f.driver.gttsize_cmdline_mib;
   if (!mib || *mib <= 0) return;
   const TtmModule m = module_in_use(f);
-  const TtmParams& tp = params_of(f, m);
+  const TtmModuleState& tp = params_of(f, m);
   if (!tp.pages_limit) return;
   const std::uint64_t gtt_bytes = static_cast<std::uint64_t>(*mib) * kMiB;
   const std::uint64_t ttm_bytes = tp.pages_limit->bytes().value;

@@ -112,7 +112,7 @@ TEST(Advice, RocmInstallWithAmdgpuDkmsNeedsAReboot) {
     in.offline = true;  // the doctor's plan: no child, no network
     in.list_initramfs = false;
     in.resume_interrupted = false;
-    Plan p = fix::plan_fixes(in);
+    FixPlan p = fix::plan_fixes(in);
     ASSERT_EQ(p.recipes.size(), 1u);
     const RecipePlan& rp = p.recipes[0];
     ASSERT_FALSE(rp.refused) << rp.refused->message;

@@ -45,11 +45,11 @@ struct Engine {
     }
     for (auto& f : extra) findings.push_back(std::move(f));
   }
-  Plan plan(std::optional<std::string> only = std::nullopt) {
+  FixPlan plan(std::optional<std::string> only = std::nullopt) {
     PlanRequest in{*d->host, tree, d->facts, findings, d->recipes, only};
     return plan_fixes(in);
   }
-  ApplyOutcome apply(const Plan& p, platform::SafeTree* targets = nullptr) {
+  ApplyOutcome apply(const FixPlan& p, platform::SafeTree* targets = nullptr) {
     auto r = apply_plan(p, *d->host, targets ? *targets : tree, tree, options);
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
     return r ? *r : ApplyOutcome{};
@@ -90,7 +90,7 @@ void apply_again_undo(Engine& e, const std::map<std::string, std::string>& origi
                       std::vector<Finding> extra) {
   auto after_first = snapshot(e.t.dir);
   e.rediagnose(extra);
-  Plan again = e.plan(recipe.empty() ? std::nullopt : std::optional<std::string>(recipe));
+  FixPlan again = e.plan(recipe.empty() ? std::nullopt : std::optional<std::string>(recipe));
   EXPECT_FALSE(again.pending()) << render::format_plan(again, true, "");
   EXPECT_NE(render::format_plan(again, true, "").find("othing to do"), std::string::npos) << render::format_plan(again, true, "");
   auto out2 = e.apply(again);
@@ -111,7 +111,7 @@ TEST(FixGroups, ApplyResolvesAccessKfdAndUndoRestoresBothFiles) {
   ASSERT_TRUE(e.d->has("access.kfd"));
   auto original = snapshot(e.t.dir);
   auto before_findings = e.findings;
-  Plan p = e.plan("groups");
+  FixPlan p = e.plan("groups");
   // access.kfd (alice) and ollama.access (the service user): two plans, one run.
   ASSERT_EQ(p.recipes.size(), 2u) << render::format_plan(p, true, "");
   ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
@@ -154,7 +154,7 @@ TEST(FixTtm, EditsThePersonsLineKeepsTheirCommentsAndRegeneratesTheInitramfs) {
   Engine e;
   auto original = snapshot(e.t.dir);
   e.rediagnose({ttm_finding(k24GiBPages)});
-  Plan p = e.plan("ttm-pages-limit");
+  FixPlan p = e.plan("ttm-pages-limit");
   ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok) << (out.failure ? out.failure->message : "");
@@ -189,7 +189,7 @@ TEST(FixTtm, WritesItsOwnFileWhenNobodySetsTheOption) {
   fs::remove(e.t / "etc/modprobe.d/ttm.conf");
   auto original = snapshot(e.t.dir);
   e.rediagnose({ttm_finding(k24GiBPages, false, "amdttm")});
-  Plan p = e.plan("ttm-pages-limit");
+  FixPlan p = e.plan("ttm-pages-limit");
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok);
   std::string own = read_file(e.t / "etc/modprobe.d/amdml-ttm.conf");
@@ -208,7 +208,7 @@ TEST(FixTtm, RefusesMoreThanRamAndWritesNothing) {
   Engine e;
   auto original = snapshot(e.t.dir);
   e.rediagnose({ttm_finding(64ULL * 262144)});  // 64 GiB on a 32 GB machine
-  Plan p = e.plan("ttm-pages-limit");
+  FixPlan p = e.plan("ttm-pages-limit");
   ASSERT_EQ(p.recipes.size(), 1u);
   ASSERT_TRUE(p.recipes[0].refused);
   EXPECT_NE(p.recipes[0].refused->message.find("more than the RAM"), std::string::npos);
@@ -223,7 +223,7 @@ TEST(FixHsa, WritesProfileAndEnvironmentDAndUndoRemovesTheNewDirectory) {
   auto original = snapshot(e.t.dir);
   auto finding = literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}});
   e.rediagnose({finding});
-  Plan p = e.plan("hsa-override");
+  FixPlan p = e.plan("hsa-override");
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok);
   EXPECT_NE(read_file(e.t / "etc/profile.d/amdml-gpu.sh").find("\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\n"), std::string::npos);
@@ -240,7 +240,7 @@ TEST(FixHsa, WritesProfileAndEnvironmentDAndUndoRemovesTheNewDirectory) {
 TEST(FixHsa, PerNodeValuesOnMixedBoxes) {
   Engine e;
   e.rediagnose({literal_finding("gfx.override-needed", "hsa-override", {{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}})});
-  Plan p = e.plan("hsa-override");
+  FixPlan p = e.plan("hsa-override");
   ASSERT_TRUE(e.apply(p).ok);
   auto sh = read_file(e.t / "etc/profile.d/amdml-gpu.sh");
   EXPECT_NE(sh.find("export HSA_OVERRIDE_GFX_VERSION_1=11.0.0\nexport HSA_OVERRIDE_GFX_VERSION_2=10.3.0\n"), std::string::npos);
@@ -250,7 +250,7 @@ TEST(FixHsa, NeverOverwritesAFileAPersonPutAtItsPath) {
   Engine e;
   write_file(e.t / "etc/profile.d/amdml-gpu.sh", "export MINE=1\n");
   e.rediagnose({literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})});
-  Plan p = e.plan("hsa-override");
+  FixPlan p = e.plan("hsa-override");
   ASSERT_TRUE(p.recipes.at(0).refused);
   EXPECT_NE(p.recipes[0].refused->message.find("not written by amdml"), std::string::npos);
   EXPECT_TRUE(e.apply(p).txn.empty());
@@ -263,7 +263,7 @@ TEST(FixHsa, RefusesASymlinkElsewhere) {
   std::string victim = read_file(outside / "etc/passwd");
   fs::create_symlink(outside / "etc/passwd", e.t / "etc/profile.d/amdml-gpu.sh");
   e.rediagnose({literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})});
-  Plan p = e.plan("hsa-override");
+  FixPlan p = e.plan("hsa-override");
   ASSERT_TRUE(p.recipes.at(0).refused);
   EXPECT_NE(p.recipes[0].refused->message.find("symlink"), std::string::npos);
   EXPECT_TRUE(e.apply(p).txn.empty());
@@ -274,7 +274,7 @@ TEST(FixOllama, DropInKeepsOverrideConfAndPassesSystemd) {
   Engine e;
   auto original = snapshot(e.t.dir);
   e.rediagnose({ollama_finding()});
-  Plan p = e.plan("ollama-override");
+  FixPlan p = e.plan("ollama-override");
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok);
   std::string dropin = read_file(e.t / "etc/systemd/system/ollama.service.d/90-amdml.conf");
@@ -324,7 +324,7 @@ TEST(FixOllama, WarnsWhenALaterDropInWinsTheSameName) {
   write_file(e.t / "etc/systemd/system/ollama.service.d/override.conf",
              "[Service]\nEnvironment=\"HSA_OVERRIDE_GFX_VERSION=10.3.0\"\n");
   e.rediagnose({ollama_finding()});
-  Plan p = e.plan("ollama-override");
+  FixPlan p = e.plan("ollama-override");
   auto text = render::format_plan(p, true, "");
   EXPECT_NE(text.find("override.conf sets HSA_OVERRIDE_GFX_VERSION=10.3.0"), std::string::npos) << text;
 }
@@ -335,7 +335,7 @@ TEST(FixApply, AllRecipesTogetherThenOneUndo) {
   std::vector<Finding> extra = {ttm_finding(k24GiBPages), ollama_finding(),
                                 literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})};
   e.rediagnose(extra);
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   EXPECT_EQ(p.recipes.size(), 6u);  // groups twice (alice, ollama), rocm-install (6.2 lacks gfx1103)
   auto out = e.apply(p);
   ASSERT_TRUE(out.ok);
@@ -351,7 +351,7 @@ TEST(FixFaults, AFailingWriteRollsBackTheWholeRun) {
     auto original = snapshot(e.t.dir);
     std::vector<Finding> extra = {ollama_finding(), literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}})};
     e.rediagnose(extra);
-    Plan p = e.plan();
+    FixPlan p = e.plan();
     // Files in order: /etc/group and /etc/gshadow for alice, the same two for ollama,
     // profile.d, environment.d, the drop-in. The third is /etc/group's second change.
     FaultyFs ops(op, 3, err);
@@ -374,7 +374,7 @@ TEST(FixFaults, AReadOnlyTargetDirectoryFailsAndRollsBack) {
   Engine e;
   auto original = snapshot(e.t.dir);
   e.rediagnose({ollama_finding()});
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   fs::path dir = e.t / "etc/systemd/system/ollama.service.d";
   bool mounted = std::system(("mount --bind " + dir.string() + " " + dir.string() + " 2>/dev/null && mount -o remount,bind,ro " +
                               dir.string() + " 2>/dev/null").c_str()) == 0;
@@ -441,7 +441,7 @@ TEST(FixRocmSetAside, ANameTakenSinceThePlanFailsAndRollsBackTheRun) {
   ASSERT_FALSE(findings.empty());
   platform::SafeTree tree{t.str()};
   PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
-  Plan plan = plan_fixes(in);
+  FixPlan plan = plan_fixes(in);
   ASSERT_EQ(plan.recipes.size(), 1u);
   const auto& cmds = plan.recipes[0].commands;
   ASSERT_FALSE(cmds.empty());

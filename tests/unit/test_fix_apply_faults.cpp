@@ -60,7 +60,7 @@ struct Bench {
   std::vector<Finding> findings;
   fix::ApplyOptions options;
   std::map<std::string, std::string> original;
-  Plan plan;
+  FixPlan plan;
 
   explicit Bench(const Scenario& s) {
     options.run_commands = false;
@@ -101,7 +101,7 @@ struct Bench {
   std::map<std::string, std::string> file_states() const { return file_states(plan); }
   // A file two recipes change (e.g. /etc/group for the person and for the ollama
   // user) is "old" as the first change found it and "new" as the last one leaves it.
-  std::map<std::string, std::string> file_states(const Plan& p) const {
+  std::map<std::string, std::string> file_states(const FixPlan& p) const {
     // A fault that persists can stop the rollback between two such changes: the file
     // then holds what the earlier change wrote, whole ("step").
     std::map<std::string, std::pair<std::optional<std::string>, std::string>> ends;  // path -> (first before, last after)
@@ -190,7 +190,7 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
                (sticky ? " on" : "") + " on the " + (on_journal ? "journal" : "targets") + " fails with " +
                std::strerror(err));
   Bench b(s);
-  const Plan first = b.plan;
+  const FixPlan first = b.plan;
   FaultyFs faulty(op, nth, err, sticky);
   platform::FsOps& real = platform::real_fs_ops();
   auto r = on_journal ? b.apply(real, faulty) : b.apply(faulty, real);
@@ -364,7 +364,7 @@ TEST(FixFaultsSyscalls, AFullDiskDuringTheRollbackIsRollbackIncompleteAndUndoFin
   for (int nth : {2, 3, 5}) {
     SCOPED_TRACE("target writes fail from #" + std::to_string(nth) + " on");
     Bench b(s);
-    const Plan first = b.plan;
+    const FixPlan first = b.plan;
     FaultyFs full(Op::write, nth, ENOSPC, true);
     auto r = b.apply(full, platform::real_fs_ops());
     ASSERT_TRUE(r) << r.error().message;

@@ -31,7 +31,7 @@ TEST(FixApplyRename, AFailedRenameGivesItsReasonOnce) {
   ASSERT_FALSE(findings.empty());
   platform::SafeTree tree{t.str()};
   PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
-  Plan plan = plan_fixes(in);
+  FixPlan plan = plan_fixes(in);
   ASSERT_EQ(plan.recipes.size(), 1u);
   ASSERT_FALSE(plan.recipes[0].commands.empty());
   ASSERT_TRUE(plan.recipes[0].commands[0].rename);

@@ -134,7 +134,7 @@ TEST(FixJournal, NonUtf8ArgvAndOutputAreJournaledAsBytes) {
   std::vector<Finding> findings = {ttm_finding()};
   platform::SafeTree tree(t.str());
   PlanRequest in{host, tree, d.facts, findings, d.recipes, std::string("ttm-pages-limit")};
-  Plan p = plan_fixes(in);
+  FixPlan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   ASSERT_EQ(p.recipes[0].commands.size(), 1u);
   EXPECT_EQ(p.recipes[0].commands[0].argv, (std::vector<std::string>{"update-initramfs", "-u", "-k", release}));
@@ -416,7 +416,7 @@ TEST(FixFullDisk, ATmpfsThatFillsUpNeverStrandsAChange) {
     findings.push_back(literal_finding("gfx.override-needed", "hsa-override", {{"value", "11.0.0"}}));
     platform::SafeTree tree(root.string());
     PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::nullopt};
-    Plan p = plan_fixes(in);
+    FixPlan p = plan_fixes(in);
     ASSERT_TRUE(p.pending());
     // Fill the file system, leaving free_kib.
     std::system(("dd if=/dev/zero of='" + (mnt / "filler").string() + "' bs=4k 2>/dev/null; truncate -s -" +
@@ -471,7 +471,7 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   RunningHost host(*d.host, "");
   platform::SafeTree tree(t.str());
   PlanRequest in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
-  Plan p = plan_fixes(in);
+  FixPlan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   ASSERT_EQ(host.runs.size(), 1u);  // nothing fetched while planning
   EXPECT_EQ(host.runs[0][1], "-s");  // the removal simulated: it names the dependents too
@@ -586,7 +586,7 @@ TEST(FixJournal, AFailedAptInstallIsPurgedBackToWhatDpkgHadBefore) {
   FakeApt host(*d.host, t.dir);
   platform::SafeTree tree(t.str());
   PlanRequest in{host, tree, d.facts, d.findings, d.recipes, std::string("rocm-install")};
-  Plan p = plan_fixes(in);
+  FixPlan p = plan_fixes(in);
   ASSERT_TRUE(p.pending()) << render::format_plan(p, true, "");
   ASSERT_TRUE(fetch_keys(p, host));
   fs::remove(key_file);

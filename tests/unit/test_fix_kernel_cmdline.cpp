@@ -98,7 +98,7 @@ struct Tree {
     options.live = false;
     options.lock_timeout_ms = 1000;
   }
-  Plan plan() {
+  FixPlan plan() {
     d = std::make_unique<Diagnosed>(t.str());
     PlanRequest in{*d->host, tree, d->facts, d->findings, d->recipes, std::string("kernel-cmdline")};
     return plan_fixes(in);
@@ -106,7 +106,7 @@ struct Tree {
 };
 
 // One recipe planned, not refused, changing exactly `path`.
-::testing::AssertionResult one_file_change(const Plan& p, const std::string& path) {
+::testing::AssertionResult one_file_change(const FixPlan& p, const std::string& path) {
   if (p.recipes.size() != 1) return ::testing::AssertionFailure() << p.recipes.size() << " recipes planned";
   const RecipePlan& rp = p.recipes[0];
   if (rp.refused) return ::testing::AssertionFailure() << "refused: " << rp.refused->message;
@@ -130,7 +130,7 @@ void run_hand_writes(const TestTree& t, const RecipePlan& rp) {
 TEST(KernelCmdlineRecipe, StrixHaloGrubApplyAgainUndo) {
   Tree e("strix-halo");
   const std::string before = read_file(e.t / "etc/default/grub");
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_TRUE(one_file_change(p, "/etc/default/grub"));
   const RecipePlan& rp = p.recipes[0];
   EXPECT_NE(rp.files[0].after.find("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet transparent_hugepage=always numa_balancing=disable "
@@ -160,7 +160,7 @@ TEST(KernelCmdlineRecipe, SystemdBootEditsKernelInstallsCmdline) {
   fs::remove(e.t / "usr/sbin/update-grub");
   e.t.write("etc/kernel/cmdline", "root=UUID=e2a4f9c1 rw quiet amdgpu.gttsize=128000 amdttm.pages_limit=32768000\n");
   e.t.write("usr/lib/modules/6.12.48+deb13-amd64/vmlinuz", "kernel image stand-in\n");
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_TRUE(one_file_change(p, "/etc/kernel/cmdline"));
   const RecipePlan& rp = p.recipes[0];
   ASSERT_EQ(rp.commands.size(), 1u);
@@ -175,7 +175,7 @@ TEST(KernelCmdlineRecipe, KernelstubComesFirst) {
   e.t.write("etc/kernelstub/configuration",
             R"({"default": {"kernel_options": ["quiet", "splash"], "esp_path": "/boot/efi"},)"
             R"( "user": {"kernel_options": ["quiet", "splash", "amdgpu.gttsize=128000"], "esp_path": "/boot/efi"}})");
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_TRUE(one_file_change(p, "/etc/kernelstub/configuration"));
   const RecipePlan& rp = p.recipes[0];
   EXPECT_EQ(nlohmann::json::parse(rp.files[0].after)["user"]["kernel_options"],
@@ -191,7 +191,7 @@ TEST(KernelCmdlineRecipe, KernelstubComesFirst) {
 TEST(KernelCmdlineRecipe, NoBootLoaderConfigurationIsRefused) {
   Tree e("strix-halo");
   fs::remove(e.t / "etc/default/grub");
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_EQ(p.recipes.size(), 1u);
   ASSERT_TRUE(p.recipes[0].refused);
   EXPECT_NE(p.recipes[0].refused->message.find("no boot loader configuration"), std::string::npos);
@@ -211,7 +211,7 @@ TEST(KernelCmdlineRecipe, GrubDotDHoldsTheEffectiveValue) {
       "# Set the default commandline\nGRUB_CMDLINE_LINUX_DEFAULT=\"console=tty1 console=ttyS0 amdgpu.gttsize=128000\"\n";
   e.t.write("etc/default/grub.d/50-cloudimg-settings.cfg", cloud);
   e.t.write("etc/default/grub.d/40-force-partuuid.cfg", "GRUB_FORCE_PARTUUID=x\n");
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_TRUE(one_file_change(p, "/etc/default/grub.d/50-cloudimg-settings.cfg"));
   const RecipePlan& rp = p.recipes[0];
   EXPECT_EQ(rp.files[0].after.substr(cloud.rfind("GRUB_CMDLINE")),
@@ -243,7 +243,7 @@ TEST(KernelCmdlineRecipe, TheLastGrubAssignmentIsEditedAndRead) {
   std::string grub = read_file(e.t / "etc/default/grub");
   grub += "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash amdgpu.gttsize=64000\"\n";
   e.t.write("etc/default/grub", grub);
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_TRUE(one_file_change(p, "/etc/default/grub"));
   const std::string after = p.recipes[0].files[0].after;
   EXPECT_NE(after.find("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet transparent_hugepage=always numa_balancing=disable "
@@ -262,7 +262,7 @@ TEST(KernelCmdlineRecipe, TheLastGrubAssignmentIsEditedAndRead) {
 TEST(KernelCmdlineRecipe, AnUnreadableGrubFileIsRefused) {
   Tree e("strix-halo");
   e.t.write("etc/default/grub.d/60-x.cfg", "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT x\n");
-  Plan p = e.plan();
+  FixPlan p = e.plan();
   ASSERT_EQ(p.recipes.size(), 1u);
   ASSERT_TRUE(p.recipes[0].refused);
   EXPECT_EQ(p.recipes[0].refused->message.rfind("/etc/default/grub.d/60-x.cfg: line 1: a quote (\") that is not closed", 0), 0u)
@@ -291,7 +291,7 @@ TEST(HandCommands, WriteTheRecipesBytes) {
     Tree e(machine);
     Diagnosed d(e.t.str());
     PlanRequest in{*d.host, e.tree, d.facts, d.findings, d.recipes, std::nullopt};
-    Plan p = plan_fixes(in);
+    FixPlan p = plan_fixes(in);
     int checked = 0;
     for (const auto& rp : p.recipes) {
       if (!rp.recipe || (rp.recipe->params != ParamSchema::ttm && rp.recipe->params != ParamSchema::cmdline)) continue;

@@ -25,7 +25,7 @@ using fix::PlanRequest;
 const char* kKey = kTestKey;
 const char* kKeyFingerprint = kTestKeyFingerprint;
 
-Plan plan_with(Diagnosed& d, platform::SafeTree& tree, const nlohmann::json& params) {
+FixPlan plan_with(Diagnosed& d, platform::SafeTree& tree, const nlohmann::json& params) {
   static std::vector<Finding> findings;
   findings = {literal_finding("rocm.missing", "rocm-install", params)};
   PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
@@ -44,7 +44,7 @@ TEST(FixRocmChannels, DnfPlanWritesTheRepoFileAndFetchesTheKeyWhenApplied) {
   Diagnosed d(t.str());
   platform::SafeTree tree{t.str()};
   const std::string key_url = "file://" + t.str() + "/srv/key.asc";
-  Plan plan = plan_with(d, tree,
+  FixPlan plan = plan_with(d, tree,
                         {{"release", "10.1"}, {"channel", "amd-core-10-rpm"}, {"manager", "dnf"},
                          {"rocm_repo", "https://stable.repo.amd.com/rocm/core/packages/rhel9/x86_64"},
                          {"key_url", key_url}, {"fingerprint", kKeyFingerprint},
@@ -75,7 +75,7 @@ TEST(FixRocmChannels, ArchsOwnPackagesArePacmanAloneWithNoRepositoryFiles) {
   TestTree t("rocm-install-rx7900xtx-noble");
   Diagnosed d(t.str());
   platform::SafeTree tree{t.str()};
-  Plan plan = plan_with(d, tree, {{"release", "arch-rolling"}, {"channel", "arch"}, {"manager", "pacman"},
+  FixPlan plan = plan_with(d, tree, {{"release", "arch-rolling"}, {"channel", "arch"}, {"manager", "pacman"},
                                   {"install", {"rocm-hip-runtime", "rocminfo"}}});
   ASSERT_EQ(plan.recipes.size(), 1u);
   const RecipePlan& rp = plan.recipes[0];
@@ -103,7 +103,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
                            {"codename", "stable"}, {"key_url", "file://" + t.str() + "/srv/key.asc"},
                            {"fingerprint", "D0F004A0025A1145C7807FCD0701EAC4D5E02107"},
                            {"install", {"amdrocm-core-sdk10.1-gfx1100"}}};
-  Plan wrong = plan_with(d, tree, params);
+  FixPlan wrong = plan_with(d, tree, params);
   ASSERT_FALSE(wrong.recipes.at(0).refused);
   const auto before = snapshot(t.dir);
   auto refused = fix::fetch_keys(wrong, *d.host);
@@ -114,7 +114,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
   EXPECT_EQ(snapshot(t.dir), before);
 
   params["fingerprint"] = kKeyFingerprint;
-  Plan right = plan_with(d, tree, params);
+  FixPlan right = plan_with(d, tree, params);
   ASSERT_TRUE(fix::fetch_keys(right, *d.host));
   const FileChange* key = file(right.recipes.at(0), "/etc/apt/keyrings/amdrocm.gpg");
   ASSERT_NE(key, nullptr);
@@ -129,7 +129,7 @@ TEST(FixRocmChannels, TheKeyIsCheckedAgainstThePinnedFingerprintBeforeAnythingIs
 
   // The key in place: planned again, it is "as wanted" and nothing is fetched.
   t.write("etc/apt/keyrings/amdrocm.gpg", key->after);
-  Plan again = plan_with(d, tree, params);
+  FixPlan again = plan_with(d, tree, params);
   const FileChange* kept = file(again.recipes.at(0), "/etc/apt/keyrings/amdrocm.gpg");
   ASSERT_NE(kept, nullptr);
   EXPECT_FALSE(kept->changes());
@@ -226,7 +226,7 @@ TEST(FixRocmChannels, PipPlanRunsTheVenvsOwnInterpreterAsItsOwner) {
   become_root_via_sudo(t);
   Diagnosed d(t.str());
   platform::SafeTree tree{t.str()};
-  Plan plan = plan_with(d, tree, kPipParams);
+  FixPlan plan = plan_with(d, tree, kPipParams);
   ASSERT_EQ(plan.recipes.size(), 1u);
   const RecipePlan& rp = plan.recipes[0];
   ASSERT_FALSE(rp.refused) << rp.refused->message;
@@ -250,7 +250,7 @@ TEST(FixRocmChannels, PipPlanAsTheOwnerNeedsNoRunuser) {
   TestTree t("channel-torch-amd-strixhalo");  // the manifest's process is alice (euid 1000)
   Diagnosed d(t.str());
   platform::SafeTree tree{t.str()};
-  Plan plan = plan_with(d, tree, kPipParams);
+  FixPlan plan = plan_with(d, tree, kPipParams);
   ASSERT_EQ(plan.recipes.size(), 1u);
   ASSERT_EQ(plan.recipes[0].commands.size(), 1u);
   EXPECT_EQ(plan.recipes[0].commands[0].argv.front(), "/home/alice/nodeps/bin/python3");
@@ -268,7 +268,7 @@ TEST(FixRocmChannels, PipParamsThatAreNotOneRequirementAreRefused) {
            {"run_as", "alice;id"}}) {
     auto params = kPipParams;
     params[key] = value;
-    Plan plan = plan_with(d, tree, params);
+    FixPlan plan = plan_with(d, tree, params);
     ASSERT_EQ(plan.recipes.size(), 1u);
     EXPECT_TRUE(plan.recipes[0].refused) << key << " = " << value.dump();
   }

@@ -141,7 +141,7 @@ TEST(CommandQuoting, EveryPlanCommandAndHandCommandDoesExactlyWhatThePlanSays) {
     platform::SafeTree tree{machine.string()};
     fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::nullopt};
     in.list_initramfs = false;
-    const Plan plan = fix::plan_fixes(in);
+    const FixPlan plan = fix::plan_fixes(in);
     for (const auto& rp : plan.recipes) {
       if (rp.refused || !rp.pending()) continue;
       SCOPED_TRACE(machine.filename().string() + " " + rp.ref.recipe);
@@ -222,7 +222,7 @@ TEST(CommandQuoting, SetAsideNamesAreRenamedWhateverTheyHoldAndPrintedQuoted) {
   ASSERT_FALSE(findings.empty());
   platform::SafeTree tree{t.str()};
   fix::PlanRequest in{*d.host, tree, d.facts, findings, d.recipes, std::string("rocm-install")};
-  const Plan plan = fix::plan_fixes(in);
+  const FixPlan plan = fix::plan_fixes(in);
   ASSERT_EQ(plan.recipes.size(), 1u);
   const auto& rp = plan.recipes[0];
   ASSERT_FALSE(rp.refused) << rp.refused->message;

@@ -246,7 +246,7 @@ TEST(ModprobeView, AfterTheApplyModprobeAppliesTheRecipesLimit) {
   EXPECT_EQ(showconfig_value(t.real("etc/modprobe.d"), "ttm", "pages_limit"), "3145728");  // the later file wins today
   platform::SafeTree tree(t.str());
   fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
-  const Plan plan = fix::plan_fixes(in);
+  const FixPlan plan = fix::plan_fixes(in);
   ASSERT_TRUE(plan.pending());
   fix::ApplyOptions o;
   o.run_commands = false;
@@ -273,7 +273,7 @@ TEST(ModprobeView, IgnoredLinesAreCommentedOutAndUndoPutsThemBack) {
   const auto want = std::to_string(formats::fix_params_json(gtt->fix->params)["pages_limit"].get<std::uint64_t>());
   platform::SafeTree tree(t.str());
   fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("ttm-pages-limit")};
-  const Plan plan = fix::plan_fixes(in);
+  const FixPlan plan = fix::plan_fixes(in);
   ASSERT_TRUE(plan.pending());
   fix::ApplyOptions o;
   o.run_commands = false;
