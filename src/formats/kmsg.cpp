@@ -211,7 +211,7 @@ std::optional<KernelEvent> classify_one(const Record& r) {
   }
   if (has(t, "not supported in kfd") || has(t, "PCI rejects atomics"))
     return make(KernelEventKind::kfd_disabled, word_after(t, "skipped device "));
-  const bool amd = t.rfind("amdgpu", 0) == 0 || has(t, "[amdgpu]") || has(t, "amdgpu:");
+  const bool amd = t.starts_with("amdgpu") || has(t, "[amdgpu]") || has(t, "amdgpu:");
   if (amd && (has(t, "probe of ") || has(t, "probe with driver amdgpu")) && has(t, " failed with error ")) {
     e.error_code = error_after(t, " failed with error ");
     std::string slot = word_after(t, "probe of ");
