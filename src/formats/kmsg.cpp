@@ -8,6 +8,7 @@
 // rejects atomics"), drivers/iommu/amd/iommu.c ("IO_PAGE_FAULT").
 #include "formats/kmsg.hpp"
 
+#include <array>
 #include <cstdio>
 
 #include "base/text.hpp"
@@ -72,7 +73,9 @@ bool parse_u64(std::string_view s, std::uint64_t& out) {
 
 Parsed parse(std::string_view text) {
   Parsed out;
-  for (auto line : text::split_lines(text)) {
+  const auto lines = text::split_lines(text);
+  out.records.reserve(lines.size());
+  for (auto line : lines) {
     if (line.empty()) continue;
     if (line[0] == ' ') continue;  // " SUBSYSTEM=pci", " DEVICE=+pci:0000:03:00.0"
     auto semi = line.find(';');
@@ -159,13 +162,36 @@ std::string_view tail(std::string_view text, std::size_t max_bytes) {
   return nl == std::string_view::npos ? std::string_view() : cut.substr(nl + 1);
 }
 
+namespace {
+
+// "amd" covers amdgpu, amdkfd, amdttm and AMD's own lines; "ockdown" Lockdown/lockdown;
+// "module" the signature refusals; "ecure" Secure Boot.
+constexpr std::string_view kGpuNeedles[] = {"amd",     "AMD",    "kfd",  "drm",   "ttm",   "irmware",
+                                            "ockdown", "module", "DMAR", "iommu", "IOMMU", "ecure"};
+// The needles' first two bytes, a bit each in a 64 Ki-bit set.
+constexpr unsigned byte_pair(unsigned char a, unsigned char b) { return a | (static_cast<unsigned>(b) << 8); }
+constexpr auto kGpuPairs = [] {
+  std::array<std::uint64_t, 1024> bits{};
+  for (std::string_view n : kGpuNeedles) {
+    const unsigned v = byte_pair(static_cast<unsigned char>(n[0]), static_cast<unsigned char>(n[1]));
+    bits[v >> 6] |= std::uint64_t{1} << (v & 63);
+  }
+  return bits;
+}();
+
+}  // namespace
+
 bool gpu_relevant(std::string_view t) {
-  // Few, short needles: this runs on every record of a full ring (bench/: 30,000).
-  // "amd" covers amdgpu, amdkfd, amdttm and AMD's own lines; "ockdown" Lockdown/lockdown;
-  // "module" the signature refusals; "ecure" Secure Boot.
-  for (std::string_view w : {"amd", "AMD", "kfd", "drm", "ttm", "irmware", "ockdown", "module", "DMAR", "iommu",
-                             "IOMMU", "ecure"})
-    if (has(t, w)) return true;
+  // This runs on every record of a full ring (bench/: 18,000 records in the 2 MiB kept,
+  // twice: the probe's count and classify). Twelve find() calls a record took 3.7 ms of
+  // that ring a pass; one scan that tries the needles only where their first two bytes
+  // stand takes 1.7 ms.
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    const unsigned v = byte_pair(static_cast<unsigned char>(t[i]), static_cast<unsigned char>(t[i + 1]));
+    if (((kGpuPairs[v >> 6] >> (v & 63)) & 1) == 0) continue;
+    for (std::string_view n : kGpuNeedles)
+      if (t.substr(i).starts_with(n)) return true;
+  }
   return false;
 }
 

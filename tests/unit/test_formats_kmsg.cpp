@@ -41,6 +41,24 @@ TEST(Kmsg, TailKeepsWholeNewestLines) {
   EXPECT_EQ(formats::kmsg::tail("aaaa\nbbbb\ncccc\n", 8), "cccc\n");
 }
 
+// gpu_relevant scans a record once: each word it looks for is found at the start, in the
+// middle and as the last bytes of a record, and a record with only its first two bytes
+// (or a case the kernel does not print) is not taken.
+TEST(Kmsg, GpuRelevantFindsEachWordWhereverItStands) {
+  for (std::string w : {"amd", "AMD", "kfd", "drm", "ttm", "irmware", "ockdown", "module", "DMAR", "iommu", "IOMMU", "ecure"}) {
+    EXPECT_TRUE(formats::kmsg::gpu_relevant(w)) << w;
+    EXPECT_TRUE(formats::kmsg::gpu_relevant(w + ": x")) << w;
+    EXPECT_TRUE(formats::kmsg::gpu_relevant("eno1: " + w + " up")) << w;
+    EXPECT_TRUE(formats::kmsg::gpu_relevant("eno1: link " + w)) << w;
+    EXPECT_FALSE(formats::kmsg::gpu_relevant("eno1: link " + w.substr(0, 2))) << w;
+    EXPECT_FALSE(formats::kmsg::gpu_relevant(w.substr(0, 2) + " " + w.substr(2))) << w;
+  }
+  EXPECT_FALSE(formats::kmsg::gpu_relevant(""));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("a"));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("Amd Kfd Drm Ttm Module Dmar"));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("mlx5_core 0000:01:00.1: mlx5e_health_report: port 1 link up, speed 400G"));
+}
+
 TEST(Kmsg, SnapshotFilterAndMacMask) {
   EXPECT_TRUE(formats::kmsg::gpu_relevant("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset"));
   EXPECT_TRUE(formats::kmsg::gpu_relevant("Loading of module with unavailable key is rejected"));
