@@ -59,6 +59,22 @@ TEST(Kmsg, GpuRelevantFindsEachWordWhereverItStands) {
   EXPECT_FALSE(formats::kmsg::gpu_relevant("mlx5_core 0000:01:00.1: mlx5e_health_report: port 1 link up, speed 400G"));
 }
 
+// classify counts the GPU lines it looked at: the number a snapshot keeps and the probe reports.
+TEST(Kmsg, ClassifyCountsTheGpuLines) {
+  auto p = formats::kmsg::parse(
+      "6,1,100,-;r8169 0000:04:00.0 eno1: Link is Up\n"
+      "3,2,200,-;amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=7, emitted seq=9\n"
+      "6,3,300,-;amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!\n"
+      "6,4,400,-;usb 1-1: new high-speed USB device\n");
+  std::size_t gpu_lines = 99;
+  auto ev = formats::kmsg::classify(p.records, &gpu_lines);
+  EXPECT_EQ(gpu_lines, 2u);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, KernelEventKind::ring_timeout);
+  EXPECT_EQ(formats::kmsg::classify({}, &gpu_lines).size(), 0u);
+  EXPECT_EQ(gpu_lines, 0u);
+}
+
 TEST(Kmsg, SnapshotFilterAndMacMask) {
   EXPECT_TRUE(formats::kmsg::gpu_relevant("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset"));
   EXPECT_TRUE(formats::kmsg::gpu_relevant("Loading of module with unavailable key is rejected"));
