@@ -164,11 +164,15 @@ void deep(const ProbeContext& ctx, Facts& f) {
   if (ctx.host.live()) {
     run_live(ctx, f, deadline);
     deep_torch(ctx, f, deadline);
+    deep_llamacpp(ctx, f, deadline);
+    deep_ollama(ctx, f, deadline);
     f.deep.elapsed_ms = static_cast<std::uint64_t>(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count());
     ctx.host.record_fact("deep", formats::deep_record_json(f.deep));
   } else {
     replay(ctx, f);
     deep_torch(ctx, f, deadline);  // replayed from the recorded commands
+    deep_llamacpp(ctx, f, deadline);
+    deep_ollama(ctx, f, deadline);
   }
   join(f);
 }

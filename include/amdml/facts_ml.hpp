@@ -37,6 +37,26 @@ struct OllamaService {
   std::optional<std::string> active;  // `systemctl is-active ollama`: "active", "failed", ...
 };
 
+// One model the running server holds, from GET /api/ps (--deep): `size` is what the
+// model takes in memory, `size_vram` the part of it on the GPU.
+struct OllamaLoadedModel {
+  std::string name;  // "llama3.2:3b"
+  std::optional<std::uint64_t> size;
+  std::optional<std::uint64_t> size_vram;
+};
+
+// The running ollama server, asked read-only on a loopback address (--deep only):
+// GET /api/version and GET /api/ps.
+struct OllamaServer {
+  std::string address;               // "127.0.0.1:11434"
+  std::string address_from;          // "default", "OLLAMA_HOST in the service", "OLLAMA_HOST in the environment"
+  bool answered = false;             // /api/version answered with a version
+  std::optional<std::string> version;  // as the server reports it ("0.12.3")
+  bool ps_answered = false;          // /api/ps answered with a model list
+  std::vector<OllamaLoadedModel> models;
+  std::optional<std::string> error;  // connection refused, timed out, not JSON, ...
+};
+
 struct OllamaFacts {
   bool installed = false;
   std::optional<std::string> binary;        // "/usr/local/bin/ollama"
@@ -49,6 +69,7 @@ struct OllamaFacts {
   std::optional<Version> bundled_rocm;       // from the directory name ("rocm_v7_2" -> 7.2)
   std::vector<GfxTarget> rocblas_targets;    // TensileLibrary_lazy_gfx*.dat it ships (ollama's own filter)
   std::optional<OllamaService> service;
+  std::optional<OllamaServer> server;  // --deep, when asked
 };
 
 enum class TorchBuild { rocm, cuda, cpu, unknown };
@@ -131,6 +152,28 @@ struct PythonEnv {
 enum class LlamaBackend { hip, vulkan, cuda, cpu };
 const char* to_string(LlamaBackend b);
 
+// One device a llama.cpp build listed with --list-devices (ggml's backend devices, the
+// CPU left out): "  ROCm0: AMD Radeon RX 7900 XTX (24560 MiB, 24472 MiB free)".
+struct LlamaDevice {
+  std::string name;         // "ROCm0", "Vulkan0"
+  std::string backend;      // the name without its index: "ROCm", "Vulkan", "CUDA"
+  std::string description;  // "AMD Radeon RX 7900 XTX"
+  std::optional<std::uint64_t> total_mib;
+  std::optional<std::uint64_t> free_mib;
+};
+
+// What `BIN --list-devices` said in a child with a time limit (--deep).
+struct LlamaDeviceList {
+  bool ran = false;      // a child ran (live) or its recorded output was replayed
+  bool listed = false;   // the "Available devices:" header was printed
+  std::vector<LlamaDevice> devices;
+  std::optional<int> exit_code;
+  bool timed_out = false;
+  std::string output;    // what it printed (stdout, then stderr), trimmed and bounded: the evidence
+  std::optional<std::string> error;  // why there is no list: not run, could not start, no header
+  std::uint64_t timeout_ms = 0;      // the child's share of the --deep-timeout budget (live)
+};
+
 struct LlamaBinary {
   std::string path;  // "/usr/local/bin/llama-server"
   std::vector<LlamaBackend> backends;
@@ -138,6 +181,7 @@ struct LlamaBinary {
   // libamdhip64.so* beside its ggml libraries (lemonade's builds bundle ROCm; ggml-org's
   // HIP builds load the system's)
   std::optional<std::string> bundled_hip;
+  std::optional<LlamaDeviceList> devices;  // --deep: its --list-devices
 };
 
 struct VulkanIcd {

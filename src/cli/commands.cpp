@@ -81,8 +81,9 @@ void add_probe_flags(CLI::App& sub, ProbeFlags& p) {
   add_runtime_timeout(sub, p.runtime_timeout);
   sub.add_option("--python", p.python, "A Python interpreter or environment to inspect for PyTorch");
   add_deep(sub, p.deep, p.deep_timeout,
-           "Prove by running: allocate, copy and fill on each GPU through the HSA runtime, and a matmul in each ROCm "
-           "PyTorch, each in a child process (slower; writes nothing)");
+           "Prove by running: allocate, copy and fill on each GPU through the HSA runtime, a matmul in each ROCm "
+           "PyTorch and --list-devices of each llama.cpp build, each in a child process, and ask a running ollama "
+           "on loopback (slower; writes nothing)");
 }
 
 // --no-redact of snapshot and report.

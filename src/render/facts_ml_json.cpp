@@ -1,4 +1,5 @@
 // The ML-stack facts as JSON (the "ml" key of the facts document).
+#include "formats/ollama_api.hpp"
 #include "render/facts_json.hpp"
 #include "render/format.hpp"
 
@@ -56,6 +57,16 @@ nlohmann::json runtime_json(const TorchRuntime& t) {
           {"exit_code", opt(t.exit_code)},  {"timed_out", t.timed_out},     {"matmul", matmuls}};
 }
 
+// `--list-devices` of a llama.cpp build (--deep only: plain doctor's document has no key).
+nlohmann::json llama_devices_json(const LlamaDeviceList& d) {
+  auto devices = nlohmann::json::array();
+  for (const auto& x : d.devices)
+    devices.push_back({{"name", x.name}, {"backend", x.backend}, {"description", x.description},
+                       {"total_mib", opt(x.total_mib)}, {"free_mib", opt(x.free_mib)}});
+  return {{"ran", d.ran},           {"listed", d.listed}, {"devices", devices},       {"exit_code", opt(d.exit_code)},
+          {"timed_out", d.timed_out}, {"output", d.output}, {"error", opt(d.error)}, {"timeout_ms", d.timeout_ms}};
+}
+
 nlohmann::json rocm_wheels_json(const RocmWheels& w) {
   return {{"rocm", opt(w.rocm_version)},
           {"sdk_core", opt(w.core_version)},
@@ -83,6 +94,7 @@ nlohmann::json ml_facts_json(const MlFacts& m) {
                  {"bundled_rocm", opt_version(o.bundled_rocm)},
                  {"rocblas_targets", gfx_list(o.rocblas_targets)},
                  {"service", o.service ? service_json(*o.service) : nlohmann::json(nullptr)}};
+  if (o.server) j["ollama"]["server"] = formats::ollama_api::server_json(*o.server);  // --deep only
   auto envs = nlohmann::json::array();
   for (const auto& e : m.python) {
     auto pkgs = nlohmann::json::array();
@@ -112,7 +124,9 @@ nlohmann::json ml_facts_json(const MlFacts& m) {
   for (const auto& b : m.llama) {
     auto k = nlohmann::json::array();
     for (auto x : b.backends) k.push_back(to_string(x));
-    llama.push_back({{"path", b.path}, {"backends", k}, {"evidence", b.evidence}, {"bundled_hip", opt(b.bundled_hip)}});
+    nlohmann::json entry = {{"path", b.path}, {"backends", k}, {"evidence", b.evidence}, {"bundled_hip", opt(b.bundled_hip)}};
+    if (b.devices) entry["devices"] = llama_devices_json(*b.devices);
+    llama.push_back(std::move(entry));
   }
   j["llama_cpp"] = llama;
   auto icds = nlohmann::json::array();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "rules/deep_apps.hpp"
 #include "rules/rules_internal.hpp"
 
 namespace amdml::rules {
@@ -338,6 +339,8 @@ void deep_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     verified(f, g, out);
   }
   deep_torch_rules(f, out);
+  deep_llamacpp_rules(f, out);
+  deep_ollama_rules(f, out);
 }
 
 }  // namespace amdml::rules
