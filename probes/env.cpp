@@ -1,6 +1,7 @@
 // The environment variables that change what ROCm, HIP, ollama or llama.cpp do: the
 // process's own, and what the login configuration sets for new sessions
-// (/etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh).
+// (/etc/environment, /etc/environment.d/*.conf, ~/.config/environment.d/*.conf,
+// /etc/profile.d/*.sh).
 #include <algorithm>
 #include <cerrno>
 
@@ -41,6 +42,11 @@ void env(const ProbeContext& ctx, Facts& f) {
     if (is_relevant_env(k)) f.env[k] = v;
   login_file(ctx.host, "/etc/environment", f);
   login_dir(ctx.host, "/etc/environment.d", ".conf", f);
+  // The report's user's own environment.d (environment.d(5)): the systemd user manager
+  // reads it after /etc/environment.d, for the graphical session and user services.
+  for (const auto& p : f.identity.passwd)
+    if (p.name == f.identity.user && !p.home.empty() && p.home != "/")
+      login_dir(ctx.host, p.home + "/.config/environment.d", ".conf", f);
   login_dir(ctx.host, "/etc/profile.d", ".sh", f);
 }
 

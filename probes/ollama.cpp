@@ -102,6 +102,26 @@ void resolve_groups(const Facts& f, OllamaService& s) {
     if (std::find(g.members.begin(), g.members.end(), s.user) != g.members.end()) add(g.name);
 }
 
+// The environment the running service started with: systemd's MainPID, then that
+// process's /proc/PID/environ (NUL-separated NAME=VALUE). A unit or drop-in edited after
+// the start reaches the process only with a restart, so this is what ollama sees now.
+void read_running_environment(const platform::Host& host, OllamaService& s) {
+  auto r = host.run({"systemctl", "show", "ollama", "--property=MainPID", "--value"}, kSystemctlTimeout);
+  if (!r || r->timed_out || r->exit_code != 0) return;
+  auto pid = text::u64(std::string(text::trim(r->out)));
+  if (!pid || *pid == 0 || *pid > 1u << 22) return;  // 0: no main process; 2^22: Linux's pid_max ceiling
+  s.main_pid = static_cast<int>(*pid);
+  auto environ = host.read_file("/proc/" + std::to_string(*pid) + "/environ", 1 << 20);
+  if (!environ) return;  // EACCES unless root or the service's user: unknown, not empty
+  std::map<std::string, std::string> env;
+  for (auto entry : text::split(*environ, '\0')) {
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    env[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+  }
+  s.running_environment = std::move(env);
+}
+
 void read_service(const platform::Host& host, const Facts& f, OllamaFacts& o) {
   auto loaded = load_service(host, "ollama.service");
   if (!loaded.unit_path && loaded.config.files.empty()) return;
@@ -124,6 +144,7 @@ void read_service(const platform::Host& host, const Facts& f, OllamaFacts& o) {
     if (nl != std::string_view::npos) state = state.substr(0, nl);
     if (!state.empty() && !r->timed_out) s.active = std::string(state);
   }
+  if (s.active == "active") read_running_environment(host, s);
   o.service = std::move(s);
 }
 

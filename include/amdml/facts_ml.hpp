@@ -35,6 +35,11 @@ struct OllamaService {
   bool user_known = false;               // User= is in /etc/passwd (or is root)
   std::vector<std::string> user_groups;  // primary, Group=, SupplementaryGroups= and /etc/group memberships
   std::optional<std::string> active;  // `systemctl is-active ollama`: "active", "failed", ...
+  // The running service's own environment: /proc/<MainPID>/environ of the PID
+  // `systemctl show` names (readable by root or the service's user; unknown otherwise).
+  // It is what the service started with, which a unit edited since does not change.
+  std::optional<int> main_pid;
+  std::optional<std::map<std::string, std::string>> running_environment;
 };
 
 // One model the running server holds, from GET /api/ps (--deep): `size` is what the

@@ -70,6 +70,15 @@ void plan_hand_commands(const RecipePlan& rp, const Recipe& r, Finding& fd) {
   for (auto& [c, role] : cmds) fd.add_command(std::move(c), role);
 }
 
+// The plan's commands when it has them; otherwise, for a finding that carries none, the
+// request's step by hand (the same words whether the plan is refused or has nothing of
+// its own to write).
+void plan_hand_commands_or_steps(const RecipePlan* rp, const Recipe& r, Finding& fd) {
+  if (rp && !rp->refused) plan_hand_commands(*rp, r, fd);
+  if (!fd.commands.empty()) return;
+  for (auto& s : by_hand_steps(*fd.fix)) fd.commands.push_back(std::move(s));
+}
+
 // A TTM limit that is configured but not loaded, while an interrupted apply still owes
 // the commands that make it the next boot's (the initramfs, the boot entry): the next step
 // is `sudo amdml fix --apply`, which finishes that transaction, and only then the reboot.
@@ -116,7 +125,12 @@ Plan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
     if (!fd.fix || (in.only && fd.fix->recipe != *in.only)) continue;
     const Recipe* r = find_recipe(in.recipes, fd.fix->recipe);
     const RecipePlan* rp = plan_of(plan, fd);
-    if (!r || !rp) continue;
+    if (!r) continue;
+    // The rules write no command text for a recipe planned by hand: the plan's commands,
+    // else (refused, or nothing of its own to write) the request's step by hand.
+    const bool by_hand = planned_by_hand(*r);
+    if (by_hand) plan_hand_commands_or_steps(rp, *r, fd);
+    if (!rp) continue;
     if (rp->refused) {
       // No `fix:` line for a plan fix would refuse: the reason and the steps by hand.
       if (in.offline) {
@@ -127,7 +141,17 @@ Plan advise(const AdviceInputs& in, std::vector<Finding>& findings) {
       }
       continue;
     }
-    if (planned_by_hand(*r)) plan_hand_commands(*rp, *r, fd);
+  }
+  // A refused recipe's plan shows what its findings say to do by hand instead: the
+  // steps given above (the plan copied the findings before them).
+  for (auto& rp : plan.recipes) {
+    if (!rp.refused) continue;
+    for (auto& pf : rp.findings)
+      for (const auto& fd : findings)
+        if (fd.id == pf.id && fd.title == pf.title && pf.commands.empty()) {
+          pf.commands = fd.commands;
+          pf.roles = fd.roles;
+        }
   }
   return plan;
 }

@@ -42,6 +42,10 @@ void derive_hand_commands(const std::vector<Recipe>& recipes, std::vector<Findin
 // The recipes whose hand commands come from their plan (they merge into the machine's
 // files: modprobe.d, the boot loader, the initramfs, a person's login files).
 bool planned_by_hand(const Recipe& r);
+// The step a person takes for a planned-by-hand recipe's request when no plan gives its
+// commands (the plan is refused, or has nothing of its own to write): what to set where,
+// from the request's parameters. The rules write none of their own.
+std::vector<std::string> by_hand_steps(const FixRef& fix);
 // A recipe plan as hand commands with their roles (nothing when it changes no file).
 std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan& rp);
 

@@ -73,6 +73,30 @@ bool planned_by_hand(const Recipe& r) {
   return r.params == ParamSchema::ttm || r.params == ParamSchema::cmdline || r.params == ParamSchema::hsa;
 }
 
+std::vector<std::string> by_hand_steps(const FixRef& fix) {
+  std::vector<std::string> out;
+  if (const auto* t = std::get_if<TtmLimitParams>(&fix.params)) {
+    std::string opts;
+    if (t->pages_limit) opts += " pages_limit=" + std::to_string(t->pages_limit->value);
+    if (t->page_pool_size) opts += " page_pool_size=" + std::to_string(t->page_pool_size->value);
+    if (!opts.empty())
+      out.push_back("set options " + t->module + opts + " in /etc/modprobe.d, then rebuild the initramfs and reboot");
+  } else if (const auto* c = std::get_if<KernelCmdlineParams>(&fix.params)) {
+    std::string set, remove;
+    for (const auto& [k, v] : c->set) set += (set.empty() ? "" : " ") + k + "=" + v;
+    for (const auto& k : c->remove) remove += (remove.empty() ? "" : " ") + k;
+    if (!set.empty() || !remove.empty())
+      out.push_back("on the kernel command line, " + (set.empty() ? "" : "set " + set) +
+                    (set.empty() || remove.empty() ? "" : " and ") + (remove.empty() ? "" : "remove " + remove) +
+                    ", then reboot");
+  } else if (const auto* h = std::get_if<HsaParams>(&fix.params)) {
+    if (h->value) out.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(*h->value));
+    for (const auto& [node, v] : h->per_node)
+      out.push_back("export " + text::shell_word("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v));
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, CommandRole>> hand_commands(const RecipePlan& rp) {
   std::vector<std::pair<std::string, CommandRole>> out;
   auto add = [&](std::string c) { out.emplace_back(std::move(c), out.empty() ? CommandRole::run : CommandRole::then); };

@@ -29,7 +29,7 @@ nlohmann::json service_json(const OllamaService& s) {
   for (const auto& e : s.env_files) files.push_back({{"path", e.path}, {"optional", e.optional}, {"read", e.read}});
   auto issues = nlohmann::json::array();
   for (const auto& i : s.issues) issues.push_back(issue_json(i));
-  return {{"unit", opt(s.unit_path)},
+  nlohmann::json out = {{"unit", opt(s.unit_path)},
           {"masked", s.masked},
           {"files", s.files},
           {"environment", env},
@@ -42,6 +42,10 @@ nlohmann::json service_json(const OllamaService& s) {
           {"user_groups", s.user_groups},
           {"active", opt(s.active)},
           {"issues", issues}};
+  // Only where systemd named a main process: the running service's own environment.
+  if (s.main_pid) out["main_pid"] = *s.main_pid;
+  if (s.running_environment) out["running_environment"] = *s.running_environment;
+  return out;
 }
 
 nlohmann::json matmul_json(const TorchMatmul& m) {

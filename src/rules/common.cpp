@@ -101,6 +101,16 @@ bool override_compatible(const Knowledge& kb, const GfxTarget& from, const GfxTa
   return a && b && isa_compatible(a->isa, b->isa) && a->wave_size == b->wave_size;
 }
 
+std::vector<int> crossed_by_override(const RuleContext& ctx, const std::vector<int>& gpus, const GfxTarget& target) {
+  std::vector<int> out;
+  for (int gi : gpus) {
+    const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(gi)];
+    if (!g.gfx || *g.gfx == target || !ctx.kb.find_gfx(*g.gfx)) continue;
+    if (!override_compatible(ctx.kb, *g.gfx, target)) out.push_back(gi);
+  }
+  return out;
+}
+
 bool rocm_never(const Knowledge& kb, const Gpu& g) {
   if (g.driver.value_or("") == "radeon") return true;
   const GfxInfo* info = g.gfx ? kb.find_gfx(*g.gfx) : nullptr;

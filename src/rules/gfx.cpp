@@ -1,4 +1,5 @@
-// gfx.override-needed, gfx.unsupported, gfx.override-invalid, gfx.override-unneeded:
+// gfx.override-needed, gfx.unsupported, gfx.override-invalid, gfx.override-unneeded,
+// gfx.override-pending:
 // does the ROCm stack have kernels for each GPU's gfx target, and if not, which
 // HSA_OVERRIDE_GFX_VERSION makes it run another target's code of the same ISA.
 //
@@ -175,6 +176,13 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     pending_where = login_sets_all(f, params);
   }
   if (!pending_where.empty()) {
+    // Configured; takes effect after a new login: a pending state, not a change to make.
+    std::string how = params.value ? "HSA_OVERRIDE_GFX_VERSION=" + *params.value : std::string();
+    for (const auto& [node, v] : params.per_node) how += (how.empty() ? "" : " ") + ("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
+    fd.id = FindingId::gfx_override_pending;
+    fd.severity = default_severity(fd.id);
+    fd.title = how + " is configured for new logins: it takes effect after a new login";
+    fd.detail += " New login sessions get it (" + pending_where + "); this session started before that.";
     add_override_commands(fd, params);
     fd.notes.push_back("New login sessions already get this setting (" + pending_where +
                        "): log out and in again, or export it in this shell; restart services that need it.");
@@ -373,13 +381,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
       continue;
     }
     // Valid syntax: does it fit every GPU it reaches?
-    std::vector<int> broken;
-    for (int gi : reach) {
-      const Gpu& g = f.gpus[static_cast<std::size_t>(gi)];
-      if (!g.gfx || *g.gfx == *p.target) continue;
-      if (!ctx.kb.find_gfx(*g.gfx)) continue;  // cannot judge a target amdml does not know
-      if (!override_compatible(ctx.kb, *g.gfx, *p.target)) broken.push_back(gi);
-    }
+    const std::vector<int> broken = crossed_by_override(ctx, reach, *p.target);
     if (broken.empty()) {
       if (!ctx.kb.find_gfx(*p.target) && !reach.empty()) {
         auto fd = make_finding(FindingId::gfx_override_invalid, var + "=" + value + " names no known gfx target",
@@ -494,6 +496,63 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
   }
 }
 
+// A value new login sessions get (the last setting of each name in the login files)
+// that this session does not have: judged per GPU family as the session's own value is
+// (crossed_by_override), naming the file and line that sets it. What the session has is
+// override_invalid's, with the login file that set it as evidence.
+void login_override_invalid(const RuleContext& ctx, const std::vector<GpuNeed>& needs, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  const std::string prefix = "HSA_OVERRIDE_GFX_VERSION";
+  std::map<std::string, const LoginEnv*> last;
+  for (const auto& e : f.login_env)
+    if (e.name.rfind(prefix, 0) == 0) last[e.name] = &e;
+  for (const auto& [var, e] : last) {
+    if (auto it = f.env.find(var); it != f.env.end() && it->second == e->value) continue;
+    auto p = parse_hsa_override(e->value);
+    if (p.error != OverrideError::none || !p.target) continue;
+    const bool global = var == prefix;
+    std::vector<int> reach;
+    for (std::size_t i = 0; i < f.gpus.size(); ++i) {
+      const auto& node = f.gpus[i].kfd_node;
+      if (!node) continue;
+      const std::string own = prefix + "_" + std::to_string(*node);
+      if (global ? !last.count(own) : var == own) reach.push_back(static_cast<int>(i));
+    }
+    const auto broken = crossed_by_override(ctx, reach, *p.target);
+    if (broken.empty()) continue;
+    std::string who;
+    for (int gi : broken) who += (who.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(gi)]);
+    const GfxInfo* to = ctx.kb.find_gfx(*p.target);
+    auto fd = make_finding(FindingId::gfx_override_invalid, var + "=" + e->value + " in " + e->where + " does not fit " + who,
+                           "New login sessions get it from " + e->where + ": the value set there makes " + who + " run " +
+                               p.target->name() + (to ? " (" + std::string(to_string(to->isa)) + ")" : std::string()) +
+                               " code, another ISA family or wave size: expect HSA_STATUS_ERROR_INVALID_ISA, invalid "
+                               "device function or a hang. This session does not have it yet.");
+    fd.evidence.push_back({e->where, var + "=" + e->value});
+    for (int gi : broken) {
+      fd.gpus.push_back(gi);
+      fd.evidence.push_back(gfx_evidence(f.gpus[static_cast<std::size_t>(gi)]));
+    }
+    // The value the GPUs need, when one fits every GPU, goes where `amdml fix` writes it
+    // (turning this line off); otherwise, and for a file in the home directory the
+    // recipe does not edit, the line goes by hand.
+    std::set<std::string> values;
+    for (const auto& n : needs)
+      if (n.need == Need::override) values.insert(n.value->version_string());
+    const bool recipe_edits = e->where.rfind("/etc/", 0) == 0;
+    if (recipe_edits && global && values.size() == 1 && std::none_of(reach.begin(), reach.end(), [&](int gi) {
+          return !crossed_by_override(ctx, {gi}, *parse_hsa_override(*values.begin()).target).empty();
+        })) {
+      fd.fix = FixRef{"hsa-override", HsaParams{*values.begin(), {}}};  // commands: the advice stage's
+    } else {
+      const auto colon = e->where.rfind(':');
+      fd.commands.push_back(std::string(recipe_edits ? "sudo " : "") + "sed -i " + text::shell_word(e->where.substr(colon + 1) + "s/^/# /") + " " +
+                            text::shell_word(e->where.substr(0, colon)) + "   # turn the line off; then log out and in");
+    }
+    out.push_back(std::move(fd));
+  }
+}
+
 void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
                        std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
@@ -538,6 +597,7 @@ void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     else if (rocm_never(ctx.kb, g)) out.push_back(never_supported(ctx, g, static_cast<int>(i)));
   }
   override_invalid(ctx, st, needs, out);
+  login_override_invalid(ctx, needs, out);
   override_needed(ctx, st, needs, out);
   unsupported(ctx, st, needs, out);
   override_unneeded(ctx, st, needs, out);

@@ -191,9 +191,8 @@ void gtt_limit(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req
     const auto& kv = f.os.kernel;
     if (kv && *kv < mk.gtt_follows_ttm) {
       // Before 6.5 amdgpu sized GTT itself; amdgpu.gttsize (MiB) is the knob there.
+      // Its commands come from the advice stage (the recipe's plan, or the step by hand).
       fd.fix = req->fix;
-      fd.commands.push_back("add amdgpu.gttsize=" + std::to_string(rec->bytes().value / kMiB) + " " + to_string(m) +
-                            ".pages_limit=" + std::to_string(rec->value) + " to the kernel command line, then reboot");
       fd.notes.push_back("Kernel " + short_version(*kv) + " sizes GTT inside amdgpu; from " + short_version(mk.gtt_follows_ttm) +
                          " GTT follows " + to_string(m) + ".pages_limit.");
     } else {
@@ -208,11 +207,7 @@ void gtt_limit(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req
                            "): it takes effect when " + to_string(m) + " loads again, after the reboot.");
         fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P; then reboot");
       } else {
-        fd.fix = req->fix;
-        fd.commands.push_back(req->on_cmdline ? "set " + std::string(to_string(m)) + ".pages_limit=" + std::to_string(rec->value) +
-                                                    " on the kernel command line, then reboot"
-                                              : "set options " + std::string(to_string(m)) + " pages_limit=" +
-                                                    std::to_string(rec->value) + " in /etc/modprobe.d, then reboot");
+        fd.fix = req->fix;  // commands: the advice stage's
       }
       if (small_carve && f.os.kernel_release && !mk.rocm_memory_follows_ttm(*f.os.kernel_release))
         fd.notes.push_back("On kernel " + short_version(*kv) + " GTT follows pages_limit, but the memory ROCm reports stays the carve-out "
@@ -251,12 +246,7 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmLimitRequest>& 
       fd.fix = req->fix;
       fd.detail += " amdml sets " + used + ".pages_limit=" + pages_text(req->target) + ", its recommendation for this RAM.";
     }
-    if (req && req->on_cmdline)
-      fd.commands.push_back("on the kernel command line, set " + used + ".pages_limit instead of " + other + ".pages_limit, then reboot");
-    else if (req)
-      fd.commands.push_back("set options " + used + " pages_limit=" + std::to_string(req->target.value) +
-                            " in /etc/modprobe.d (for " + used + ", not " + other + "), then rebuild the initramfs and reboot");
-    else
+    if (!req)  // with a request, the advice stage gives the commands
       fd.commands.push_back("sudo sed -i 's/^options " + other + " /options " + used + " /' /etc/modprobe.d/*.conf   # then update-initramfs -u and reboot");
     fd.gpus = amd_gpu_indices(f);
     out.push_back(std::move(fd));
@@ -284,9 +274,7 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmLimitRequest>& 
       if (!fine) {
         fd.detail += " The configured value is not what amdml recommends for this RAM either: it sets " + used +
                      ".pages_limit=" + pages_text(req->target) + ".";
-        fd.fix = req->fix;
-        fd.commands.push_back("set " + used + ".pages_limit=" + std::to_string(req->target.value) + " where " + text::shell_word(c->where) +
-                              " sets it, then reboot");
+        fd.fix = req->fix;  // commands: the advice stage's
       } else {
         // No recipe: the file already says what it should; the initramfs and a reboot are left.
         fd.commands.push_back("sudo update-initramfs -u   # or dracut -f / mkinitcpio -P");
@@ -309,8 +297,8 @@ void wrong_module(const RuleContext& ctx, const std::optional<TtmLimitRequest>& 
                                  " later only moves TTM's swap threshold.");
       fd.evidence.push_back({live_path, std::to_string(tp.pages_limit->value)});
       fd.evidence.push_back({drm_device_dir(g) + "/mem_info_gtt_total", std::to_string(g.gtt->value)});
-      if (req) fd.fix = req->fix;
-      fd.commands.push_back("set " + used + ".pages_limit in the boot configuration (modprobe.d or the kernel command line), then reboot");
+      if (req) fd.fix = req->fix;  // commands: the advice stage's
+      else fd.commands.push_back("set " + used + ".pages_limit in the boot configuration (modprobe.d or the kernel command line), then reboot");
       fd.gpus.push_back(static_cast<int>(i));
       out.push_back(std::move(fd));
       break;
@@ -326,8 +314,8 @@ void gttsize(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, 
       auto fd = make_finding(FindingId::memory_ttm_wrong_module, k + " is not an amdgpu parameter and is ignored",
                              "amdgpu logs \"unknown parameter '" + k.substr(7) + "' ignored\"; the GTT size stays the default.");
       fd.evidence.push_back({"/proc/cmdline", k + "=" + v});
-      if (req && req->on_cmdline) fd.fix = req->fix;
-      fd.commands.push_back("remove " + text::shell_word(k + "=" + v) + " from the kernel command line; set ttm.pages_limit instead");
+      if (req && req->on_cmdline) fd.fix = req->fix;  // commands: the advice stage's
+      else fd.commands.push_back("remove " + text::shell_word(k + "=" + v) + " from the kernel command line; set ttm.pages_limit instead");
       fd.gpus = amd_gpu_indices(f);
       out.push_back(std::move(fd));
     }
@@ -365,7 +353,7 @@ void gttsize(const RuleContext& ctx, const std::optional<TtmLimitRequest>& req, 
     fd.detail += " amdml sets " + std::string(to_string(m)) + ".pages_limit=" + pages_text(req->target) +
                  (req->on_cmdline ? " and removes amdgpu.gttsize from the kernel command line." : ".");
   }
-  fd.commands.push_back("remove amdgpu.gttsize from the kernel command line and /etc/modprobe.d");
+  if (!req) fd.commands.push_back("remove amdgpu.gttsize from the kernel command line and /etc/modprobe.d");
   fd.gpus = amd_gpu_indices(f);
   out.push_back(std::move(fd));
 }

@@ -95,10 +95,9 @@ struct ServiceEnvEdit {
 // or wave size's code; "" when it fits each of them.
 std::string crossing_gpus(const RuleContext& ctx, const std::vector<int>& gpus, const GfxTarget& target) {
   std::string who;
-  for (int i : gpus) {
-    const auto& g = *ctx.facts.gpus[i].gfx;
-    const auto* info = ctx.kb.find_gfx(g);
-    if (g == target || !info || !ctx.kb.find_gfx(target) || override_compatible(ctx.kb, g, target)) continue;
+  if (!ctx.kb.find_gfx(target)) return who;  // a target no GPU has: said as "not the target this GPU needs"
+  for (int i : crossed_by_override(ctx, gpus, target)) {
+    const auto* info = ctx.kb.find_gfx(*ctx.facts.gpus[i].gfx);
     std::string label = gpu_label(ctx.facts, i);  // "GPU 1 (AMD Radeon 780M, gfx1103)"
     if (!label.empty() && label.back() == ')') label.insert(label.size() - 1, std::string("; ") + to_string(info->isa));
     who += (who.empty() ? "" : ", ") + label;
@@ -509,6 +508,45 @@ void driver_finding(const RuleContext& ctx, const OllamaFacts& o, std::vector<Fi
   out.push_back(std::move(fd));
 }
 
+// The unit and its drop-ins are right (no ollama.env), but the running service started
+// before they said so: systemd reads Environment= when it starts the process, so the
+// configuration takes effect after a restart. A pending state, not a change to make.
+void restart_pending(const OllamaService& svc, std::vector<Finding>& out, std::size_t first) {
+  if (!svc.running_environment || !svc.main_pid) return;
+  for (std::size_t i = first; i < out.size(); ++i)
+    if (out[i].id == FindingId::ollama_env) return;
+  const auto& running = *svc.running_environment;
+  std::vector<Evidence> differ;
+  std::vector<std::string> names;
+  const std::string proc = "/proc/" + std::to_string(*svc.main_pid) + "/environ";
+  for (const auto& [k, v] : svc.environment) {
+    if (!gpu_relevant(k)) continue;
+    auto it = running.find(k);
+    if (it != running.end() && it->second == v.value) continue;
+    differ.push_back({where(v), k + "=" + v.value});
+    differ.push_back({proc, it == running.end() ? k + " unset" : k + "=" + it->second});
+    names.push_back(k + "=" + v.value);
+  }
+  // A GPU setting the unit no longer has that the process still carries.
+  for (const auto& [k, v] : running) {
+    if (!gpu_relevant(k) || svc.environment.count(k)) continue;
+    differ.push_back({proc, k + "=" + v});
+    names.push_back(k + " unset");
+  }
+  if (differ.empty()) return;
+  auto fd = make_finding(FindingId::ollama_restart_pending,
+                         "The ollama service is configured with " + text::join(names, ", ") +
+                             ": it takes effect after a restart",
+                         "The unit and its drop-ins say so, but the running service (PID " +
+                             std::to_string(*svc.main_pid) + ") started before that: systemd reads the environment "
+                             "when it starts the process, so ollama still runs with the old one.");
+  fd.evidence = std::move(differ);
+  if (!svc.files.empty()) fd.evidence.push_back({"systemctl cat ollama", "merged from " + text::join(svc.files, ", ")});
+  fd.add_command("sudo systemctl restart ollama", CommandRole::run);
+  fd.notes.push_back("Check with: systemctl show ollama -p Environment; journalctl -u ollama | grep 'inference compute'");
+  out.push_back(std::move(fd));
+}
+
 }  // namespace
 
 void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
@@ -518,8 +556,10 @@ void ollama_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const bool unidentified = !shipped && !ctx.kb.ollama.empty();
   if (unidentified) shipped = judge_unidentified(ctx, o, out);
   if (o.service && !o.service->masked) {
+    const std::size_t first = out.size();
     env_finding(ctx, o, shipped, out);
     access_finding(ctx.facts, *o.service, out);
+    restart_pending(*o.service, out, first);
   }
   if (shipped && !unidentified) unsupported_findings(ctx, o, *shipped, out);
   driver_finding(ctx, o, out);

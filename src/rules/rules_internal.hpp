@@ -126,6 +126,11 @@ std::optional<OverrideSetting> override_for(const Facts& f, const Gpu& g);
 // Whether running a GPU of target `from` as target `to` keeps the ISA family and the
 // wave size (the knowledge base must know both targets).
 bool override_compatible(const Knowledge& kb, const GfxTarget& from, const GfxTarget& to);
+// The one judgement of an HSA_OVERRIDE_GFX_VERSION value, wherever it is set (this
+// session, a login file, a service unit): the GPUs among `gpus` (indices into
+// facts.gpus) that `target` makes run another ISA family's or wave size's code. A GPU
+// whose own gfx amdml does not know is not judged.
+std::vector<int> crossed_by_override(const RuleContext& ctx, const std::vector<int>& gpus, const GfxTarget& target);
 
 // A GPU no ROCm release runs: its gfx target is marked rocm_never (GCN 1/2, old APUs), or
 // the old radeon driver holds it (radeon drives nothing newer than GCN 2). Binding it to

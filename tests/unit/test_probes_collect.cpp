@@ -223,6 +223,25 @@ TEST(ProbesOnFixtures, GroupMembershipBySessionAndEtcGroup) {
   EXPECT_TRUE(world.identity.devices[0].world_accessible);
 }
 
+// New login sessions get the login files' GPU settings: /etc's and the report's user's
+// own environment.d (environment.d(5), read by the systemd user manager after /etc's).
+TEST(ProbesOnFixtures, LoginEnvironmentIncludesTheUsersEnvironmentD) {
+  TestTree t("mixed-rdna3-rdna2-global-override");
+  const Facts before = probe_root(t.str());
+  const std::string user = before.identity.user;
+  std::string home;
+  for (const auto& p : before.identity.passwd)
+    if (p.name == user) home = p.home;
+  ASSERT_FALSE(home.empty()) << user;
+  t.write(home.substr(1) + "/.config/environment.d/50-gpu.conf", "# mine\nHSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+  const Facts f = probe_root(t.str());
+  ASSERT_FALSE(f.login_env.empty());
+  const LoginEnv& e = f.login_env.back();
+  EXPECT_EQ(e.name, "HSA_OVERRIDE_GFX_VERSION");
+  EXPECT_EQ(e.value, "10.3.0");
+  EXPECT_EQ(e.where, home + "/.config/environment.d/50-gpu.conf:2");
+}
+
 TEST(ProbesOnFixtures, DamagedSysfsValuesBecomeErrorsNotValues) {
   Facts f = fixture("bad-sysfs-values");
   EXPECT_TRUE(has_error(f, "nodes/1/properties", "truncated")) << errors_text(f);

@@ -77,6 +77,26 @@ TEST(MlProbe, ApuOllamaService) {
   EXPECT_EQ(s.unknown_keys[0].key, "Enviroment");
 }
 
+// The running service's own environment: the MainPID systemctl names, its
+// /proc/PID/environ (NUL-separated). ml-apu-ollama's manifest has no MainPID answer.
+TEST(MlProbe, RunningServiceEnvironmentFromItsMainPid) {
+  auto f = probe("ollama-780m-restart-pending");
+  ASSERT_TRUE(f.ml.ollama.service);
+  const auto& s = *f.ml.ollama.service;
+  EXPECT_EQ(s.active, "active");
+  EXPECT_EQ(s.main_pid, 1843);
+  ASSERT_TRUE(s.running_environment);
+  EXPECT_EQ(s.running_environment->at("HOME"), "/usr/share/ollama");
+  EXPECT_EQ(s.running_environment->at("SYSTEMD_EXEC_PID"), "1843");
+  EXPECT_EQ(s.running_environment->count("HSA_OVERRIDE_GFX_VERSION"), 0u);
+  EXPECT_EQ(s.environment.at("HSA_OVERRIDE_GFX_VERSION").value, "11.0.0");  // the drop-in says so
+
+  auto other = probe("ml-apu-ollama");
+  ASSERT_TRUE(other.ml.ollama.service);
+  EXPECT_FALSE(other.ml.ollama.service->main_pid);
+  EXPECT_FALSE(other.ml.ollama.service->running_environment);
+}
+
 TEST(MlProbe, ApuPythonEnvironments) {
   auto f = probe("ml-apu-ollama");
   const auto* sys = env_at(f, "/usr");

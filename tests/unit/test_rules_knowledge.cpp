@@ -139,8 +139,12 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix);
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment.d/90-amdml.conf:3"});
-  hits = with_id(run(f), "gfx.override-needed");
+  // Configured for every new session: a pending state with its own id, an info.
+  EXPECT_TRUE(with_id(run(f), "gfx.override-needed").empty());
+  hits = with_id(run(f), "gfx.override-pending");
   ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]->severity, Severity::info);
+  EXPECT_EQ(hits[0]->title, "HSA_OVERRIDE_GFX_VERSION=10.3.0 is configured for new logins: it takes effect after a new login");
   EXPECT_FALSE(hits[0]->fix);
   EXPECT_EQ(hits[0]->commands.front(), "export HSA_OVERRIDE_GFX_VERSION=10.3.0");
   bool noted = false;
@@ -153,7 +157,7 @@ TEST(GfxOverrideNeeded, SetForNewLoginsNamesNoRecipe) {
   ASSERT_TRUE(hits[0]->fix);
   // /etc/environment alone reaches every session (pam_env).
   f.login_env = {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment:2"}};
-  hits = with_id(run(f), "gfx.override-needed");
+  hits = with_id(run(f), "gfx.override-pending");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_FALSE(hits[0]->fix);
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment:5"});
@@ -332,6 +336,53 @@ TEST(GfxOverrideInvalid, GlobalOverrideOnMixedBoxBreaksTheDgpu) {
   EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
             (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
   EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
+}
+
+// A value only new login sessions get (this session lacks it) is judged per GPU family
+// as the session's own is, naming the file and line that sets it.
+TEST(GfxOverrideInvalid, ALoginFileValueOfAnotherFamilyNamesItsLine) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1100", 0x744c, false);
+  add_gpu(f, "gfx1036", 0x164e, true);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/environment:2"});
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_EQ(hits[0]->gpus, std::vector<int>{0});  // the RX 7900 XTX, not the RDNA2 iGPU it suits
+  EXPECT_NE(hits[0]->title.find("HSA_OVERRIDE_GFX_VERSION=10.3.0 in /etc/environment:2"), std::string::npos) << hits[0]->title;
+  EXPECT_NE(hits[0]->detail.find("New login sessions get it from /etc/environment:2: the value set there makes "),
+            std::string::npos) << hits[0]->detail;
+  EXPECT_NE(hits[0]->detail.find("(gfx1100) run gfx1030 ("), std::string::npos) << hits[0]->detail;
+  ASSERT_FALSE(hits[0]->evidence.empty());
+  EXPECT_EQ(hits[0]->evidence[0].source, "/etc/environment:2");
+  EXPECT_EQ(hits[0]->evidence[0].value, "HSA_OVERRIDE_GFX_VERSION=10.3.0");
+  // No one value fits both GPUs: the line is turned off by hand.
+  EXPECT_FALSE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->commands, std::vector<std::string>{"sudo sed -i '2s/^/# /' /etc/environment   # turn the line off; then log out and in"});
+  // The session has the same value: judged once, as the session's (the file as evidence).
+  f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
+  EXPECT_EQ(with_id(run(f), "gfx.override-invalid").size(), 1u);
+}
+
+TEST(GfxOverrideInvalid, ALoginFileValueGetsTheValueTheGpuNeeds) {
+  Facts f = box("6.8.0-45-generic", "6.2.4");
+  add_gpu(f, "gfx1103", 0x15bf, true);
+  f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/etc/profile.d/rocm.sh:4"});
+  auto hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->fix->recipe, "hsa-override");  // turns the profile.d line off, writes 11.0.0
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"value", "11.0.0"}}));
+  // The user's own environment.d: the recipe edits /etc only, so the line goes by hand.
+  f.login_env = {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0", "/home/alice/.config/environment.d/gpu.conf:1"}};
+  hits = with_id(run(f), "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0]->fix);
+  EXPECT_EQ(hits[0]->commands,
+            std::vector<std::string>{"sed -i '1s/^/# /' /home/alice/.config/environment.d/gpu.conf   # turn the line off; then log out and in"});
+  // A value of the GPU's own family is not this finding's.
+  f.login_env = {{"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment:1"}};
+  EXPECT_TRUE(with_id(run(f), "gfx.override-invalid").empty());
 }
 
 // A login file that sets the global value is turned off by the recipe (login-env-clear):

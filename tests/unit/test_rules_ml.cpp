@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "formats/fix_params_json.hpp"
 #include "rules/rules.hpp"
@@ -119,6 +120,64 @@ TEST(MlRules, OllamaCorrectServiceHasNoEnvFinding) {
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("11.0.0");
   f.ml.ollama.service->environment["OLLAMA_IGPU_ENABLE"] = ev("true");
   EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
+}
+
+// The unit and drop-in say what the GPU needs, but the running service (its own
+// /proc/PID/environ) started before that: a pending restart, an info with no recipe.
+TEST(MlRules, OllamaConfiguredButNotRestartedIsPending) {
+  auto f = apu_box();
+  auto& svc = *f.ml.ollama.service;
+  svc.environment["HSA_OVERRIDE_GFX_VERSION"] = ev("11.0.0");
+  svc.environment["OLLAMA_IGPU_ENABLE"] = ev("1");
+  svc.environment["PATH"] = ev("/usr/local/bin:/usr/bin");
+  svc.active = "active";
+  svc.main_pid = 1843;
+  svc.running_environment = std::map<std::string, std::string>{{"PATH", "/usr/local/bin:/usr/bin"}, {"USER", "ollama"},
+                                                               {"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}};
+  auto fs = run(f, kb());
+  EXPECT_FALSE(find_finding(fs, "ollama.env"));
+  const auto* p = find_finding(fs, "ollama.restart-pending");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->severity, Severity::info);
+  EXPECT_FALSE(p->fix);
+  EXPECT_EQ(p->title, "The ollama service is configured with HSA_OVERRIDE_GFX_VERSION=11.0.0, OLLAMA_IGPU_ENABLE=1: "
+                      "it takes effect after a restart");
+  ASSERT_EQ(p->commands.size(), 1u);
+  EXPECT_EQ(p->commands[0], "sudo systemctl restart ollama");
+  bool saw_old = false, saw_unset = false;
+  for (const auto& e : p->evidence) {
+    saw_old |= e.source == "/proc/1843/environ" && e.value == "HSA_OVERRIDE_GFX_VERSION=10.3.0";
+    saw_unset |= e.source == "/proc/1843/environ" && e.value == "OLLAMA_IGPU_ENABLE unset";
+  }
+  EXPECT_TRUE(saw_old && saw_unset);
+
+  // Restarted: the process has what the unit says (PATH and USER are not GPU settings).
+  svc.running_environment = std::map<std::string, std::string>{
+      {"PATH", "/usr/bin"}, {"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}, {"OLLAMA_IGPU_ENABLE", "1"}};
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.restart-pending"));
+
+  // A GPU setting the process still has that the unit dropped is pending too.
+  svc.running_environment->emplace("ROCR_VISIBLE_DEVICES", "1");
+  const auto findings = run(f, kb());  // alive while dropped points into it
+  const auto* dropped = find_finding(findings, "ollama.restart-pending");
+  ASSERT_TRUE(dropped);
+  EXPECT_NE(dropped->title.find("ROCR_VISIBLE_DEVICES unset"), std::string::npos);
+
+  // Unknown without root (EACCES on /proc/PID/environ): nothing is judged.
+  svc.running_environment.reset();
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.restart-pending"));
+}
+
+// A unit that is wrong is ollama.env's, whatever the process has: one finding, one fix.
+TEST(MlRules, OllamaRestartPendingDefersToTheEnvFinding) {
+  auto f = apu_box();
+  auto& svc = *f.ml.ollama.service;
+  svc.active = "active";
+  svc.main_pid = 77;
+  svc.running_environment = std::map<std::string, std::string>{{"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}};
+  auto fs = run(f, kb());
+  EXPECT_TRUE(find_finding(fs, "ollama.env"));
+  EXPECT_FALSE(find_finding(fs, "ollama.restart-pending"));
 }
 
 TEST(MlRules, OllamaBeforeV030NeedsNoIgpuSwitch) {
@@ -382,7 +441,8 @@ TEST(MlRules, FrameworkLibrariesMissing) {
 }
 
 TEST(MlRules, EveryMlIdIsCatalogued) {
-  for (const char* id : {"ollama.env", "ollama.access", "ollama.gfx-unsupported", "ollama.driver", "torch.build", "torch.gfx",
+  for (const char* id : {"ollama.env", "ollama.access", "ollama.gfx-unsupported", "ollama.driver", "ollama.restart-pending",
+                         "torch.build", "torch.gfx",
                          "torch.rocm-too-new", "torch.runtime", "llamacpp.uma-env", "llamacpp.no-gpu-backend",
                          "ml.rocm-libraries", "vulkan.no-icd"}) {
     EXPECT_TRUE(find_finding_spec(id)) << id;
