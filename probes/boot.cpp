@@ -31,7 +31,7 @@ void dkms(const platform::Host& h, const Facts& f, BootFacts& b) {
   auto entries = h.list_dir("/var/lib/dkms/amdgpu");
   if (!entries) return;
   for (const auto& e : *entries)
-    if (e.type == FileType::directory && e.name != "original_module" && e.name.rfind("kernel-", 0) != 0)
+    if (e.type == FileType::directory && e.name != "original_module" && !e.name.starts_with("kernel-"))
       b.dkms_versions.push_back(e.name);
   if (b.dkms_versions.empty()) return;
   b.dkms = DkmsState::missing;

@@ -23,7 +23,7 @@ void read_stderr(const std::string& err, ChildOutcome& out) {
     std::size_t end = err.find('\n', pos);
     if (end == std::string::npos) end = err.size();
     std::string line = err.substr(pos, end - pos);
-    if (line.rfind(kStepMarker, 0) == 0) out.last_step = line.substr(std::string(kStepMarker).size());
+    if (line.starts_with(kStepMarker)) out.last_step = line.substr(std::string(kStepMarker).size());
     else if (!line.empty()) rest += line + "\n";
     pos = end + 1;
   }

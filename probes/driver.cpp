@@ -38,7 +38,7 @@ void driver(const ProbeContext& ctx, Facts& f) {
   else if (d.ttm.loaded) d.ttm_in_use = TtmModule::ttm;
   if (f.os.cmdline) {
     for (const auto& [k, v] : formats::parse::cmdline(*f.os.cmdline)) {
-      if (k.rfind("amdgpu.", 0) == 0 || k.rfind("ttm.", 0) == 0 || k.rfind("amdttm.", 0) == 0)
+      if (k.starts_with("amdgpu.") || k.starts_with("ttm.") || k.starts_with("amdttm."))
         d.cmdline_options[k] = v;
       if (k == "amdgpu.gttsize")
         if (auto n = text::i64(v)) d.gttsize_cmdline_mib = *n;

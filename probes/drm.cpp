@@ -27,7 +27,7 @@ std::string slot_of(const platform::Host& h, const std::string& entry) {
 }
 
 std::optional<std::uint32_t> render_minor(const std::string& name) {
-  if (name.rfind("renderD", 0) != 0) return std::nullopt;
+  if (!name.starts_with("renderD")) return std::nullopt;
   auto minor = text::u64(name.substr(7));
   if (!minor || *minor > 1023) return std::nullopt;
   return static_cast<std::uint32_t>(*minor);
@@ -100,11 +100,11 @@ void drm(const ProbeContext& ctx, Facts& f) {
         break;
       }
       for (const auto& e : *own)
-        if (e.name.rfind("card", 0) == 0) amd_cards->insert(e.name);
+        if (e.name.starts_with("card")) amd_cards->insert(e.name);
     }
   }
   for (const auto& e : *entries) {
-    if (e.name.rfind("card", 0) != 0 || e.name.find('-') != std::string::npos) continue;
+    if (!e.name.starts_with("card") || e.name.find('-') != std::string::npos) continue;
     if (!text::u64(e.name.substr(4))) continue;
     if (amd_cards && !amd_cards->count(e.name)) continue;
     const std::string dev = base + "/" + e.name + "/device";

@@ -26,7 +26,7 @@ void firmware(const ProbeContext& ctx, Facts& f) {
   auto local = h.list_dir("/var/lib/pacman/local");
   if (!local) return;
   for (const auto& e : *local) {
-    if (e.name.rfind("linux-firmware", 0) != 0) continue;
+    if (!e.name.starts_with("linux-firmware")) continue;
     const std::string desc = "/var/lib/pacman/local/" + e.name + "/desc";
     auto text = h.read_file(desc, 1 << 20);
     if (!text) continue;

@@ -90,7 +90,7 @@ void identity(const ProbeContext& ctx, Facts& f) {
   id.devices_known = devs.has_value();
   if (devs && paths.size() == 1 && !f.gpus.empty())
     for (const auto& d : *devs)
-      if (d.path.rfind("/dev/dri/renderD", 0) == 0) paths.push_back(d.path);
+      if (d.path.starts_with("/dev/dri/renderD")) paths.push_back(d.path);
   std::sort(paths.begin() + 1, paths.end());
   for (const auto& p : paths) {
     DeviceAccess a;

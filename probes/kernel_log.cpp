@@ -28,8 +28,7 @@ void kernel_log(const ProbeContext& ctx, Facts& f) {
   k.truncated = r->truncated;
   auto parsed = formats::kmsg::parse(r->records);
   // The GPU lines only: what a snapshot keeps, so its replay reports the same count.
-  for (const auto& rec : parsed.records) k.records += formats::kmsg::gpu_relevant(rec.text) ? 1 : 0;
-  k.events = formats::kmsg::classify(parsed.records);
+  k.events = formats::kmsg::classify(parsed.records, &k.records);
 }
 
 }  // namespace amdml::probes

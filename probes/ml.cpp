@@ -63,8 +63,8 @@ void vulkan_icds(const platform::Host& host, Facts& f) {
       if (n.size() < 5 || n.compare(n.size() - 5, 5, ".json") != 0) continue;
       VulkanIcd icd;
       icd.path = mlpath::join(dir, n);
-      if (n.rfind("radeon_icd", 0) == 0) icd.driver = "radv";
-      else if (n.rfind("amd_icd", 0) == 0 || n.rfind("amd_pro_icd", 0) == 0) icd.driver = "amdvlk";
+      if (n.starts_with("radeon_icd")) icd.driver = "radv";
+      else if (n.starts_with("amd_icd") || n.starts_with("amd_pro_icd")) icd.driver = "amdvlk";
       else icd.driver = "other";
       f.ml.vulkan_icds.push_back(std::move(icd));
     }
@@ -108,7 +108,7 @@ void rocm_libraries(const platform::Host& host, Facts& f) {
     if (w.lib) {
       for (const auto& [dir, names] : listing)
         for (const auto& n : names)
-          if (n.rfind(w.lib, 0) == 0) lib.present = true;
+          if (n.starts_with(w.lib)) lib.present = true;
     } else {
       for (const auto& d : incdirs)
         if (mlpath::is_file(host, mlpath::join(d, w.header))) lib.present = true;

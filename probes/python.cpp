@@ -32,7 +32,7 @@ std::vector<std::string> site_dirs(const platform::Host& host, const std::string
     if (!entries) continue;
     std::vector<std::string> names;
     for (const auto& e : *entries)
-      if (e.name.rfind("python3", 0) == 0) names.push_back(e.name);
+      if (e.name.starts_with("python3")) names.push_back(e.name);
     std::sort(names.begin(), names.end());
     for (const auto& n : names)
       for (const char* sub : {"site-packages", "dist-packages"}) {
@@ -58,7 +58,7 @@ void read_torch(const platform::Host& host, const std::string& site, PythonEnv& 
   // AMD's TheRock wheels load it from the rocm wheels beside torch.
   if (auto entries = host.list_dir(mlpath::join(torch, "lib")))
     for (const auto& e : *entries)
-      if (e.name.rfind("libamdhip64.so", 0) == 0) env.torch_bundles_hip = true;
+      if (e.name.starts_with("libamdhip64.so")) env.torch_bundles_hip = true;
   if (auto entries = host.list_dir(mlpath::join(torch, "lib/rocblas/library"))) {
     for (const auto& e : *entries) {
       auto g = formats::mlparse::library_file_target(e.name);
@@ -82,12 +82,12 @@ void read_rocm_wheel(const std::string& site, const std::string& entry, RocmWhee
   if (!d) return;
   if (d->name == "rocm") w.rocm_version = d->version;
   else if (d->name == "rocm-sdk-core") w.core_version = d->version;
-  else if (d->name == "rocm-sdk-libraries" || d->name.rfind("rocm-sdk-libraries-", 0) == 0) w.libraries_version = d->version;
-  else if (d->name.rfind("rocm-sdk-device-", 0) == 0) {
+  else if (d->name == "rocm-sdk-libraries" || d->name.starts_with("rocm-sdk-libraries-")) w.libraries_version = d->version;
+  else if (d->name.starts_with("rocm-sdk-device-")) {
     w.device_packages.push_back(d->name);
     if (auto g = GfxTarget::parse_name(d->name.substr(16)); g && std::find(w.device_targets.begin(), w.device_targets.end(), *g) == w.device_targets.end())
       w.device_targets.push_back(*g);
-  } else if (d->name.rfind("amd-torch-device-", 0) == 0) {
+  } else if (d->name.starts_with("amd-torch-device-")) {
     w.torch_device_packages.push_back(d->name);
   }
 }

@@ -39,7 +39,7 @@ bool is_relevant_env(const std::string& n) {
   for (auto* e : exact)
     if (n == e) return true;
   for (auto* p : prefixes)
-    if (n.rfind(p, 0) == 0) return !formats::is_secret_name(n);  // never keep credentials (formats/secrets.hpp)
+    if (n.starts_with(p)) return !formats::is_secret_name(n);  // never keep credentials (formats/secrets.hpp)
   return false;
 }
 

@@ -21,11 +21,11 @@ static bool rocm_package(std::string_view n) {
   for (const char* p : {"rocm", "hip", "hsa-", "libhsa", "libhsakmt", "libamdhip", "libamd-comgr", "comgr", "librocm",
                         "librocblas", "rocblas", "libhipblas", "miopen", "libmiopen", "rccl", "amdgpu-dkms", "amdgpu-install",
                         "rocminfo"})
-    if (n.rfind(p, 0) == 0) return true;
+    if (n.starts_with(p)) return true;
   return false;
 }
 
-static bool amdrocm_package(std::string_view n) { return n.rfind("amdrocm", 0) == 0; }
+static bool amdrocm_package(std::string_view n) { return n.starts_with("amdrocm"); }
 
 void rocm(const ProbeContext& ctx, Facts& f) {
   const platform::Host& h = ctx.host;
@@ -40,7 +40,7 @@ void rocm(const ProbeContext& ctx, Facts& f) {
     for (auto& p : formats::parse::dpkg_packages(*st, [](std::string_view n) {
            return rocm_package(n) || amdrocm_package(n) || linux_firmware_package(n);
          }))
-      if (p.installed)
+      if (p.installed())
         (linux_firmware_package(p.name) ? firmware : amdrocm_package(p.name) ? amdrocm : r.packages)[p.name] =
             std::move(p.version);
     firmware_from_dpkg(firmware, f);
@@ -52,7 +52,7 @@ void rocm(const ProbeContext& ctx, Facts& f) {
     // Directories only, named by a version: /opt/rocm-6.2.4.tar.gz or an installer's .run
     // left in /opt is no release (Version::parse refuses "6.2.4.tar.gz").
     for (const auto& e : *opt)
-      if (e.name.rfind("rocm-", 0) == 0 && Version::parse(e.name.substr(5)) && mlpath::is_dir(h, "/opt/" + e.name))
+      if (e.name.starts_with("rocm-") && Version::parse(e.name.substr(5)) && mlpath::is_dir(h, "/opt/" + e.name))
         r.installed.push_back("/opt/" + e.name);
   }
   auto try_prefix = [&](const std::string& prefix, RocmSource src) {

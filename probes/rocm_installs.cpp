@@ -37,7 +37,7 @@ bool rocblas_targets(const platform::Host& h, const std::string& dir, RocmInstal
   auto entries = h.list_dir(dir);
   if (!entries) return false;
   for (const auto& e : *entries)
-    if (e.name.rfind("TensileLibrary", 0) == 0)
+    if (e.name.starts_with("TensileLibrary"))
       if (auto g = formats::mlparse::library_file_target(e.name)) add_target(in, *g);
   if (in.targets.empty()) return false;
   std::sort(in.targets.begin(), in.targets.end());
@@ -107,7 +107,7 @@ void legacy_and_core(const platform::Host& h, Facts& f, const std::map<std::stri
   if (!entries) return;
   std::vector<std::string> names;
   for (const auto& e : *entries)
-    if (e.type == FileType::directory && e.name.rfind("core-", 0) == 0 && Version::parse(e.name.substr(5)))
+    if (e.type == FileType::directory && e.name.starts_with("core-") && Version::parse(e.name.substr(5)))
       names.push_back(e.name);
   std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
     return *Version::parse(a.substr(5)) < *Version::parse(b.substr(5));
@@ -125,7 +125,7 @@ void legacy_and_core(const platform::Host& h, Facts& f, const std::map<std::stri
     // amdrocm7.14-gfx1151, amdrocm-core-sdk7.14-gfx1151: the per-target packages of this series.
     for (const auto& [pkg, ver] : amdrocm) {
       auto at = pkg.find(series + "-gfx");
-      if (pkg.rfind("amdrocm", 0) != 0 || at == std::string::npos || std::isdigit(static_cast<unsigned char>(pkg[at - 1])))
+      if (!pkg.starts_with("amdrocm") || at == std::string::npos || std::isdigit(static_cast<unsigned char>(pkg[at - 1])))
         continue;
       if (auto g = GfxTarget::parse_name(pkg.substr(at + series.size() + 1))) {
         in.device_packages.push_back(pkg);
@@ -198,7 +198,7 @@ void distribution(const platform::Host& h, Facts& f) {
   for (const char* want : {"rocm-core-", "hsa-rocr-"}) {
     for (const auto& e : *local) {
       // "rocm-core-6.4.1-1": the package name, then version-release.
-      if (e.name.rfind(want, 0) != 0 || !Version::parse(e.name.substr(std::string_view(want).size()))) continue;
+      if (!e.name.starts_with(want) || !Version::parse(e.name.substr(std::string_view(want).size()))) continue;
       const std::string desc = "/var/lib/pacman/local/" + e.name + "/desc";
       auto text = h.read_file(desc, 1 << 20);
       if (!text) continue;
@@ -222,7 +222,7 @@ void tarballs(const platform::Host& h, Facts& f) {
   std::vector<std::string> candidates;
   if (auto opt = h.list_dir("/opt"))
     for (const auto& e : *opt)
-      if (e.type == FileType::directory && e.name.rfind("rocm-", 0) != 0) candidates.push_back("/opt/" + e.name);
+      if (e.type == FileType::directory && !e.name.starts_with("rocm-")) candidates.push_back("/opt/" + e.name);
   std::sort(candidates.begin(), candidates.end());
   if (auto p = h.env("ROCM_PATH"); p && !p->empty() && (*p)[0] == '/') candidates.insert(candidates.begin(), *p);
   for (const auto& dir : candidates) {
@@ -249,7 +249,7 @@ void system_prefix(const platform::Host& h, Facts& f) {
   if (!r.path || r.source == RocmSource::none || r.source == RocmSource::distro) return;
   const std::string where = r.resolved_path.value_or(*r.path);
   for (const auto& i : r.installs)
-    if (i.path == where || i.path == *r.path || (i.channel == RocmChannel::core_sdk && where.rfind(i.path, 0) == 0)) return;
+    if (i.path == where || i.path == *r.path || (i.channel == RocmChannel::core_sdk && where.starts_with(i.path))) return;
   RocmInstall in;
   in.channel = RocmChannel::legacy;
   in.path = where;

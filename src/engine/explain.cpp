@@ -32,8 +32,8 @@ namespace {
 std::optional<std::uint16_t> pci_subject(const std::string& s) {
   std::string d = s;
   for (auto& c : d) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (d.rfind("1002:", 0) == 0) d = d.substr(5);
-  if (d.rfind("0x", 0) == 0) d = d.substr(2);
+  if (d.starts_with("1002:")) d = d.substr(5);
+  if (d.starts_with("0x")) d = d.substr(2);
   if (d.size() != 4 || !std::all_of(d.begin(), d.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
     return std::nullopt;
   return static_cast<std::uint16_t>(std::stoul(d, nullptr, 16));
@@ -59,7 +59,7 @@ std::vector<std::string> suggest(const Knowledge& kb, const std::string& subject
     std::string n = p.name;
     add(n, p.name);
     for (const char* prefix : {"AMD ", "Radeon ", "RX ", "Instinct ", "PRO "})
-      if (n.rfind(prefix, 0) == 0) {
+      if (n.starts_with(prefix)) {
         n = n.substr(std::string(prefix).size());
         add(n, p.name);
       }

@@ -78,7 +78,7 @@ std::vector<std::string> snapshot_summary(const RecordedRun& run) {
   } else {
     out.push_back("redacted: nothing personal (--no-redact); secrets are still dropped");
     for (const auto& l : run.redactor.summary().lines())
-      if (l.rfind("environment", 0) == 0 || l.rfind("secret", 0) == 0) out.push_back("redacted: " + l);
+      if (l.starts_with("environment") || l.starts_with("secret")) out.push_back("redacted: " + l);
   }
   for (const auto& t : run.trimmed) out.push_back("trimmed: " + t + " (GPU, ROCm and ML package stanzas only)");
   return out;

@@ -3,7 +3,6 @@
 
 #include <cerrno>
 
-#include "base/text.hpp"
 #include "formats/system_files.hpp"
 
 namespace amdml::fix {
@@ -42,18 +41,11 @@ std::optional<std::set<std::string>> installed_packages(const platform::Host& ho
   auto status = host.read_file("/var/lib/dpkg/status", 64 << 20);
   if (!status) return std::nullopt;
   std::set<std::string> out;
-  for (std::string_view stanza : formats::parse::dpkg_stanzas(*status)) {
-    std::string name, state;
-    for (auto line : text::split_lines(stanza)) {
-      if (line.rfind("Package:", 0) == 0) name = std::string(text::trim(line.substr(8)));
-      else if (line.rfind("Status:", 0) == 0) state = std::string(text::trim(line.substr(7)));
-    }
-    if (name.empty()) continue;
-    // "install ok installed", "install ok half-configured", "deinstall ok config-files"...
-    const auto sp = state.rfind(' ');
-    const std::string last = sp == std::string::npos ? state : state.substr(sp + 1);
-    if (last != "not-installed" && last != "config-files") out.insert(name);
-  }
+  // Every package with files on disk, not only the configured ones: the purge after a
+  // failed install must take what it left unpacked or half-configured, and a package
+  // that was half-configured before the install is one the person had, never purged.
+  for (auto& p : formats::parse::dpkg_packages(*status, [](std::string_view) { return true; }))
+    if (p.on_disk()) out.insert(std::move(p.name));
   return out;
 }
 

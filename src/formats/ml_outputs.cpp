@@ -86,7 +86,7 @@ std::optional<GfxTarget> library_file_target(std::string_view name) {
 
 std::optional<Version> ollama_rocm_dir_version(std::string_view dir) {
   constexpr std::string_view prefix = "rocm_v";
-  if (dir.rfind(prefix, 0) != 0) return std::nullopt;
+  if (!dir.starts_with(prefix)) return std::nullopt;
   std::string s(dir.substr(prefix.size()));
   for (char& c : s)
     if (c == '_') c = '.';

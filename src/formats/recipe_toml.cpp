@@ -112,7 +112,7 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
       ModprobeOptionStep s{str("dir"), str("path")};
       AMDML_TRY_STATUS(need_path(s.path, "path"));
       AMDML_TRY_STATUS(need_path(s.dir, "dir"));
-      if (s.path.rfind(s.dir + "/", 0) != 0 || s.path.size() < 6 || s.path.substr(s.path.size() - 5) != ".conf")
+      if (!s.path.starts_with(s.dir + "/") || s.path.size() < 6 || s.path.substr(s.path.size() - 5) != ".conf")
         return make_error(where + ": modprobe-option 'path' must be a .conf file in 'dir'");
       return RecipeStep(std::move(s));
     }
@@ -184,7 +184,7 @@ Result<RecipeStep> parse_step(const std::string& file, const toml::table& t) {
 Result<std::vector<Recipe>> load_unchecked(const std::vector<RecipeFile>& files) {
   std::vector<Recipe> out;
   for (const auto& f : files) {
-    if (f.path.rfind("fixes/", 0) != 0) continue;
+    if (!f.path.starts_with("fixes/")) continue;
     std::string file = "recipes/" + f.path;
     toml::table root;
     try {

@@ -91,8 +91,8 @@ bool valid_name(const std::string& n, const std::set<std::string>& generic) {
   if (n.find_first_not_of("0123456789") == std::string::npos) return false;
   if (n.find_first_of(" \t\n:/") != std::string::npos) return false;
   if (generic.count(to_lower(n))) return false;
-  if (n.rfind("user", 0) == 0 && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
-  if (n.rfind("host", 0) == 0 && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
+  if (n.starts_with("user") && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
+  if (n.starts_with("host") && n.find_first_not_of("0123456789", 4) == std::string::npos) return false;
   return true;
 }
 
@@ -103,41 +103,6 @@ const SnapshotNode* file_node(const Recording& r, const std::string& path) {
 }
 
 using paths::basename;
-
-struct PasswdLine {
-  std::string name;
-  long uid = -1;
-  std::string home;
-};
-
-std::vector<PasswdLine> passwd_lines(const std::string& text) {
-  std::vector<PasswdLine> out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-    pos = eol == std::string::npos ? text.size() : eol + 1;
-    std::vector<std::string> f;
-    std::size_t a = 0;
-    for (;;) {
-      std::size_t b = line.find(':', a);
-      f.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
-      if (b == std::string::npos) break;
-      a = b + 1;
-    }
-    if (f.size() < 7 || f[0].empty()) continue;
-    PasswdLine p;
-    p.name = f[0];
-    try {
-      p.uid = std::stol(f[2]);
-    } catch (...) {
-      continue;
-    }
-    p.home = f[5];
-    out.push_back(p);
-  }
-  return out;
-}
 
 // Login environment files (/etc/environment, profile.d, environment.d) hold whatever a
 // machine's owner exports -- proxies with passwords, API keys under any name. A snapshot
@@ -224,7 +189,7 @@ std::set<std::string> generic_words(const Recording& r) {
   for (const auto& [path, node] : r.tree) {
     bool system_tree = false;
     for (const char* top : {"/sys/", "/proc/", "/dev/", "/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/etc/"})
-      system_tree = system_tree || path.rfind(top, 0) == 0;
+      system_tree = system_tree || path.starts_with(top);
     if (!system_tree) continue;
     std::size_t a = 1;
     while (a < path.size()) {
@@ -239,7 +204,7 @@ std::set<std::string> generic_words(const Recording& r) {
 
 // Users: who ran amdml, everyone with a login uid, and group members no system account
 // explains; in the order they were found.
-std::vector<std::string> personal_users(const Recording& r, const std::vector<PasswdLine>& passwd,
+std::vector<std::string> personal_users(const Recording& r, const std::vector<PasswdEntry>& passwd,
                                         const std::set<std::string>& generic) {
   std::vector<std::string> users;
   auto add_user = [&](const std::string& n) {
@@ -255,26 +220,11 @@ std::vector<std::string> personal_users(const Recording& r, const std::vector<Pa
     if (human) add_user(p.name);
     else system_accounts.insert(p.name);
   }
-  if (const auto* n = file_node(r, "/etc/group")) {
-    std::size_t pos = 0;
-    const std::string& t = n->content;
-    while (pos < t.size()) {
-      std::size_t eol = t.find('\n', pos);
-      std::string line = t.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-      pos = eol == std::string::npos ? t.size() : eol + 1;
-      std::size_t c3 = line.rfind(':');
-      if (c3 == std::string::npos) continue;
-      std::string members = line.substr(c3 + 1);
-      std::size_t a = 0;
-      while (a <= members.size()) {
-        std::size_t b = members.find(',', a);
-        if (b == std::string::npos) b = members.size();
-        std::string m = trim(members.substr(a, b - a));
-        if (!m.empty() && !system_accounts.count(m)) add_user(m);
-        a = b + 1;
-      }
-    }
-  }
+  // /etc/group through the identity probe's codec, so a member is whom the probe sees.
+  if (const auto* n = file_node(r, "/etc/group"))
+    for (const auto& g : parse::group_file(n->content))
+      for (const auto& m : g.members)
+        if (!system_accounts.count(m)) add_user(m);
   return users;
 }
 
@@ -421,8 +371,8 @@ Redactor Redactor::learn(const Recording& r, const RedactOptions& o) {
 
   const std::set<std::string> generic = generic_words(r);
 
-  std::vector<PasswdLine> passwd;
-  if (const auto* n = file_node(r, "/etc/passwd")) passwd = passwd_lines(n->content);
+  std::vector<PasswdEntry> passwd;
+  if (const auto* n = file_node(r, "/etc/passwd")) passwd = parse::passwd_file(n->content);
   const std::vector<std::string> users = personal_users(r, passwd, generic);
   std::map<std::string, std::string> user_map;
   for (std::size_t i = 0; i < users.size(); ++i) {
@@ -460,7 +410,7 @@ Redactor Redactor::learn(const Recording& r, const RedactOptions& o) {
       red.tokens_.push_back({v, "serial" + std::to_string(++serial_index)});
     } else if (is_unique_id_path(path)) {
       std::string v = trim(node.content);
-      if (v.rfind("0x", 0) == 0) v = v.substr(2);
+      if (v.starts_with("0x")) v = v.substr(2);
       if (auto n = text::hex(v); n && *n != 0) red.fake_unique_id(*n);
     } else if (basename(path) == "properties") {
       // KFD node properties: "unique_id <decimal>".
@@ -510,8 +460,8 @@ void Redactor::apply(Recording& r) {
   if (options_.identities) {
     for (auto it = r.tree.begin(); it != r.tree.end();) {
       const auto& [path, node] = *it;
-      bool in_home = path.rfind("/home/", 0) == 0 || path.rfind("/root/", 0) == 0;
-      for (const auto& [home, fake] : literal_) in_home = in_home || path.rfind(home + "/", 0) == 0;
+      bool in_home = path.starts_with("/home/") || path.starts_with("/root/");
+      for (const auto& [home, fake] : literal_) in_home = in_home || path.starts_with(home + "/");
       if (in_home && node.listed_only && node.kind == SnapshotNode::Kind::placeholder && !keep_listed_home_file(path)) {
         ++summary_.home_files_pruned;
         it = r.tree.erase(it);

@@ -294,7 +294,7 @@ bool is_secret_name(std::string_view name) {
       if (w.find(a) != std::string::npos) return true;
     for (const char* e : kEnds)
       if (std::string_view(w).ends_with(e)) return true;
-    if (w.rfind("AUTH", 0) == 0) return true;
+    if (w.starts_with("AUTH")) return true;
   }
   return false;
 }
@@ -304,7 +304,7 @@ bool is_secret_member(std::string_view name) { return is_secret_name(name) && te
 bool looks_like_secret(const std::string& v) {
   if (v.size() < 12) return false;
   for (const char* p : kTokenPrefixes)
-    if (v.rfind(p, 0) == 0 && v.size() >= std::string(p).size() + 12) return true;
+    if (v.starts_with(p) && v.size() >= std::string(p).size() + 12) return true;
   // A URL carrying a password: scheme://user:password@host
   if (auto s = v.find("://"); s != std::string::npos) {
     auto at = v.find('@', s + 3);

@@ -1,6 +1,7 @@
 // Text-format parsers; see system_files.hpp.
 #include "formats/system_files.hpp"
 
+#include "base/enum_names.hpp"
 #include "formats/grub_defaults.hpp"
 #include "formats/kernelstub.hpp"
 
@@ -74,10 +75,7 @@ std::vector<std::string_view> dpkg_stanzas(std::string_view text) {
   return out;
 }
 
-namespace {
-
-// The value of "KEY: value" in one stanza (its first line or after a newline), or nullopt.
-std::optional<std::string_view> stanza_field(std::string_view stanza, std::string_view key) {
+std::optional<std::string_view> dpkg_field(std::string_view stanza, std::string_view key) {
   std::size_t at = 0;
   for (;;) {
     if (stanza.compare(at, key.size(), key) == 0 && stanza.size() > at + key.size() + 1 &&
@@ -92,7 +90,18 @@ std::optional<std::string_view> stanza_field(std::string_view stanza, std::strin
   }
 }
 
-}  // namespace
+DpkgState dpkg_state(std::string_view status_field) {
+  static constexpr EnumName<DpkgState> kNames[] = {
+      {DpkgState::not_installed, "not-installed"},     {DpkgState::config_files, "config-files"},
+      {DpkgState::half_installed, "half-installed"},   {DpkgState::unpacked, "unpacked"},
+      {DpkgState::half_configured, "half-configured"}, {DpkgState::triggers_awaited, "triggers-awaited"},
+      {DpkgState::triggers_pending, "triggers-pending"}, {DpkgState::installed, "installed"},
+  };
+  // "want flag state", one space each as dpkg writes them.
+  const auto words = text::split(status_field, ' ');
+  if (words.size() != 3) return DpkgState::unknown;
+  return enum_from_name(kNames, words[2]).value_or(DpkgState::unknown);
+}
 
 std::vector<DpkgPackage> dpkg_packages(std::string_view status, const std::function<bool(std::string_view)>& want) {
   std::vector<DpkgPackage> out;
@@ -101,12 +110,12 @@ std::vector<DpkgPackage> dpkg_packages(std::string_view status, const std::funct
     const std::string_view stanza =
         status.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos + 1);
     pos = end == std::string_view::npos ? status.size() : end + 2;
-    const auto name = stanza_field(stanza, "Package");
+    const auto name = dpkg_field(stanza, "Package");
     if (!name || name->empty() || !want(*name)) continue;
     DpkgPackage p;
     p.name = std::string(*name);
-    p.version = std::string(stanza_field(stanza, "Version").value_or(""));
-    p.installed = stanza_field(stanza, "Status") == std::string_view("install ok installed");
+    p.version = std::string(dpkg_field(stanza, "Version").value_or(""));
+    p.state = dpkg_state(dpkg_field(stanza, "Status").value_or(""));
     out.push_back(std::move(p));
   }
   return out;
@@ -135,7 +144,7 @@ std::vector<Assignment> login_env(std::string_view text) {
   for (auto line : split_lines(text)) {
     ++n;
     line = trim(line);
-    if (line.rfind("export", 0) == 0 && line.size() > 6 && (line[6] == ' ' || line[6] == '\t')) line = trim(line.substr(7));
+    if (line.starts_with("export") && line.size() > 6 && (line[6] == ' ' || line[6] == '\t')) line = trim(line.substr(7));
     auto eq = line.find('=');
     if (eq == std::string_view::npos || eq == 0) continue;
     auto key = line.substr(0, eq);

@@ -33,14 +33,39 @@ std::map<std::string, std::string> os_release(std::string_view text);
 // The stanzas of a Debian control file (/var/lib/dpkg/status), split at blank lines;
 // each keeps its last line's newline.
 std::vector<std::string_view> dpkg_stanzas(std::string_view text);
+// The value of a stanza's "KEY: value" line, wherever it stands in the stanza; nullopt
+// without one.
+std::optional<std::string_view> dpkg_field(std::string_view stanza, std::string_view key);
 
-// A package in dpkg's status: its name, Version and whether its Status is "install ok
-// installed".
+// dpkg's state of a package: the third word of its Status field ("install ok
+// half-configured"; dpkg-query(1), "Package states"); unknown for a word dpkg does not write.
+enum class DpkgState {
+  unknown,
+  not_installed,
+  config_files,
+  half_installed,
+  unpacked,
+  half_configured,
+  triggers_awaited,
+  triggers_pending,
+  installed,
+};
+// A package in dpkg's status: its name, Version and state. The want and error words of
+// Status ("hold", "deinstall", "reinstreq") say what is to happen to it, not what is on
+// disk: a held package is installed.
 struct DpkgPackage {
   std::string name;
   std::string version;
-  bool installed = false;
+  DpkgState state = DpkgState::unknown;
+  // Unpacked and configured: what a probe reports as present.
+  bool installed() const { return state == DpkgState::installed; }
+  // Some of its files are on disk (unpacked, configured or anywhere between): what an
+  // install that fails half-way leaves, and what a purge removes. Not config-files, whose
+  // package is gone but for its configuration.
+  bool on_disk() const { return state >= DpkgState::half_installed; }
 };
+// The DpkgState a Status field's state word names; unknown for any other word.
+DpkgState dpkg_state(std::string_view status_field);
 // The packages of dpkg's status whose name `want` accepts, in the file's order. Only a
 // stanza's Package line is read before want decides; the other stanzas are skipped
 // unparsed (a desktop's status holds thousands, amdml asks for a few dozen), so another

@@ -21,7 +21,7 @@ Result<UpdateConf> parse_update_conf(const std::string& text, const std::string&
     if (key != "url" && key != "keyring") return make_error(line + "unknown key '" + text::one_line(key) + "' (url, keyring)");
     if (!s || s->empty()) return make_error(line + "'" + key + "' must be a non-empty string");
     if (key == "url") {
-      if (s->rfind("https://", 0) != 0 && s->rfind("http://", 0) != 0 && s->rfind("file:///", 0) != 0)
+      if (!s->starts_with("https://") && !s->starts_with("http://") && !s->starts_with("file:///"))
         return make_error(line + "'url' must start with https://, http:// or file:///");
       c.url = *s;
     } else {

@@ -89,7 +89,7 @@ bool KernelReq::satisfied_by(const std::string& kernel_release) const {
   auto have = ubuntu_abi(kernel_release);
   if (!base || !want || !have || *base != *v) return false;
   // "oem" also matches "oem-24.04c"-style flavours of the same series.
-  return have->flavour.rfind(want->flavour, 0) == 0 && have->abi >= want->abi;
+  return have->flavour.starts_with(want->flavour) && have->abi >= want->abi;
 }
 
 KernelStatus KernelReq::status(const Version& rocm, bool fixed_kernel) const {
@@ -114,7 +114,7 @@ bool MemoryKnowledge::rocm_memory_follows_ttm(const std::string& kernel_release)
   auto base = Version::parse(apu_prefer_gtt_backport);
   auto flavour = ubuntu_abi(kernel_release);
   return base && *base == *v && flavour && dash != std::string::npos &&
-         flavour->flavour.rfind(apu_prefer_gtt_backport.substr(dash + 1), 0) == 0;
+         flavour->flavour.starts_with(apu_prefer_gtt_backport.substr(dash + 1));
 }
 
 std::optional<Pages> MemoryKnowledge::recommended_pages_limit(Bytes ram) const {

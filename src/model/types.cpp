@@ -88,8 +88,8 @@ std::optional<Version> Version::parse(std::string_view text) {
   // "rocm-installer-7.14.1-1.run"'s "7.14.1.run" are no version.
   if (i < text.size() && text[i] == '.') {
     auto rest = text.substr(i + 1);
-    bool ok = !rest.empty() && (std::isdigit(static_cast<unsigned char>(rest[0])) || rest.rfind("post", 0) == 0 ||
-                                rest.rfind("dev", 0) == 0);
+    bool ok = !rest.empty() && (std::isdigit(static_cast<unsigned char>(rest[0])) || rest.starts_with("post") ||
+                                rest.starts_with("dev"));
     if (!ok) return std::nullopt;
   }
   return Version{parts[0], parts[1], parts[2]};

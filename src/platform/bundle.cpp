@@ -65,7 +65,7 @@ std::string first_line(const std::string& s) {
 bool member_ok(const std::string& name) {
   if (name == "knowledge/" || name == "knowledge") return true;
   const std::string dir = "knowledge/", ext = ".toml";
-  if (name.rfind(dir, 0) != 0 || name.size() <= dir.size() + ext.size()) return false;
+  if (!name.starts_with(dir) || name.size() <= dir.size() + ext.size()) return false;
   if (name.compare(name.size() - ext.size(), ext.size(), ext) != 0) return false;
   const std::string stem = name.substr(dir.size(), name.size() - dir.size() - ext.size());
   return stem.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos;

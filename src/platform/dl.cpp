@@ -53,7 +53,7 @@ LoadedLibrary load_first(const std::vector<std::string>& candidates) {
     a.error = err ? err : "dlopen failed";
     // "libX.so.1: cannot open shared object file: No such file or directory" names the
     // library itself when it is absent; a missing dependency names the dependency.
-    bool self_missing = a.error.rfind(path + ":", 0) == 0 && a.error.find("No such file") != std::string::npos;
+    bool self_missing = a.error.starts_with(path + ":") && a.error.find("No such file") != std::string::npos;
     a.exists = !self_missing;
     if (self_missing) a.error = "not found on the library search path";
     lib.attempts.push_back(std::move(a));

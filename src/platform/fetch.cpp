@@ -9,12 +9,12 @@ namespace amdml::platform {
 
 Result<std::string> fetch_url(const Host& host, const std::string& url, std::size_t limit) {
   const std::string file = "file://";
-  if (url.rfind(file, 0) == 0) {
+  if (url.starts_with(file)) {
     std::string path = url.substr(file.size());
     if (path.empty() || path[0] != '/') return make_error(url + ": a file:// URL needs an absolute path", EINVAL);
     return read_real_file(path, url, limit);
   }
-  if (url.rfind("https://", 0) != 0) return make_error(url + ": only https:// and file:// are fetched", EINVAL);
+  if (!url.starts_with("https://")) return make_error(url + ": only https:// and file:// are fetched", EINVAL);
   auto r = host.run({"curl", "-fsSL", "--max-time", "60", "--max-filesize", std::to_string(limit), url}, std::chrono::seconds(90));
   if (!r) return make_error("fetching " + url + ": " + r.error().message, r.error().code);
   if (r->timed_out || r->signal || r->exit_code != 0)
@@ -25,12 +25,12 @@ Result<std::string> fetch_url(const Host& host, const std::string& url, std::siz
 
 Result<std::string> download(const std::string& url, std::size_t limit) {
   const std::string file = "file://";
-  if (url.rfind(file, 0) == 0) {
+  if (url.starts_with(file)) {
     std::string path = url.substr(file.size());
     if (path.empty() || path[0] != '/') return make_error(url + ": a file:// URL needs an absolute path", EINVAL);
     return read_real_file(path, url, limit);
   }
-  if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0)
+  if (!url.starts_with("https://") && !url.starts_with("http://"))
     return make_error(url + ": only https://, http:// and file:// URLs are downloaded", EINVAL);
   if (!find_in_path("curl")) return make_error("downloading " + url + ": curl is not installed", ENOENT);
   RunOptions o;

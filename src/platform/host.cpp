@@ -12,9 +12,12 @@ Result<KernelLogText> Host::kernel_log(std::size_t max_bytes, std::chrono::milli
   AMDML_TRY(auto text, read_file("/dev/kmsg", 64u << 20));
   KernelLogText out;
   out.source = "/dev/kmsg";
-  auto kept = formats::kmsg::tail(text, max_bytes);
-  out.truncated = kept.size() < text.size();
-  out.records = std::string(kept);
+  // The newest records are the file's end: cut the front off in place rather than copy
+  // the (up to 2 MiB) rest into a new string.
+  const std::size_t kept = formats::kmsg::tail(text, max_bytes).size();
+  out.truncated = kept < text.size();
+  text.erase(0, text.size() - kept);
+  out.records = std::move(text);
   return out;
 }
 

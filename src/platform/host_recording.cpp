@@ -15,7 +15,7 @@ std::string child_path(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-bool under_dev(const std::string& p) { return p == "/dev" || p.rfind("/dev/", 0) == 0; }
+bool under_dev(const std::string& p) { return p == "/dev" || p.starts_with("/dev/"); }
 
 }  // namespace
 

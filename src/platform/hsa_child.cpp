@@ -131,7 +131,7 @@ void set_failure(HsaFacts& out, const Api& api, const char* call, hsa_status_t s
   if (api.status_string && api.status_string(st, &text) == HSA_STATUS_SUCCESS && text) {
     out.status_text = std::string(text);
     std::string s = text;
-    if (s.rfind("HSA_STATUS_", 0) == 0) out.status_name = s.substr(0, s.find(':'));
+    if (s.starts_with("HSA_STATUS_")) out.status_name = s.substr(0, s.find(':'));
   }
   if (!out.status_name) out.status_name = hsa_status_name(static_cast<std::uint32_t>(st));
 }

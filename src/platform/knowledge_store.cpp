@@ -98,7 +98,7 @@ Status install_bundle(SafeTree& tree, const std::string& date, const std::vector
   // that nothing points at (it is complete, but it is rewritten from what was verified now).
   AMDML_TRY(auto names, tree.list(kStore));
   for (const auto& n : names)
-    if (n.rfind(".staging-", 0) == 0) AMDML_TRY_STATUS(remove_tree(tree, kStore + "/" + n));
+    if (n.starts_with(".staging-")) AMDML_TRY_STATUS(remove_tree(tree, kStore + "/" + n));
   if (date == state.current) return make_error("bundle " + date + " is already the current one", EEXIST);
   const std::string staging = kStore + "/.staging-" + date;
   FileMeta meta{0644, std::nullopt, std::nullopt};

@@ -121,7 +121,7 @@ Status replace_atomically(const std::string& shown, const std::string& target, s
   if (st) return st;
   // The atomic writer names the file; the caller already does.
   std::string msg = st.error().message;
-  if (msg.rfind(target + ": ", 0) == 0 && target == shown) msg = msg.substr(target.size() + 2);
+  if (msg.starts_with(target + ": ") && target == shown) msg = msg.substr(target.size() + 2);
   return make_error(msg, st.error().code);
 }
 

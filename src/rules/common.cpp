@@ -85,9 +85,9 @@ std::optional<std::string> login_sets(const Facts& f, const std::string& name, c
   const LoginEnv *etc = nullptr, *profile = nullptr, *envd = nullptr;
   for (const auto& e : f.login_env) {
     if (e.name != name) continue;  // within each mechanism the last setting wins
-    if (e.where.rfind("/etc/environment:", 0) == 0) etc = &e;
-    else if (e.where.rfind("/etc/profile.d/", 0) == 0) profile = &e;
-    else if (e.where.rfind("/etc/environment.d/", 0) == 0) envd = &e;
+    if (e.where.starts_with("/etc/environment:")) etc = &e;
+    else if (e.where.starts_with("/etc/profile.d/")) profile = &e;
+    else if (e.where.starts_with("/etc/environment.d/")) envd = &e;
   }
   auto sets = [&](const LoginEnv* e) { return e && e->value == value; };
   if (sets(etc)) return etc->where;
@@ -131,7 +131,7 @@ Evidence rocm_evidence(const Facts& f) {
     // Where the distribution install's version was read: dpkg, rocm-core's header, pacman.
     for (const auto& in : r.installs)
       if (in.path == "/usr" && in.version && !in.version_from.empty())
-        return {in.version_from.rfind("dpkg ", 0) == 0 ? "/var/lib/dpkg/status " + in.version_from.substr(5) : in.version_from,
+        return {in.version_from.starts_with("dpkg ") ? "/var/lib/dpkg/status " + in.version_from.substr(5) : in.version_from,
                 in.version_text};
     return {"/var/lib/dpkg/status libhsa-runtime64-1", r.version_text.value_or("unknown")};
   }

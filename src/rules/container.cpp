@@ -19,7 +19,7 @@ namespace amdml::rules {
 
 namespace {
 
-bool is_render(const DeviceAccess& d) { return d.path.rfind("/dev/dri/renderD", 0) == 0; }
+bool is_render(const DeviceAccess& d) { return d.path.starts_with("/dev/dri/renderD"); }
 
 bool has_gid(const Identity& p, std::uint32_t gid) {
   if (p.gid == gid) return true;

@@ -144,7 +144,7 @@ void fill_failed(const Facts& f, const DeepGpu& g, const DeepStep& s, std::vecto
   auto fd = make_finding(FindingId::deep_fill_failed, agent_label(f, g) + ": the runtime's fill kernel did not run", detail);
   add_step_evidence(fd, s);
   for (const auto& [k, v] : f.env)
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) fd.evidence.push_back({"env " + k, v});
+    if (k.starts_with("HSA_OVERRIDE_GFX_VERSION")) fd.evidence.push_back({"env " + k, v});
   tie(fd, g);
   out.push_back(std::move(fd));
 }
@@ -246,7 +246,7 @@ void torch_no_gfx(const Facts& f, const PythonEnv& env, const TorchMatmul& m, st
   fd.detail = detail;
   add_torch_evidence(fd, env, m);
   for (const auto& [k, v] : f.env)
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) fd.evidence.push_back({"env " + k, v});
+    if (k.starts_with("HSA_OVERRIDE_GFX_VERSION")) fd.evidence.push_back({"env " + k, v});
   if (auto g = torch_gpu(f, t, m.device)) fd.gpus.push_back(*g);
   out.push_back(std::move(fd));
 }

@@ -310,7 +310,7 @@ void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector
     if (f.gpus[i].kfd_node) gpu_by_node[*f.gpus[i].kfd_node] = static_cast<int>(i);
 
   for (const auto& [var, value] : f.env) {
-    if (var.rfind(prefix, 0) != 0) continue;
+    if (!var.starts_with(prefix)) continue;
     std::optional<int> node;
     if (var.size() > prefix.size()) {
       if (var[prefix.size()] != '_') continue;
@@ -612,7 +612,7 @@ void cross_reference(std::vector<Finding>& out) {
   for (const auto& fd : out)
     if (const auto* p = fd.fix && fd.fix->recipe == "ollama-override" ? std::get_if<EnvParams>(&fd.fix->params) : nullptr)
       for (const auto& [k, v] : p->env)
-        if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) ollama_gets_override = true;
+        if (k.starts_with("HSA_OVERRIDE_GFX_VERSION")) ollama_gets_override = true;
   if (!ollama_gets_override) return;
   for (auto& fd : out)
     if (fd.id == FindingId::gfx_override_needed)

@@ -58,7 +58,7 @@ void gpu_rules(const RuleContext& ctx, std::vector<Finding>& out) {
     // than claim there is none.
     std::vector<const ProbeError*> unreadable;
     for (const auto& e : f.errors)
-      if (e.probe == "pci" && e.path.rfind("/sys/bus/pci/devices/", 0) == 0) unreadable.push_back(&e);
+      if (e.probe == "pci" && e.path.starts_with("/sys/bus/pci/devices/")) unreadable.push_back(&e);
     auto fd = make_finding(FindingId::gpu_none, unreadable.empty() ? "No AMD GPU found" : "No AMD GPU found among the PCI devices amdml could read",
                            unreadable.empty()
                                ? "No AMD display or accelerator device is on PCI, no amdgpu DRM card exists and KFD lists no GPU."

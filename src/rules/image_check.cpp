@@ -44,7 +44,7 @@ bool kernel_file_for(const std::string& library, const std::string& file, const 
   std::string n = target.name();
   // MIOpen's precompiled kernel databases (.kdb); its find and perf databases hold no code.
   if (!ends(".kdb")) return false;
-  if (file.rfind(n, 0) != 0 || file.size() == n.size()) return false;
+  if (!file.starts_with(n) || file.size() == n.size()) return false;
   char next = file[n.size()];
   // the CU count (hex, "gfx90a68") or a separator; no target's name begins another's
   return next == '_' || next == '.' || (next >= '0' && next <= '9') || (next >= 'a' && next <= 'f');

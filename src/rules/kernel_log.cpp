@@ -41,7 +41,7 @@ void firmware_missing(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   std::map<std::string, const KernelEvent*> files;  // one per file
   for (const auto* e : of(f, KernelEventKind::firmware_missing))
-    if (e->subject.rfind("amdgpu/", 0) == 0 && !files.count(e->subject)) files[e->subject] = e;
+    if (e->subject.starts_with("amdgpu/") && !files.count(e->subject)) files[e->subject] = e;
   if (files.empty()) return;
   auto [pkg, install] = firmware_package(f);
   std::string names;
@@ -189,7 +189,7 @@ void iommu_faults(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   Events ev;
   for (const auto* e : of(f, KernelEventKind::iommu_fault)) {
-    bool gpu = e->line.rfind("amdgpu", 0) == 0;
+    bool gpu = e->line.starts_with("amdgpu");
     for (const auto& g : f.gpus)
       if (g.pci_slot && !e->subject.empty() && *g.pci_slot == e->subject) gpu = true;
     if (gpu) ev.push_back(e);

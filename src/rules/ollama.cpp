@@ -76,7 +76,7 @@ bool gpu_relevant(const std::string& name) {
                                 "HIP_VISIBLE_DEVICES", "OLLAMA_VULKAN", "OLLAMA_LLM_LIBRARY", "GGML_VK_VISIBLE_DEVICES"};
   for (const char* n : names)
     if (name == n) return true;
-  return name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0;
+  return name.starts_with("HSA_OVERRIDE_GFX_VERSION_");
 }
 
 struct ServiceEnvEdit {
@@ -197,7 +197,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
 
   // 3. Per-device overrides: ollama's GPU filter only reads the global variable.
   for (const auto& [k, v] : env) {
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) != 0) continue;
+    if (!k.starts_with("HSA_OVERRIDE_GFX_VERSION_")) continue;
     edit.problem(k + " is the per-device form, which ollama ignores when it decides which GPUs to use.",
                  {where(v), k + "=" + v.value});
     if (edit.set.count("HSA_OVERRIDE_GFX_VERSION") || effective_override) edit.unset.push_back(k);
@@ -244,7 +244,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       std::string name = word.substr(0, eq);
       if (!formats::systemd_unit::env_name_valid(name) || env.count(name) || edit.set.count(name)) continue;
       if (name == "HSA_OVERRIDE_GFX_VERSION" && !parse_gfx_override(word.substr(eq + 1))) continue;
-      if (name.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !needed && shipped) continue;  // not needed here
+      if (name.starts_with("HSA_OVERRIDE_GFX_VERSION") && !needed && shipped) continue;  // not needed here
       edit.set[name] = word.substr(eq + 1);
     }
   }
@@ -268,14 +268,14 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
   for (const auto& [k, v] : f.env) {
     if (!gpu_relevant(k)) continue;
     if (k == "OLLAMA_IGPU_ENABLE" && !igpu_relevant) continue;
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0 && !override_relevant) continue;
+    if (k.starts_with("HSA_OVERRIDE_GFX_VERSION") && !override_relevant) continue;
     auto it = env.find(k);
     if (it != env.end() && it->second.value == v) continue;
     edit.problem("Your shell exports " + k + "=" + v + ", but ollama runs as a system service and never sees the "
                  "shell's environment.",
                  {"env " + k, v});
     bool decided = edit.set.count(k) || std::find(edit.unset.begin(), edit.unset.end(), k) != edit.unset.end();
-    bool override_var = k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0;
+    bool override_var = k.starts_with("HSA_OVERRIDE_GFX_VERSION");
     if (!decided && !override_var && it == env.end()) edit.set[k] = v;
     // The person's own global override, when amdml has no better value and the build
     // ships its target, is what they meant the service to have.
@@ -283,7 +283,7 @@ void env_finding(const RuleContext& ctx, const OllamaFacts& o, const std::option
       if (auto t = parse_gfx_override(v); t && shipped && contains(shipped->targets, *t)) {
         edit.set[k] = v;
         for (const auto& [name, val] : env)
-          if (name.rfind("HSA_OVERRIDE_GFX_VERSION_", 0) == 0) edit.unset.push_back(name);
+          if (name.starts_with("HSA_OVERRIDE_GFX_VERSION_")) edit.unset.push_back(name);
       }
   }
 

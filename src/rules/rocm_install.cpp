@@ -217,7 +217,7 @@ void removals(const RuleContext& ctx, const Pick& pk, const std::string& distro,
       for (const auto& name : d.packages)
         if (f.rocm.packages.count(name) && !amd_version(f.rocm.packages.at(name))) add(name);
   for (const auto& [name, ver] : f.rocm.packages) {
-    if (name.rfind("amdrocm", 0) == 0 || name.rfind("amdgpu-", 0) == 0) continue;  // side by side / the driver
+    if (name.starts_with("amdrocm") || name.starts_with("amdgpu-")) continue;  // side by side / the driver
     if (pk.channel && amd_version(ver)) {
       add(name);
       continue;
@@ -409,7 +409,7 @@ std::string torch_series(const PythonEnv& env) {
 // root left there would break alice's next pip. "" (as amdml runs) for any other place.
 std::string env_owner(const Facts& f, const std::string& prefix) {
   for (const auto& pw : f.identity.passwd)
-    if (pw.uid != 0 && pw.home.size() > 1 && prefix.rfind(pw.home + "/", 0) == 0) return pw.name;
+    if (pw.uid != 0 && pw.home.size() > 1 && prefix.starts_with(pw.home + "/")) return pw.name;
   return {};
 }
 
@@ -427,7 +427,7 @@ void attach_pip_install(const RuleContext& ctx, const PythonEnv& env, PipNeed ne
   const std::string id_prefix = need == PipNeed::torch_device ? "amd-torch-" : "therock-pip-";
   const ChannelSpec* ch = nullptr;
   for (const auto& c : ctx.kb.channels)
-    if (c.kind == "pip" && c.id.rfind(id_prefix, 0) == 0 && c.full.count(series) &&
+    if (c.kind == "pip" && c.id.starts_with(id_prefix) && c.full.count(series) &&
         std::find(c.rocm.begin(), c.rocm.end(), *sv) != c.rocm.end())
       ch = &c;
   if (!ch) return;

@@ -22,7 +22,7 @@ std::string errno_label(int e) {
 std::vector<std::pair<std::string, std::string>> overrides(const Facts& f) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [k, v] : f.env)
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) out.emplace_back(k, v);
+    if (k.starts_with("HSA_OVERRIDE_GFX_VERSION")) out.emplace_back(k, v);
   return out;
 }
 
@@ -88,7 +88,7 @@ void explain_init_failure(const Facts& f, Finding& fd) {
   if (cause.empty()) {
     // /dev/kfd opens: a render node the runtime needs may not.
     for (const auto& d : f.identity.devices) {
-      if (d.path.rfind("/dev/dri/renderD", 0) != 0 || d.open != OpenCheck::failed || d.open_errno != EACCES) continue;
+      if (!d.path.starts_with("/dev/dri/renderD") || d.open != OpenCheck::failed || d.open_errno != EACCES) continue;
       cause = "This user can open /dev/kfd but not " + d.path + "; the runtime fails on a render node it may not "
               "open (see access.kfd).";
       fd.evidence.push_back({d.path, "open(O_RDWR): " + errno_label(d.open_errno)});

@@ -1,6 +1,7 @@
 // Fuzz target: dpkg's status read by package-name predicate (formats::parse::dpkg_packages): the
 // packages it returns are the stanzas the predicate accepted, named as it was asked,
-// each a name without a newline, and every stanza's name is asked at most once.
+// each a name without a newline, installed only when on disk, and every stanza's name is
+// asked at most once.
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < all.size(); ++i) {
     FUZZ_CHECK(all[i].name == asked[i] && !all[i].name.empty());
     FUZZ_CHECK(all[i].name.find('\n') == std::string::npos && all[i].version.find('\n') == std::string::npos);
+    // Installed is one of the on-disk states.
+    FUZZ_CHECK(!all[i].installed() || all[i].on_disk());
   }
   // A predicate that takes every other name returns exactly those.
   std::size_t k = 0;

@@ -15,6 +15,7 @@
 #include "platform/recipes_dir.hpp"
 #include "support/cli.hpp"
 #include "support/knowledge.hpp"
+#include "support/findings.hpp"
 
 using amdml::test::shipped_knowledge;
 
@@ -22,6 +23,7 @@ using namespace amdml;
 
 namespace {
 
+using test::find_finding;
 nlohmann::json explain_json(const std::string& gfx) {
   return nlohmann::json::parse(test::run_amdml("explain " + gfx + " --format json").out, nullptr, false);
 }
@@ -53,12 +55,6 @@ PythonEnv torch_env(TorchBuild b) {
   return e;
 }
 
-const Finding* find(const std::vector<Finding>& v, const std::string& id) {
-  for (const auto& x : v)
-    if (to_string(x.id) == id) return &x;
-  return nullptr;
-}
-
 }  // namespace
 
 TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
@@ -76,7 +72,7 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
 
     // The doctor on a CPU-only torch recommends a wheel: the same one.
     auto fs = diagnose(box(g.target, torch_env(TorchBuild::cpu)), kb);
-    const Finding* build = find(fs, "torch.build");
+    const Finding* build = find_finding(fs, "torch.build");
     ASSERT_NE(build, nullptr);
     ASSERT_FALSE(build->commands.empty());
     const std::string& cmd = build->commands.front();
@@ -112,7 +108,7 @@ TEST(KnowledgeAgree, ExplainAndDoctorRecommendTheSameWheelForEveryTarget) {
     env.torch_hip = r->version.str();
     env.torch_rocblas_targets = r->kernels;
     fs = diagnose(box(g.target, env), kb);
-    const Finding* tg = find(fs, "torch.gfx");
+    const Finding* tg = find_finding(fs, "torch.gfx");
     EXPECT_EQ(tg != nullptr, needs_override);
     if (needs_override) {
       ++with_override;

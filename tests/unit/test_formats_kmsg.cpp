@@ -41,6 +41,40 @@ TEST(Kmsg, TailKeepsWholeNewestLines) {
   EXPECT_EQ(formats::kmsg::tail("aaaa\nbbbb\ncccc\n", 8), "cccc\n");
 }
 
+// gpu_relevant scans a record once: each word it looks for is found at the start, in the
+// middle and as the last bytes of a record, and a record with only its first two bytes
+// (or a case the kernel does not print) is not taken.
+TEST(Kmsg, GpuRelevantFindsEachWordWhereverItStands) {
+  for (std::string w : {"amd", "AMD", "kfd", "drm", "ttm", "irmware", "ockdown", "module", "DMAR", "iommu", "IOMMU", "ecure"}) {
+    EXPECT_TRUE(formats::kmsg::gpu_relevant(w)) << w;
+    EXPECT_TRUE(formats::kmsg::gpu_relevant(w + ": x")) << w;
+    EXPECT_TRUE(formats::kmsg::gpu_relevant("eno1: " + w + " up")) << w;
+    EXPECT_TRUE(formats::kmsg::gpu_relevant("eno1: link " + w)) << w;
+    EXPECT_FALSE(formats::kmsg::gpu_relevant("eno1: link " + w.substr(0, 2))) << w;
+    EXPECT_FALSE(formats::kmsg::gpu_relevant(w.substr(0, 2) + " " + w.substr(2))) << w;
+  }
+  EXPECT_FALSE(formats::kmsg::gpu_relevant(""));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("a"));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("Amd Kfd Drm Ttm Module Dmar"));
+  EXPECT_FALSE(formats::kmsg::gpu_relevant("mlx5_core 0000:01:00.1: mlx5e_health_report: port 1 link up, speed 400G"));
+}
+
+// classify counts the GPU lines it looked at: the number a snapshot keeps and the probe reports.
+TEST(Kmsg, ClassifyCountsTheGpuLines) {
+  auto p = formats::kmsg::parse(
+      "6,1,100,-;r8169 0000:04:00.0 eno1: Link is Up\n"
+      "3,2,200,-;amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=7, emitted seq=9\n"
+      "6,3,300,-;amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!\n"
+      "6,4,400,-;usb 1-1: new high-speed USB device\n");
+  std::size_t gpu_lines = 99;
+  auto ev = formats::kmsg::classify(p.records, &gpu_lines);
+  EXPECT_EQ(gpu_lines, 2u);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, KernelEventKind::ring_timeout);
+  EXPECT_EQ(formats::kmsg::classify({}, &gpu_lines).size(), 0u);
+  EXPECT_EQ(gpu_lines, 0u);
+}
+
 TEST(Kmsg, SnapshotFilterAndMacMask) {
   EXPECT_TRUE(formats::kmsg::gpu_relevant("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset"));
   EXPECT_TRUE(formats::kmsg::gpu_relevant("Loading of module with unavailable key is rejected"));

@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <set>
 
 #include "probes/collect.hpp"
 #include "base/errno_names.hpp"
 #include "formats/snapshot.hpp"
+#include "formats/system_files.hpp"
 
 using namespace amdml;
 
@@ -184,6 +186,37 @@ TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
   EXPECT_EQ(r.tree.at("/etc/os-release").content, "ID=ubuntu\n");
   EXPECT_EQ(r.tree.at("/etc/hostname").content, "localhost\n");
   EXPECT_TRUE(red.summary().users.empty());
+}
+
+// /etc/group with blanks around members, a tab, empty members and a trailing comma: the
+// users the redaction replaces are exactly the members the identity probe reads (one
+// codec, parse::group_file), no name is cut short or kept with its blanks.
+TEST(SnapshotRedact, GroupMembersAreReadAsTheIdentityProbeReadsThem) {
+  formats::Recording r;
+  r.tree["/etc/passwd"] = file("root:x:0:0:root:/root:/bin/bash\nollama:x:998:998::/usr/share/ollama:/bin/false\n");
+  const std::string group =
+      "video:x:44: alice ,\tbob,,ollama\n"
+      "  render:x:992:carol , ,dave\t\n"
+      "docker:x:999:\n"
+      "plugdev:x:46:erin,\n";
+  r.tree["/etc/group"] = file(group);
+  std::set<std::string> members;
+  for (const auto& g : formats::parse::group_file(group))
+    for (const auto& m : g.members) members.insert(m);
+  EXPECT_EQ(members, (std::set<std::string>{"alice", "bob", "carol", "dave", "erin", "ollama"}));
+  formats::Redactor red = formats::Redactor::learn(r, opts());
+  red.apply(r);
+  // ollama is a system account (uid 998): kept; everyone else is a user, in file order.
+  EXPECT_EQ(red.summary().users, (std::vector<std::string>{"user1", "user2", "user3", "user4", "user5"}));
+  EXPECT_EQ(r.tree.at("/etc/group").content,
+            "video:x:44: user1 ,\tuser2,,ollama\n"
+            "  render:x:992:user3 , ,user4\t\n"
+            "docker:x:999:\n"
+            "plugdev:x:46:user5,\n");
+  std::set<std::string> redacted;
+  for (const auto& g : formats::parse::group_file(r.tree.at("/etc/group").content))
+    for (const auto& m : g.members) redacted.insert(m);
+  EXPECT_EQ(redacted, (std::set<std::string>{"ollama", "user1", "user2", "user3", "user4", "user5"}));
 }
 
 TEST(SnapshotRedact, SecretDetection) {

@@ -97,7 +97,7 @@ TEST(Parse, DpkgStanzasSplitAtBlankLines) {
 }
 
 // dpkg's status by package-name predicate: only the stanzas want accepts are parsed,
-// fields wherever they stand in the stanza, Status exactly "install ok installed".
+// fields wherever they stand in the stanza, installed when Status's state word is "installed".
 TEST(DpkgPackages, OnlyWantedStanzasWithTheirVersionAndState) {
   const std::string status =
       "Package: libc6\nStatus: install ok installed\nVersion: 2.36-9\n\n"
@@ -114,15 +114,50 @@ TEST(DpkgPackages, OnlyWantedStanzasWithTheirVersionAndState) {
   ASSERT_EQ(rocm.size(), 3u);
   EXPECT_EQ(rocm[0].name, "rocminfo");
   EXPECT_EQ(rocm[0].version, "6.2.4-1");
-  EXPECT_TRUE(rocm[0].installed);
+  EXPECT_TRUE(rocm[0].installed());
   EXPECT_EQ(rocm[1].name, "rocm-core");
-  EXPECT_FALSE(rocm[1].installed);
+  EXPECT_FALSE(rocm[1].installed());
+  EXPECT_EQ(rocm[1].state, formats::parse::DpkgState::config_files);
   EXPECT_EQ(rocm[2].name, "rocm-hip");
   EXPECT_EQ(rocm[2].version, "");
-  EXPECT_FALSE(rocm[2].installed);
+  EXPECT_FALSE(rocm[2].installed());
+  EXPECT_EQ(rocm[2].state, formats::parse::DpkgState::half_configured);
   // Another reader, its own predicate: the firmware package.
   auto fw = formats::parse::dpkg_packages(status, [](std::string_view n) { return n == "linux-firmware"; });
   ASSERT_EQ(fw.size(), 1u);
   EXPECT_EQ(fw[0].version, "20240318");
   EXPECT_TRUE(formats::parse::dpkg_packages("", [](std::string_view) { return true; }).empty());
+}
+
+// The state is Status's third word alone: a held or deinstall-selected package is still
+// installed; what an interrupted dpkg leaves is on disk but not installed; config-files is
+// neither; a Status dpkg would not write is unknown.
+TEST(DpkgPackages, TheStateIsStatusThirdWord) {
+  using formats::parse::DpkgState;
+  const std::string status =
+      "Package: rocm-core\nStatus: hold ok installed\n\n"
+      "Package: rocm-smi-lib\nStatus: deinstall ok installed\n\n"
+      "Package: rocminfo\nStatus: install ok triggers-pending\n\n"
+      "Package: amdgpu-dkms\nStatus: install ok half-configured\n\n"
+      "Package: rocm-hip\nStatus: install reinstreq half-installed\n\n"
+      "Package: rocm\nStatus: install ok unpacked\n\n"
+      "Package: rocm-llvm\nStatus: deinstall ok config-files\n\n"
+      "Package: rocm-dev\nStatus: purge ok not-installed\n\n"
+      "Package: rocm-bad\nStatus: install ok\n\n"
+      "Package: rocm-odd\nStatus: install ok installed-ish\n\n"
+      "Package: rocm-none\nVersion: 1\n";
+  auto all = formats::parse::dpkg_packages(status, [](std::string_view) { return true; });
+  std::vector<DpkgState> states;
+  std::vector<std::string> installed, on_disk;
+  for (const auto& p : all) {
+    states.push_back(p.state);
+    if (p.installed()) installed.push_back(p.name);
+    if (p.on_disk()) on_disk.push_back(p.name);
+  }
+  EXPECT_EQ(states, (std::vector<DpkgState>{DpkgState::installed, DpkgState::installed, DpkgState::triggers_pending,
+                                            DpkgState::half_configured, DpkgState::half_installed, DpkgState::unpacked,
+                                            DpkgState::config_files, DpkgState::not_installed, DpkgState::unknown,
+                                            DpkgState::unknown, DpkgState::unknown}));
+  EXPECT_EQ(installed, (std::vector<std::string>{"rocm-core", "rocm-smi-lib"}));
+  EXPECT_EQ(on_disk, (std::vector<std::string>{"rocm-core", "rocm-smi-lib", "rocminfo", "amdgpu-dkms", "rocm-hip", "rocm"}));
 }

@@ -464,6 +464,20 @@ TEST(ProbesSmall, ASetAsideReleaseIsNoReleaseAndDpkgStatusIsKnown) {
   EXPECT_TRUE(f.rocm.packages.empty());
 }
 
+// A ROCm package is installed by its state word, whatever is wanted of it: one held at its
+// version (`apt-mark hold`, common for a pinned ROCm) counts; one dpkg left half-configured
+// or only its configuration of does not.
+TEST(ProbesSmall, AHeldRocmPackageIsInstalled) {
+  TestTree t;
+  t.write("var/lib/dpkg/status",
+          "Package: rocm-core\nStatus: hold ok installed\nVersion: 6.2.4.60204-139~24.04\n\n"
+          "Package: rocminfo\nStatus: install ok half-configured\nVersion: 1.0.0.60204-139~24.04\n\n"
+          "Package: hip-runtime-amd\nStatus: deinstall ok config-files\nVersion: 6.2.41134.60204-139~24.04\n");
+  Facts f = probe_root(t.root());
+  EXPECT_TRUE(f.rocm.dpkg_status);
+  EXPECT_EQ(f.rocm.packages, (std::map<std::string, std::string>{{"rocm-core", "6.2.4.60204-139~24.04"}}));
+}
+
 TEST(ProbesSmall, ModprobeFileMaskedByDevNullSetsNothing) {
   TestTree t;
   t.link("etc/modprobe.d/amdgpu.conf", "/dev/null");

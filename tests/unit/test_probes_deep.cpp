@@ -23,6 +23,7 @@
 #include "support/cli.hpp"
 #include "support/live_probes.hpp"
 #include "support/knowledge.hpp"
+#include "support/findings.hpp"
 
 using namespace amdml;
 using amdml::test::shipped_knowledge;
@@ -30,6 +31,8 @@ using nlohmann::json;
 
 namespace {
 
+using test::find_finding;
+using test::evidence_text;
 const std::string kMeminfo = std::string(AMDML_FAKE_HSA_VARIANTS) + "/../meminfo/16g-12g-available";
 
 using test::ScopedEnv;
@@ -87,18 +90,6 @@ DoctorRun doctor_deep(const std::string& variant, std::chrono::milliseconds budg
   o.deep = true;
   o.deep_timeout = budget;
   return test::run_live_probes(o);
-}
-
-const Finding* find(const std::vector<Finding>& all, FindingId id) {
-  for (const auto& f : all)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-std::string evidence(const Finding& f) {
-  std::string s;
-  for (const auto& e : f.evidence) s += e.source + ": " + e.value + "\n";
-  return s;
 }
 
 }  // namespace
@@ -191,26 +182,26 @@ TEST(DeepChild, ACopyThatNeverCompletesEndsWithinTheChildsTime) {
 TEST(DeepDoctor, EachScenarioGivesItsFinding) {
   auto isa = doctor_deep("deep-fill-isa");
   ASSERT_EQ(isa.facts.deep.gpus.size(), 1u) << isa.facts.deep.reason;
-  const Finding* fill = find(isa.findings, FindingId::deep_fill_failed);
+  const Finding* fill = find_finding(isa.findings, FindingId::deep_fill_failed);
   ASSERT_NE(fill, nullptr);
-  EXPECT_NE(evidence(*fill).find("no code object for ISA amdgcn-amd-amdhsa--gfx1103"), std::string::npos)
-      << evidence(*fill);
+  EXPECT_NE(evidence_text(*fill).find("no code object for ISA amdgcn-amd-amdhsa--gfx1103"), std::string::npos)
+      << evidence_text(*fill);
   ASSERT_TRUE(isa.recorded.count("deep"));
   EXPECT_EQ(isa.recorded["deep"]["gpus"][0]["steps"][2]["error"], "HSA_STATUS_ERROR_INVALID_ISA");
 
   auto corrupt = doctor_deep("deep-corrupt");
-  EXPECT_NE(find(corrupt.findings, FindingId::deep_copy_failed), nullptr);
+  EXPECT_NE(find_finding(corrupt.findings, FindingId::deep_copy_failed), nullptr);
 
   auto ok = doctor_deep("deep-ok");
-  const Finding* v = find(ok.findings, FindingId::deep_verified);
+  const Finding* v = find_finding(ok.findings, FindingId::deep_verified);
   ASSERT_NE(v, nullptr);
   EXPECT_NE(v->title.find("ran the runtime's fill kernel"), std::string::npos) << v->title;
-  EXPECT_EQ(find(ok.findings, FindingId::deep_step_failed), nullptr);
+  EXPECT_EQ(find_finding(ok.findings, FindingId::deep_step_failed), nullptr);
 }
 
 TEST(DeepDoctor, AllocationRefusedBelowThePoolIsAllocShort) {
   auto r = doctor_deep("deep-alloc-short");
-  const Finding* fd = find(r.findings, FindingId::deep_alloc_short);
+  const Finding* fd = find_finding(r.findings, FindingId::deep_alloc_short);
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->title.find("gave 512 MiB"), std::string::npos) << fd->title;
 }
@@ -229,7 +220,7 @@ TEST(DeepDoctor, TheBudgetHoldsWhenTheFillHangs) {
   if (steps[2].outcome == DeepOutcome::timed_out) {
     EXPECT_EQ(steps[2].last_step, "hsa_amd_memory_fill");
   }
-  const Finding* fd = find(r.findings, FindingId::deep_step_failed);
+  const Finding* fd = find_finding(r.findings, FindingId::deep_step_failed);
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->title.find(steps[2].outcome == DeepOutcome::timed_out ? "fill step did not finish" : "not run"),
             std::string::npos)

@@ -13,12 +13,15 @@
 #include "support/cli.hpp"
 #include "support/fixtures.hpp"
 #include "support/live_probes.hpp"
+#include "support/findings.hpp"
 
 using namespace amdml;
 namespace fs = std::filesystem;
 
 namespace {
 
+using test::find_finding;
+using test::evidence_text;
 // "3.11" for /usr/bin/python3, or "" when there is none.
 std::string python_version(const std::string& python) {
   std::string out;
@@ -81,18 +84,6 @@ const PythonEnv* env_at(const Facts& f, const std::string& prefix) {
   return nullptr;
 }
 
-const Finding* find(const std::vector<Finding>& all, FindingId id) {
-  for (const auto& f : all)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-std::string evidence(const Finding& f) {
-  std::string s;
-  for (const auto& e : f.evidence) s += e.source + ": " + e.value + "\n";
-  return s;
-}
-
 #define NEED_VENV(v) \
   if (!(v).ok()) GTEST_SKIP() << "needs /usr/bin/python3"
 
@@ -111,11 +102,11 @@ TEST(DeepTorch, SuccessIsVerifiedWithTflops) {
   EXPECT_EQ(m.data_ok, true);
   ASSERT_TRUE(m.tflops);
   EXPECT_GT(*m.tflops, 0.0);
-  const Finding* v = find(r.findings, FindingId::deep_torch_verified);
+  const Finding* v = find_finding(r.findings, FindingId::deep_torch_verified);
   ASSERT_NE(v, nullptr);
   EXPECT_NE(v->title.find("2048x2048 float32 matrices on cuda:0 (AMD Radeon 780M, gfx1103) at "), std::string::npos)
       << v->title;
-  EXPECT_EQ(find(r.findings, FindingId::deep_torch_failed), nullptr);
+  EXPECT_EQ(find_finding(r.findings, FindingId::deep_torch_failed), nullptr);
   EXPECT_FALSE(venv.wrote_bytecode());
 }
 
@@ -123,26 +114,28 @@ TEST(DeepTorch, InvalidDeviceFunctionNamesTheMissingGfx) {
   FakeTorchVenv venv;
   NEED_VENV(venv);
   auto r = doctor_with(venv, "invalid-device-function", std::chrono::milliseconds(20000));
-  const Finding* fd = find(r.findings, FindingId::deep_torch_no_gfx);
+  const Finding* fd = find_finding(r.findings, FindingId::deep_torch_no_gfx);
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->title.find("has no kernels for gfx1103"), std::string::npos) << fd->title;
   EXPECT_NE(fd->title.find("\"RuntimeError: HIP error: invalid device function\""), std::string::npos) << fd->title;
   EXPECT_NE(fd->detail.find("does not include it"), std::string::npos) << fd->detail;  // the fake's list lacks gfx1103
-  EXPECT_NE(evidence(*fd).find("AMD_SERIALIZE_KERNEL=3"), std::string::npos) << evidence(*fd);  // the whole text
-  EXPECT_EQ(find(r.findings, FindingId::deep_torch_verified), nullptr);
-  EXPECT_EQ(find(r.findings, FindingId::torch_runtime), nullptr);  // the import itself was fine
+  EXPECT_NE(evidence_text(*fd).find("AMD_SERIALIZE_KERNEL=3"), std::string::npos)
+      << evidence_text(*fd);  // the whole text
+  EXPECT_EQ(find_finding(r.findings, FindingId::deep_torch_verified), nullptr);
+  EXPECT_EQ(find_finding(r.findings, FindingId::torch_runtime), nullptr);  // the import itself was fine
 }
 
 TEST(DeepTorch, OutOfMemoryIsAFailureWithItsText) {
   FakeTorchVenv venv;
   NEED_VENV(venv);
   auto r = doctor_with(venv, "oom", std::chrono::milliseconds(20000));
-  const Finding* fd = find(r.findings, FindingId::deep_torch_failed);
+  const Finding* fd = find_finding(r.findings, FindingId::deep_torch_failed);
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->title.find("ran out of GPU memory"), std::string::npos) << fd->title;
-  EXPECT_NE(evidence(*fd).find("OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 MiB"), std::string::npos)
-      << evidence(*fd);
-  EXPECT_EQ(find(r.findings, FindingId::deep_torch_no_gfx), nullptr);
+  EXPECT_NE(evidence_text(*fd).find("OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 MiB"),
+            std::string::npos)
+      << evidence_text(*fd);
+  EXPECT_EQ(find_finding(r.findings, FindingId::deep_torch_no_gfx), nullptr);
 }
 
 TEST(DeepTorch, TheBudgetHoldsWhenTheMatmulHangs) {
@@ -157,10 +150,10 @@ TEST(DeepTorch, TheBudgetHoldsWhenTheMatmulHangs) {
   EXPECT_EQ(env->runtime->available, true);  // the import had answered before the hang
   ASSERT_EQ(env->runtime->matmuls.size(), 1u);
   EXPECT_TRUE(env->runtime->matmuls[0].timed_out);
-  const Finding* fd = find(r.findings, FindingId::deep_torch_failed);
+  const Finding* fd = find_finding(r.findings, FindingId::deep_torch_failed);
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->title.find("never finished"), std::string::npos) << fd->title;
-  EXPECT_EQ(find(r.findings, FindingId::torch_runtime), nullptr);
+  EXPECT_EQ(find_finding(r.findings, FindingId::torch_runtime), nullptr);
 }
 
 TEST(DeepTorch, NoBudgetLeftStartsNoChild) {
@@ -183,6 +176,6 @@ TEST(DeepTorch, UnavailableIsTorchRuntimeAndNoMatmul) {
   ASSERT_TRUE(env && env->runtime);
   EXPECT_EQ(env->runtime->available, false);
   EXPECT_TRUE(env->runtime->matmuls.empty());
-  EXPECT_EQ(find(r.findings, FindingId::deep_torch_verified), nullptr);
-  EXPECT_EQ(find(r.findings, FindingId::deep_torch_failed), nullptr);
+  EXPECT_EQ(find_finding(r.findings, FindingId::deep_torch_verified), nullptr);
+  EXPECT_EQ(find_finding(r.findings, FindingId::deep_torch_failed), nullptr);
 }

@@ -32,6 +32,7 @@
 #include "support/cli.hpp"
 #include "support/live_probes.hpp"
 #include "support/knowledge.hpp"
+#include "support/findings.hpp"
 
 using amdml::test::shipped_knowledge;
 
@@ -40,6 +41,7 @@ using nlohmann::json;
 
 namespace {
 
+using test::find_finding;
 using test::LiveRun;
 using test::RecordingHost;
 using test::ScopedEnv;
@@ -53,12 +55,6 @@ LiveRun run_live(std::chrono::milliseconds timeout = std::chrono::milliseconds(1
 LiveRun run_fake(const std::string& variant, std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
   ScopedEnv env(test::fake_hsa(variant));
   return run_live(timeout);
-}
-
-const Finding* find(const std::vector<Finding>& all, const std::string& id) {
-  for (const auto& f : all)
-    if (to_string(f.id) == id) return &f;
-  return nullptr;
 }
 
 bool file_exists(const std::string& p) {
@@ -140,7 +136,7 @@ TEST(RuntimeProbe, FakeCrashIsAFinding) {
   EXPECT_EQ(h.signal, 11);
   EXPECT_EQ(h.last_step, "hsa_init");
   EXPECT_NE(h.stderr_tail.find("about to dereference"), std::string::npos);
-  const Finding* fd = find(r.findings, "runtime.crashed");
+  const Finding* fd = find_finding(r.findings, "runtime.crashed");
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->detail.find("SIGSEGV"), std::string::npos) << fd->detail;
   EXPECT_EQ(r.recorded["hsa"]["status"], "crashed");
@@ -154,7 +150,7 @@ TEST(RuntimeProbe, FakeHangIsKilledAtTheLimit) {
   EXPECT_EQ(h.timeout_ms, 1000u);
   // Killed at the limit, not left to run: generous slack for a loaded machine.
   EXPECT_LT(r.took.count(), 8000);
-  ASSERT_NE(find(r.findings, "runtime.timeout"), nullptr);
+  ASSERT_NE(find_finding(r.findings, "runtime.timeout"), nullptr);
 }
 
 namespace {
@@ -264,7 +260,7 @@ TEST(RuntimeProbe, FakeErrorStatus) {
   EXPECT_EQ(h.status_code, 0x1008u);
   EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
   EXPECT_NE(h.status_text->find("(fake)"), std::string::npos);
-  ASSERT_NE(find(r.findings, "runtime.init-failed"), nullptr);
+  ASSERT_NE(find_finding(r.findings, "runtime.init-failed"), nullptr);
 }
 
 TEST(RuntimeProbe, RuntimeChatterOnStdoutDoesNotCorruptTheAnswer) {
@@ -281,7 +277,7 @@ TEST(RuntimeProbe, NonUtf8StringFromTheRuntimeIsAnAnswer) {
   auto r = run_fake("latin1");
   const auto& h = r.facts.runtime.hsa;
   ASSERT_EQ(h.outcome, HsaOutcome::ok) << h.reason;
-  EXPECT_EQ(find(r.findings, "runtime.crashed"), nullptr);
+  EXPECT_EQ(find_finding(r.findings, "runtime.crashed"), nullptr);
   ASSERT_EQ(h.agents.size(), 2u);
   EXPECT_EQ(h.agents[1].marketing_name, std::optional<std::string>("Radeon RX 7900 XTX \xEF\xBF\xBD" "dition"));
   EXPECT_EQ(h.agents[1].vendor, std::optional<std::string>("AMD\xEF\xBF\xBD"));
@@ -328,7 +324,7 @@ TEST(RuntimeProbe, RealRuntimeWithoutKfd) {
   EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
   ASSERT_TRUE(h.status_text.has_value());
   EXPECT_EQ(h.status_text->rfind("HSA_STATUS_ERROR_OUT_OF_RESOURCES: ", 0), 0u);  // hsa_status_string's own text
-  const Finding* fd = find(r.findings, "runtime.init-failed");
+  const Finding* fd = find_finding(r.findings, "runtime.init-failed");
   ASSERT_NE(fd, nullptr);
 
   auto rocminfo = platform::find_in_path("rocminfo");
@@ -367,9 +363,9 @@ TEST(RuntimeProbe, LiveWithoutKfdDoesNotStartTheRuntime) {
   ASSERT_TRUE(host.facts.count("hsa"));
   EXPECT_EQ(host.facts["hsa"]["status"], "skipped");
   auto findings = diagnose(f, shipped_knowledge());
-  EXPECT_EQ(find(findings, "runtime.init-failed"), nullptr);
+  EXPECT_EQ(find_finding(findings, "runtime.init-failed"), nullptr);
   if (f.rocm.hsa_library || !f.gpus.empty()) {
-    const Finding* fd = find(findings, "runtime.not-asked");
+    const Finding* fd = find_finding(findings, "runtime.not-asked");
     ASSERT_NE(fd, nullptr);
     EXPECT_NE(fd->title.find("/dev/kfd"), std::string::npos) << fd->title;
   }
@@ -450,7 +446,7 @@ TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
   EXPECT_EQ(f.runtime.hsa.outcome, HsaOutcome::ok);
   EXPECT_EQ(f.runtime.hsa.gpu_agents(), 0u);
   auto findings = diagnose(f, shipped_knowledge());
-  const Finding* fd = find(findings, "runtime.gpu-missing");
+  const Finding* fd = find_finding(findings, "runtime.gpu-missing");
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->detail.find("HSA_OVERRIDE_GFX_VERSION=10.4.0"), std::string::npos) << fd->detail;
   // libdrm's numbers are used and agree with sysfs.
@@ -458,13 +454,13 @@ TEST(RuntimeProbe, FixtureOverrideDropsGpus) {
   EXPECT_EQ(f.runtime.memory[0].vram_total->source, ValueSource::libdrm);
   EXPECT_EQ(f.runtime.memory[0].vram_usable->value.value, 2118123520u);
   EXPECT_TRUE(f.runtime.memory[0].disagreements.empty());
-  EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
+  EXPECT_EQ(find_finding(findings, "drm.mismatch"), nullptr);
   // --no-runtime ignores the recorded section.
   probes::ProbeOptions off;
   off.runtime = false;
   Facts g = probes::collect_facts(**host, shipped_knowledge(), off);
   EXPECT_EQ(g.runtime.hsa.outcome, HsaOutcome::not_run);
-  EXPECT_EQ(find(diagnose(g, shipped_knowledge()), "runtime.gpu-missing"), nullptr);
+  EXPECT_EQ(find_finding(diagnose(g, shipped_knowledge()), "runtime.gpu-missing"), nullptr);
 }
 
 TEST(InfoCommand, JsonFromAFixtureExitsOneWhenNoAgentIsUsable) {
@@ -537,8 +533,8 @@ TEST(RuntimeProbe, AgentJoinsItsGpuByPciLocation) {
   ASSERT_EQ(f.runtime.hsa.agents.size(), 1u);
   EXPECT_EQ(f.runtime.hsa.agents[0].gpu, 0);
   auto findings = diagnose(f, shipped_knowledge());
-  EXPECT_EQ(find(findings, "runtime.gpu-missing"), nullptr);
-  EXPECT_EQ(find(findings, "drm.mismatch"), nullptr);
+  EXPECT_EQ(find_finding(findings, "runtime.gpu-missing"), nullptr);
+  EXPECT_EQ(find_finding(findings, "drm.mismatch"), nullptr);
   EXPECT_EQ(render::usable_gpu_agents(f), 1);
 }
 
@@ -549,7 +545,7 @@ TEST(RuntimeProbe, PoolThatDisagreesWithKfdIsFlagged) {
   ASSERT_TRUE(host.ok());
   Facts f = probes::collect_facts(**host, shipped_knowledge(), probes::ProbeOptions{});
   auto findings = diagnose(f, shipped_knowledge());
-  const Finding* fd = find(findings, "drm.mismatch");
+  const Finding* fd = find_finding(findings, "drm.mismatch");
   ASSERT_NE(fd, nullptr);
   EXPECT_NE(fd->evidence[0].value.find("hsa 4 GiB, kfd 2 GiB"), std::string::npos) << fd->evidence[0].value;
 }

@@ -8,10 +8,12 @@
 
 #include "formats/fix_params_json.hpp"
 #include "rules/rules.hpp"
+#include "support/findings.hpp"
 
 namespace amdml {
 namespace {
 
+using test::find_finding;
 constexpr std::uint32_t kRender = 992;
 
 // A well-configured desktop: one RDNA3 dGPU on amdgpu, /dev/kfd and renderD128 owned
@@ -73,11 +75,6 @@ std::vector<Finding> run(const Facts& f) {
   return diagnose(f, kb);
 }
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
-  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return to_string(f.id) == id; });
-  return it == fs.end() ? nullptr : &*it;
-}
-
 std::string ids(const std::vector<Finding>& fs) {
   std::string s;
   for (const auto& f : fs) s += std::string(to_string(f.id)) + " ";
@@ -105,7 +102,7 @@ TEST(RulesBasic, GpuNoneWhenNoLayerSeesAGpu) {
   f.pci.clear();
   f.kfd.present = false;
   auto fs = run(f);
-  const Finding* fd = find(fs, "gpu.none");
+  const Finding* fd = find_finding(fs, "gpu.none");
   ASSERT_TRUE(fd) << ids(fs);
   EXPECT_EQ(fd->severity, Severity::error);
   EXPECT_FALSE(fd->commands.empty());
@@ -118,7 +115,7 @@ TEST(RulesBasic, GpuNoneOnWslSaysSo) {
   f.gpus.clear();
   f.os.wsl = true;
   auto all = run(f);
-  const Finding* fd = find(all, "gpu.none");
+  const Finding* fd = find_finding(all, "gpu.none");
   ASSERT_TRUE(fd);
   EXPECT_NE(fd->detail.find("WSL"), std::string::npos);
 }
@@ -133,7 +130,7 @@ TEST(RulesBasic, GpuNoneNamesUnreadablePciValues) {
   f.error("pci", "/sys/bus/pci/devices/0000:03:00.0/vendor", "NUL bytes inside the value");
   const Finding* fd = nullptr;
   auto fs = run(f);
-  fd = find(fs, "gpu.none");
+  fd = find_finding(fs, "gpu.none");
   ASSERT_TRUE(fd) << ids(fs);
   EXPECT_NE(fd->title.find("could read"), std::string::npos) << fd->title;
   bool named = false, claims_none = false;
@@ -160,12 +157,12 @@ TEST(RulesBasic, RadeonBoundGpuIsNotDriverNotLoaded) {
   f.identity.devices[0].exists = false;
   f.rocm.source = RocmSource::none;
   auto fs = run(f);
-  EXPECT_FALSE(find(fs, "driver.not-loaded")) << ids(fs);
-  EXPECT_FALSE(find(fs, "kfd.missing")) << ids(fs);
-  EXPECT_FALSE(find(fs, "rocm.missing")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "driver.not-loaded")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "kfd.missing")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "rocm.missing")) << ids(fs);
 }
 
-TEST(RulesBasic, GpuNoneAbsentWhenAGpuExists) { EXPECT_FALSE(find(run(good_box()), "gpu.none")); }
+TEST(RulesBasic, GpuNoneAbsentWhenAGpuExists) { EXPECT_FALSE(find_finding(run(good_box()), "gpu.none")); }
 
 TEST(RulesBasic, DriverNotLoadedWhenGpuIsOnPciOnly) {
   Facts f = good_box();
@@ -179,14 +176,14 @@ TEST(RulesBasic, DriverNotLoadedWhenGpuIsOnPciOnly) {
   f.gpus = {g};
   f.identity.devices[0].exists = false;
   auto fs = run(f);
-  const Finding* fd = find(fs, "driver.not-loaded");
+  const Finding* fd = find_finding(fs, "driver.not-loaded");
   ASSERT_TRUE(fd) << ids(fs);
   EXPECT_EQ(fd->severity, Severity::error);
   EXPECT_EQ(fd->gpus, std::vector<int>{0});
   EXPECT_TRUE(std::any_of(fd->commands.begin(), fd->commands.end(),
                           [](const std::string& c) { return c.find("modprobe amdgpu") != std::string::npos; }));
   // kfd.missing would only repeat it: the driver is the cause.
-  EXPECT_FALSE(find(fs, "kfd.missing")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "kfd.missing")) << ids(fs);
 }
 
 TEST(RulesBasic, DriverNotLoadedNotesVfioPassthrough) {
@@ -197,7 +194,7 @@ TEST(RulesBasic, DriverNotLoadedNotesVfioPassthrough) {
   g.driver = "vfio-pci";
   f.gpus.push_back(g);
   auto all = run(f);
-  const Finding* fd = find(all, "driver.not-loaded");
+  const Finding* fd = find_finding(all, "driver.not-loaded");
   ASSERT_TRUE(fd);
   EXPECT_EQ(fd->gpus, std::vector<int>{1});
   EXPECT_TRUE(std::any_of(fd->notes.begin(), fd->notes.end(),
@@ -208,13 +205,13 @@ TEST(RulesBasic, DriverNotLoadedWhenInitstateIsNotLive) {
   Facts f = good_box();
   f.driver.initstate = "coming";
   auto all = run(f);
-  const Finding* fd = find(all, "driver.not-loaded");
+  const Finding* fd = find_finding(all, "driver.not-loaded");
   ASSERT_TRUE(fd);
   ASSERT_FALSE(fd->evidence.empty());
   EXPECT_EQ(fd->evidence[0].value, "coming");
 }
 
-TEST(RulesBasic, DriverLoadedAndLiveIsQuiet) { EXPECT_FALSE(find(run(good_box()), "driver.not-loaded")); }
+TEST(RulesBasic, DriverLoadedAndLiveIsQuiet) { EXPECT_FALSE(find_finding(run(good_box()), "driver.not-loaded")); }
 
 TEST(RulesBasic, KfdMissingWhenDriverUpButNoDevKfd) {
   Facts f = good_box();
@@ -222,10 +219,10 @@ TEST(RulesBasic, KfdMissingWhenDriverUpButNoDevKfd) {
   f.kfd.present = false;
   f.gpus[0].kfd_node.reset();
   auto fs = run(f);
-  const Finding* fd = find(fs, "kfd.missing");
+  const Finding* fd = find_finding(fs, "kfd.missing");
   ASSERT_TRUE(fd) << ids(fs);
   EXPECT_EQ(fd->severity, Severity::error);
-  EXPECT_FALSE(find(fs, "driver.not-loaded")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "driver.not-loaded")) << ids(fs);
 }
 
 TEST(RulesBasic, KfdMissingIsContainerDevicesInsideAContainer) {
@@ -233,8 +230,8 @@ TEST(RulesBasic, KfdMissingIsContainerDevicesInsideAContainer) {
   f.container.kind = ContainerKind::docker;
   f.identity.devices[0].exists = false;
   auto fs = run(f);
-  EXPECT_FALSE(find(fs, "kfd.missing")) << ids(fs);
-  EXPECT_TRUE(find(fs, "container.devices")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "kfd.missing")) << ids(fs);
+  EXPECT_TRUE(find_finding(fs, "container.devices")) << ids(fs);
 }
 
 TEST(RulesBasic, AccessKfdWhenUserIsNotInTheGroup) {
@@ -243,14 +240,14 @@ TEST(RulesBasic, AccessKfdWhenUserIsNotInTheGroup) {
   f.identity.process.groups = std::vector<std::uint32_t>{1000, 44};
   for (auto& d : f.identity.devices) d.in_etc_group = d.in_session = false;
   auto fs = run(f);
-  const Finding* fd = find(fs, "access.kfd");
+  const Finding* fd = find_finding(fs, "access.kfd");
   ASSERT_TRUE(fd) << ids(fs);
   EXPECT_EQ(fd->severity, Severity::error);
   ASSERT_TRUE(fd->fix);
   EXPECT_EQ(fd->fix->recipe, "groups");
   EXPECT_EQ(amdml::formats::fix_params_json(fd->fix->params)["user"], "alice");
   EXPECT_EQ(amdml::formats::fix_params_json(fd->fix->params)["groups"], nlohmann::json::array({"render"}));
-  EXPECT_FALSE(find(fs, "access.relogin")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.relogin")) << ids(fs);
 }
 
 TEST(RulesBasic, AccessKfdNamesEveryOwningGroup) {
@@ -260,7 +257,7 @@ TEST(RulesBasic, AccessKfdNamesEveryOwningGroup) {
   f.identity.devices[1].group = "video";
   for (auto& d : f.identity.devices) d.in_etc_group = d.in_session = false;
   auto all = run(f);
-  const Finding* fd = find(all, "access.kfd");
+  const Finding* fd = find_finding(all, "access.kfd");
   ASSERT_TRUE(fd);
   EXPECT_EQ(amdml::formats::fix_params_json(fd->fix->params)["groups"], nlohmann::json::array({"render", "video"}));
 }
@@ -273,8 +270,8 @@ TEST(RulesBasic, AccessQuietWhenNodesAreWorldReadable) {
     d.in_etc_group = d.in_session = false;
   }
   auto fs = run(f);
-  EXPECT_FALSE(find(fs, "access.kfd")) << ids(fs);
-  EXPECT_FALSE(find(fs, "access.relogin")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.kfd")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.relogin")) << ids(fs);
 }
 
 TEST(RulesBasic, AccessQuietForRoot) {
@@ -282,7 +279,7 @@ TEST(RulesBasic, AccessQuietForRoot) {
   f.identity.root = true;
   f.identity.user = "root";
   for (auto& d : f.identity.devices) d.in_etc_group = d.in_session = false;
-  EXPECT_FALSE(find(run(f), "access.kfd"));
+  EXPECT_FALSE(find_finding(run(f), "access.kfd"));
 }
 
 TEST(RulesBasic, AccessQuietWhenTheNodeOpens) {
@@ -291,7 +288,7 @@ TEST(RulesBasic, AccessQuietWhenTheNodeOpens) {
     d.in_etc_group = d.in_session = false;
     d.open = OpenCheck::ok;  // e.g. a uaccess ACL for the seat user
   }
-  EXPECT_FALSE(find(run(f), "access.kfd"));
+  EXPECT_FALSE(find_finding(run(f), "access.kfd"));
 }
 
 TEST(RulesBasic, AccessQuietWithoutAnAmdGpu) {
@@ -300,7 +297,7 @@ TEST(RulesBasic, AccessQuietWithoutAnAmdGpu) {
   // Another vendor's render node the user cannot open is not amdml's business.
   for (auto& d : f.identity.devices) d.in_etc_group = d.in_session = false;
   auto fs = run(f);
-  EXPECT_FALSE(find(fs, "access.kfd")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.kfd")) << ids(fs);
 }
 
 TEST(RulesBasic, AccessReloginWhenOnlyEtcGroupHasIt) {
@@ -308,12 +305,12 @@ TEST(RulesBasic, AccessReloginWhenOnlyEtcGroupHasIt) {
   f.identity.process.groups = std::vector<std::uint32_t>{1000, 44};
   for (auto& d : f.identity.devices) d.in_session = false;
   auto fs = run(f);
-  const Finding* fd = find(fs, "access.relogin");
+  const Finding* fd = find_finding(fs, "access.relogin");
   ASSERT_TRUE(fd) << ids(fs);
   // A pending state (configured; takes effect after a new login): info, and no recipe.
   EXPECT_EQ(fd->severity, Severity::info);
   EXPECT_FALSE(fd->fix);
-  EXPECT_FALSE(find(fs, "access.kfd")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.kfd")) << ids(fs);
   EXPECT_TRUE(std::any_of(fd->commands.begin(), fd->commands.end(),
                           [](const std::string& c) { return c.find("newgrp render") != std::string::npos; }));
 }
@@ -322,15 +319,15 @@ TEST(RulesBasic, AccessReloginQuietWhenSessionUnknown) {
   Facts f = good_box();
   for (auto& d : f.identity.devices) d.in_session.reset();  // e.g. behind sudo
   auto fs = run(f);
-  EXPECT_FALSE(find(fs, "access.relogin")) << ids(fs);
-  EXPECT_FALSE(find(fs, "access.kfd")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.relogin")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.kfd")) << ids(fs);
 }
 
 TEST(RulesBasic, RocmMissingIsAWarning) {
   Facts f = good_box();
   f.rocm = RocmFacts{};
   auto all = run(f);
-  const Finding* fd = find(all, "rocm.missing");
+  const Finding* fd = find_finding(all, "rocm.missing");
   ASSERT_TRUE(fd);
   EXPECT_EQ(fd->severity, Severity::warning);
   EXPECT_FALSE(fd->commands.empty());
@@ -340,11 +337,11 @@ TEST(RulesBasic, RocmMissingQuietWithDistroRocmOrNoGpu) {
   Facts f = good_box();
   f.rocm = RocmFacts{};
   f.rocm.source = RocmSource::distro;
-  EXPECT_FALSE(find(run(f), "rocm.missing"));
+  EXPECT_FALSE(find_finding(run(f), "rocm.missing"));
   Facts g = good_box();
   g.rocm = RocmFacts{};
   g.gpus.clear();
-  EXPECT_FALSE(find(run(g), "rocm.missing"));
+  EXPECT_FALSE(find_finding(run(g), "rocm.missing"));
 }
 
 TEST(RulesBasic, ContainerDevicesWhenKfdOrRenderNodesAreMissing) {
@@ -355,23 +352,23 @@ TEST(RulesBasic, ContainerDevicesWhenKfdOrRenderNodesAreMissing) {
   kfd.path = "/dev/kfd";
   f.identity.devices.push_back(kfd);
   auto fs = run(f);
-  const Finding* fd = find(fs, "container.devices");
+  const Finding* fd = find_finding(fs, "container.devices");
   ASSERT_TRUE(fd) << ids(fs);
   EXPECT_EQ(fd->severity, Severity::error);
   ASSERT_FALSE(fd->commands.empty());
   EXPECT_NE(fd->commands[0].find("--device=/dev/kfd"), std::string::npos);
-  EXPECT_FALSE(find(fs, "access.kfd")) << ids(fs);
+  EXPECT_FALSE(find_finding(fs, "access.kfd")) << ids(fs);
 }
 
 TEST(RulesBasic, ContainerDevicesQuietWhenPassedInOrUnknown) {
   Facts f = good_box();
   f.container.kind = ContainerKind::docker;
-  EXPECT_FALSE(find(run(f), "container.devices"));
+  EXPECT_FALSE(find_finding(run(f), "container.devices"));
   Facts g = good_box();
   g.container.kind = ContainerKind::docker;
   g.identity.devices_known = false;
   g.identity.devices.clear();
-  EXPECT_FALSE(find(run(g), "container.devices"));
+  EXPECT_FALSE(find_finding(run(g), "container.devices"));
 }
 
 TEST(RulesBasic, ContainerGidWhenProcessLacksTheNumericGid) {
@@ -379,7 +376,7 @@ TEST(RulesBasic, ContainerGidWhenProcessLacksTheNumericGid) {
   f.container.kind = ContainerKind::docker;
   f.identity.process.groups = std::vector<std::uint32_t>{1000, 44};
   auto fs = run(f);
-  const Finding* fd = find(fs, "container.gid");
+  const Finding* fd = find_finding(fs, "container.gid");
   ASSERT_TRUE(fd) << ids(fs);
   ASSERT_FALSE(fd->commands.empty());
   EXPECT_NE(fd->commands[0].find("--group-add 992"), std::string::npos);
@@ -388,12 +385,12 @@ TEST(RulesBasic, ContainerGidWhenProcessLacksTheNumericGid) {
 TEST(RulesBasic, ContainerGidQuietForRootOrMatchingGid) {
   Facts f = good_box();
   f.container.kind = ContainerKind::docker;
-  EXPECT_FALSE(find(run(f), "container.gid"));  // session has 992
+  EXPECT_FALSE(find_finding(run(f), "container.gid"));  // session has 992
   Facts r = good_box();
   r.container.kind = ContainerKind::docker;
   r.identity.process.euid = 0;
   r.identity.process.groups = std::vector<std::uint32_t>{0};
-  EXPECT_FALSE(find(run(r), "container.gid"));
+  EXPECT_FALSE(find_finding(run(r), "container.gid"));
 }
 
 TEST(RulesBasic, FindingsComeErrorsFirst) {

@@ -9,6 +9,7 @@
 #include "platform/host.hpp"
 #include "rules/rules.hpp"
 #include "support/knowledge.hpp"
+#include "support/findings.hpp"
 
 using amdml::test::shipped_knowledge;
 
@@ -16,6 +17,7 @@ using namespace amdml;
 
 namespace {
 
+using test::find_finding;
 bool any_container_finding(const test::Diagnosed& d) {
   for (const auto& f : d.findings)
     if (finding_prefix(f.id) == "container") return true;
@@ -51,12 +53,6 @@ Facts literal_container(std::vector<std::uint32_t> groups) {
 }
 
 std::vector<Finding> run_rules(const Facts& f) { return diagnose(f, shipped_knowledge()); }
-
-const Finding* find(const std::vector<Finding>& v, const std::string& id) {
-  for (const auto& f : v)
-    if (to_string(f.id) == id) return &f;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -132,31 +128,31 @@ TEST(ContainerFixture, HostWithDockerGetsARunLine) {
 }
 
 TEST(ContainerRules, MatchingGidPassesMissingGidFails) {
-  EXPECT_FALSE(find(run_rules(literal_container({1000, 109})), "container.gid"));
+  EXPECT_FALSE(find_finding(run_rules(literal_container({1000, 109})), "container.gid"));
   auto out = run_rules(literal_container({1000, 992}));
-  ASSERT_TRUE(find(out, "container.gid"));
-  EXPECT_TRUE(has_command(*find(out, "container.gid"), "--group-add 109"));
+  ASSERT_TRUE(find_finding(out, "container.gid"));
+  EXPECT_TRUE(has_command(*find_finding(out, "container.gid"), "--group-add 109"));
 }
 
 TEST(ContainerRules, KubernetesGetsSupplementalGroups) {
   auto f = literal_container({1000});
   f.container.kind = ContainerKind::kubernetes;
   auto out = run_rules(f);
-  ASSERT_TRUE(find(out, "container.gid"));
-  EXPECT_TRUE(has_command(*find(out, "container.gid"), "supplementalGroups: [109]"));
+  ASSERT_TRUE(find_finding(out, "container.gid"));
+  EXPECT_TRUE(has_command(*find_finding(out, "container.gid"), "supplementalGroups: [109]"));
 }
 
 TEST(ContainerRules, RootNeedsNoGroupButBindMountedDevIsRefused) {
   auto f = literal_container({0});
   f.identity.process.euid = 0;
-  EXPECT_FALSE(find(run_rules(f), "container.gid"));
+  EXPECT_FALSE(find_finding(run_rules(f), "container.gid"));
   // -v /dev:/dev: the nodes are visible but the device cgroup says EPERM.
   for (auto& d : f.identity.devices) {
     d.open = OpenCheck::failed;
     d.open_errno = EPERM;
   }
   auto out = run_rules(f);
-  const Finding* dev = find(out, "container.devices");
+  const Finding* dev = find_finding(out, "container.devices");
   ASSERT_TRUE(dev);
   EXPECT_NE(dev->title.find("may not open them"), std::string::npos);
   EXPECT_TRUE(has_command(*dev, "--device=/dev/kfd"));
@@ -166,7 +162,7 @@ TEST(ContainerRules, OnlyKfdMissing) {
   auto f = literal_container({1000, 109});
   f.identity.devices[0].exists = false;
   auto out = run_rules(f);
-  const Finding* dev = find(out, "container.devices");
+  const Finding* dev = find_finding(out, "container.devices");
   ASSERT_TRUE(dev);
   EXPECT_EQ(dev->title, "This docker container was started without /dev/kfd");
   // A non-root user: the host's numbers, evaluated on the host.
@@ -182,12 +178,12 @@ TEST(ContainerRules, RootlessWithWorldOpenNodesIsFine) {
     d.mode = 0666;
     d.world_accessible = true;
   }
-  EXPECT_FALSE(find(run_rules(f), "container.rootless"));
+  EXPECT_FALSE(find_finding(run_rules(f), "container.rootless"));
   for (auto& d : f.identity.devices) {
     d.mode = 0660;
     d.world_accessible = false;
   }
-  EXPECT_TRUE(find(run_rules(f), "container.rootless"));
+  EXPECT_TRUE(find_finding(run_rules(f), "container.rootless"));
 }
 
 TEST(ContainerRules, HostDockerAccessVerdicts) {
@@ -204,7 +200,7 @@ TEST(ContainerRules, HostDockerAccessVerdicts) {
   f.container.docker.socket_group = "docker";
   auto title = [&] {
     auto out = run_rules(f);
-    const Finding* d = find(out, "container.host-docker");
+    const Finding* d = find_finding(out, "container.host-docker");
     return d ? d->title : std::string("(none)");
   };
   EXPECT_EQ(title(), "Docker is installed; bob cannot use it without sudo (not in group docker)");
@@ -224,7 +220,7 @@ TEST(ContainerRules, HostDockerImageFollowsHostRocm) {
   f.container.docker.binary = "/usr/bin/docker";
   auto image_line = [&] {
     auto out = run_rules(f);
-    const Finding* d = find(out, "container.host-docker");
+    const Finding* d = find_finding(out, "container.host-docker");
     return d ? d->commands.front() : std::string();
   };
   EXPECT_NE(image_line().find("rocm/dev-ubuntu-24.04:latest"), std::string::npos);

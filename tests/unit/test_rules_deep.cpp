@@ -5,11 +5,14 @@
 #include "amdml/check.hpp"
 #include "amdml/report.hpp"
 #include "rules/rules.hpp"
+#include "support/findings.hpp"
 
 using namespace amdml;
 
 namespace {
 
+using test::findings_with_id;
+using test::evidence_text;
 
 const Knowledge& kb() {
   static Knowledge k;
@@ -67,34 +70,21 @@ DeepStep good_copy() {
   return s;
 }
 
-std::vector<const Finding*> with_id(const std::vector<Finding>& all, FindingId id) {
-  std::vector<const Finding*> out;
-  for (const auto& f : all)
-    if (f.id == id) out.push_back(&f);
-  return out;
-}
-
-std::string evidence_text(const Finding& f) {
-  std::string s;
-  for (const auto& e : f.evidence) s += e.source + ": " + e.value + "\n";
-  return s;
-}
-
 }  // namespace
 
 TEST(DeepRules, AllStepsPassGiveOneInfoLineWithTheBandwidth) {
   Facts f = apu(Version{6, 17, 0});
   f.deep.gpus = {one_gpu({good_memory(), good_copy(), step(DeepStepKind::fill, DeepOutcome::ok)})};
   auto out = diagnose(f, kb());
-  auto v = with_id(out, FindingId::deep_verified);
+  auto v = findings_with_id(out, FindingId::deep_verified);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->severity, Severity::info);
   EXPECT_EQ(v[0]->title,
             "GPU 0 (AMD Radeon 780M, gfx1103): allocated 24 GiB (vram), copied at 41.3 GB/s to the GPU, 38.5 GB/s "
             "back, ran the runtime's fill kernel");
   EXPECT_EQ(v[0]->gpus, std::vector<int>{0});
-  EXPECT_TRUE(with_id(out, FindingId::deep_fill_failed).empty());
-  EXPECT_TRUE(with_id(out, FindingId::deep_alloc_short).empty());
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_fill_failed).empty());
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_alloc_short).empty());
 }
 
 TEST(DeepRules, AllocationStoppedAtTheCarveOutOnAnOldKernelNamesIt) {
@@ -110,7 +100,7 @@ TEST(DeepRules, AllocationStoppedAtTheCarveOutOnAnOldKernelNamesIt) {
   s.allocs = {a};
   f.deep.gpus = {one_gpu({s})};
   auto out = diagnose(f, kb());
-  auto v = with_id(out, FindingId::deep_alloc_short);
+  auto v = findings_with_id(out, FindingId::deep_alloc_short);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->severity, Severity::warning);
   EXPECT_NE(v[0]->title.find("gave 512 MiB of the 24 GiB"), std::string::npos) << v[0]->title;
@@ -119,7 +109,7 @@ TEST(DeepRules, AllocationStoppedAtTheCarveOutOnAnOldKernelNamesIt) {
   EXPECT_NE(v[0]->detail.find("This kernel is 6.8.0."), std::string::npos) << v[0]->detail;
   EXPECT_NE(v[0]->detail.find("HSA_STATUS_ERROR_OUT_OF_RESOURCES"), std::string::npos);
   // The refused pool is not claimed as proved; the system pool that gave all it promised is.
-  EXPECT_TRUE(with_id(out, FindingId::deep_verified).empty());
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_verified).empty());
   DeepAlloc sys = a;
   sys.pool = "system";
   sys.allocated = sys.target;
@@ -127,7 +117,7 @@ TEST(DeepRules, AllocationStoppedAtTheCarveOutOnAnOldKernelNamesIt) {
   sys.error.reset();
   f.deep.gpus[0].steps[0].allocs.push_back(sys);
   auto out2 = diagnose(f, kb());
-  auto v2 = with_id(out2, FindingId::deep_verified);
+  auto v2 = findings_with_id(out2, FindingId::deep_verified);
   ASSERT_EQ(v2.size(), 1u);
   EXPECT_EQ(v2[0]->title, "GPU 0 (AMD Radeon 780M, gfx1103): allocated 24 GiB (system)");
 }
@@ -140,8 +130,8 @@ TEST(DeepRules, AllocationBoundedByMemAvailableIsNotAFinding) {
   s.allocs[0].bound = Bytes{10 * kGiB};
   f.deep.gpus = {one_gpu({s})};
   auto out = diagnose(f, kb());
-  EXPECT_TRUE(with_id(out, FindingId::deep_alloc_short).empty());
-  auto v = with_id(out, FindingId::deep_verified);
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_alloc_short).empty());
+  auto v = findings_with_id(out, FindingId::deep_verified);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(evidence_text(*v[0]).find("MemAvailable minus the margin: 10 GiB"), std::string::npos)
       << evidence_text(*v[0]);
@@ -157,7 +147,7 @@ TEST(DeepRules, FillWithoutCodeForTheIsaNamesTheErrorAndTheOverride) {
               "object for ISA amdgcn-amd-amdhsa--gfx1200";
   f.deep.gpus = {one_gpu({good_memory(), good_copy(), s})};
   auto out = diagnose(f, kb());
-  auto v = with_id(out, FindingId::deep_fill_failed);
+  auto v = findings_with_id(out, FindingId::deep_fill_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->severity, Severity::error);
   EXPECT_NE(v[0]->detail.find("HSA_STATUS_ERROR_INVALID_ISA means this runtime has no code for the ISA"),
@@ -167,7 +157,7 @@ TEST(DeepRules, FillWithoutCodeForTheIsaNamesTheErrorAndTheOverride) {
   EXPECT_NE(ev.find("no code object for ISA"), std::string::npos);
   EXPECT_NE(ev.find("env HSA_OVERRIDE_GFX_VERSION: 12.0.0"), std::string::npos);
   // What did pass is still said.
-  ASSERT_EQ(with_id(out, FindingId::deep_verified).size(), 1u);
+  ASSERT_EQ(findings_with_id(out, FindingId::deep_verified).size(), 1u);
 }
 
 TEST(DeepRules, CorruptCopyIsAnErrorWithTheOffset) {
@@ -178,7 +168,7 @@ TEST(DeepRules, CorruptCopyIsAnErrorWithTheOffset) {
   s.mismatch_at = 4097;
   f.deep.gpus = {one_gpu({s})};
   auto out = diagnose(f, kb());
-  auto v = with_id(out, FindingId::deep_copy_failed);
+  auto v = findings_with_id(out, FindingId::deep_copy_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->title.find("came back different"), std::string::npos);
   EXPECT_NE(v[0]->detail.find("first at offset 4097"), std::string::npos);
@@ -192,7 +182,7 @@ TEST(DeepRules, HungAndUnstartedStepsAreStepFailures) {
   DeepStep later = step(DeepStepKind::copy, DeepOutcome::not_run);
   f.deep.gpus = {one_gpu({hung, later})};
   auto out = diagnose(f, kb());
-  auto v = with_id(out, FindingId::deep_step_failed);
+  auto v = findings_with_id(out, FindingId::deep_step_failed);
   ASSERT_EQ(v.size(), 2u);
   // Errors sort before warnings.
   EXPECT_EQ(v[0]->severity, Severity::error);
@@ -239,7 +229,7 @@ TEST(DeepRules, MatmulInvalidDeviceFunctionNamesTheGfxTheWheelLacks) {
   Facts f = with_torch(m);
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.3";
   auto out = diagnose(f, kb());
-  auto v = with_id(out, FindingId::deep_torch_no_gfx);
+  auto v = findings_with_id(out, FindingId::deep_torch_no_gfx);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->severity, Severity::error);
   EXPECT_EQ(v[0]->title,
@@ -251,7 +241,7 @@ TEST(DeepRules, MatmulInvalidDeviceFunctionNamesTheGfxTheWheelLacks) {
   EXPECT_NE(ev.find("torch.cuda.get_arch_list(): gfx900 gfx906"), std::string::npos) << ev;
   EXPECT_NE(ev.find("env HSA_OVERRIDE_GFX_VERSION: 11.0.3"), std::string::npos) << ev;
   EXPECT_EQ(v[0]->gpus, std::vector<int>{0});
-  EXPECT_TRUE(with_id(out, FindingId::deep_torch_failed).empty());
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_torch_failed).empty());
 }
 
 TEST(DeepRules, MatmulInvalidDeviceFunctionWithTheGfxListedPointsAtTheLibrariesOrTheOverride) {
@@ -260,7 +250,7 @@ TEST(DeepRules, MatmulInvalidDeviceFunctionWithTheGfxListedPointsAtTheLibrariesO
   Facts f = with_torch(m);
   f.ml.python[0].runtime->arch_list.push_back("gfx1103");
   auto out1 = diagnose(f, kb());
-  auto v = with_id(out1, FindingId::deep_torch_no_gfx);
+  auto v = findings_with_id(out1, FindingId::deep_torch_no_gfx);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->detail.find("torch's arch list names gfx1103"), std::string::npos) << v[0]->detail;
 }
@@ -269,7 +259,7 @@ TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
   TorchMatmul oom;
   oom.error = "OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 MiB.";
   auto out2 = diagnose(with_torch(oom), kb());
-  auto v = with_id(out2, FindingId::deep_torch_failed);
+  auto v = findings_with_id(out2, FindingId::deep_torch_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->title,
             "PyTorch in /home/alice/venv ran out of GPU memory on GPU 0 (AMD Radeon 780M, gfx1103) for a 2048x2048 "
@@ -280,7 +270,7 @@ TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
   hung.timed_out = true;
   hung.error = "did not finish: the child was killed at its time limit";
   auto out3 = diagnose(with_torch(hung), kb());
-  v = with_id(out3, FindingId::deep_torch_failed);
+  v = findings_with_id(out3, FindingId::deep_torch_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->title, "a matmul in PyTorch (/home/alice/venv) on GPU 0 (AMD Radeon 780M, gfx1103) never finished");
   EXPECT_NE(v[0]->detail.find("killed at its limit (18 s)"), std::string::npos) << v[0]->detail;
@@ -289,10 +279,10 @@ TEST(DeepRules, MatmulOutOfMemoryHangAndWrongResultAreFailures) {
   wrong.ok = true;
   wrong.data_ok = false;
   auto out4 = diagnose(with_torch(wrong), kb());
-  v = with_id(out4, FindingId::deep_torch_failed);
+  v = findings_with_id(out4, FindingId::deep_torch_failed);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->title.find("gave a wrong result"), std::string::npos);
-  EXPECT_TRUE(with_id(out4, FindingId::deep_torch_verified).empty());
+  EXPECT_TRUE(findings_with_id(out4, FindingId::deep_torch_verified).empty());
 }
 
 TEST(DeepRules, MatmulThatRanIsAnInfoLineWithTheRate) {
@@ -303,15 +293,15 @@ TEST(DeepRules, MatmulThatRanIsAnInfoLineWithTheRate) {
   m.tflops = 7.77;
   m.data_ok = true;
   auto out = diagnose(with_torch(m), kb());
-  auto v = with_id(out, FindingId::deep_torch_verified);
+  auto v = findings_with_id(out, FindingId::deep_torch_verified);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0]->severity, Severity::info);
   EXPECT_EQ(v[0]->title,
             "PyTorch in /home/alice/venv multiplied 2048x2048 float32 matrices on GPU 0 (AMD Radeon 780M, gfx1103) at "
             "7.77 TFLOP/s");
   EXPECT_NE(evidence_text(*v[0]).find("2.210 ms per multiplication"), std::string::npos);
-  EXPECT_TRUE(with_id(out, FindingId::deep_torch_failed).empty());
-  EXPECT_TRUE(with_id(out, FindingId::deep_torch_no_gfx).empty());
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_torch_failed).empty());
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_torch_no_gfx).empty());
 }
 
 TEST(DeepRules, ATorchDeviceOfAnUnknownGfxIsNamedByTorch) {
@@ -320,7 +310,7 @@ TEST(DeepRules, ATorchDeviceOfAnUnknownGfxIsNamedByTorch) {
   Facts f = with_torch(m);
   f.ml.python[0].runtime->device_archs = {"gfx90a:sramecc+:xnack-"};
   auto out5 = diagnose(f, kb());
-  auto v = with_id(out5, FindingId::deep_torch_no_gfx);
+  auto v = findings_with_id(out5, FindingId::deep_torch_no_gfx);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0]->title.find("no kernels for gfx90a: a matmul on cuda:0 (AMD Radeon 780M, gfx90a:sramecc+:xnack-)"),
             std::string::npos)

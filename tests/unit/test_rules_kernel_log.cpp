@@ -5,16 +5,13 @@
 #include <algorithm>
 
 #include "rules/rules.hpp"
+#include "support/findings.hpp"
 
 using namespace amdml;
 
 namespace {
 
-const Finding* find(const std::vector<Finding>& v, FindingId id) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const Finding& f) { return f.id == id; });
-  return it == v.end() ? nullptr : &*it;
-}
-
+using test::find_finding;
 bool mentions(const Finding& f, const std::string& s) {
   for (const auto& c : f.commands)
     if (c.find(s) != std::string::npos) return true;
@@ -64,12 +61,12 @@ TEST(DriverNotLoaded, SecureBootRefusalNamesMokEnrollmentNotModprobe) {
   f.boot.dkms = DkmsState::installed;
   f.kernel_log.events.push_back(ev(KernelEventKind::module_rejected, "Loading of module with unavailable key is rejected"));
   auto out = diagnose(f, kb());
-  const Finding* d = find(out, FindingId::driver_not_loaded);
+  const Finding* d = find_finding(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo mokutil --import /var/lib/dkms/mok.pub");
   EXPECT_TRUE(mentions(*d, "MOK enrollment"));
   EXPECT_FALSE(mentions(*d, "modprobe"));
-  ASSERT_TRUE(find(out, FindingId::kernel_module_rejected));
+  ASSERT_TRUE(find_finding(out, FindingId::kernel_module_rejected));
 }
 
 TEST(DriverNotLoaded, SecureBootWithoutTheLogStillPointsAtTheKey) {
@@ -78,7 +75,7 @@ TEST(DriverNotLoaded, SecureBootWithoutTheLogStillPointsAtTheKey) {
   f.boot.secure_boot = true;
   f.boot.dkms = DkmsState::installed;
   const auto out = diagnose(f, kb());
-  const Finding* d = find(out, FindingId::driver_not_loaded);
+  const Finding* d = find_finding(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_TRUE(mentions(*d, "mokutil --import"));
 }
@@ -87,7 +84,7 @@ TEST(DriverNotLoaded, BlacklistIsCommentedOut) {
   Facts f = unbound_gpu();
   f.boot.blacklists.push_back({"/etc/modprobe.d/blacklist-amdgpu.conf:2", "blacklist amdgpu"});
   const auto out = diagnose(f, kb());
-  const Finding* d = find(out, FindingId::driver_not_loaded);
+  const Finding* d = find_finding(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo sed -i '2s/^/# /' /etc/modprobe.d/blacklist-amdgpu.conf");
   EXPECT_FALSE(mentions(*d, "modprobe amdgpu"));
@@ -98,7 +95,7 @@ TEST(DriverNotLoaded, DkmsMissingForThisKernel) {
   f.boot.dkms = DkmsState::missing;
   f.boot.dkms_versions = {"6.10.5-2119913.22.04"};
   const auto out = diagnose(f, kb());
-  const Finding* d = find(out, FindingId::driver_not_loaded);
+  const Finding* d = find_finding(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo dkms autoinstall -k 6.8.0-49-generic");
 }
@@ -107,14 +104,14 @@ TEST(DriverNotLoaded, KernelTooOldNamesTheVersion) {
   Facts f = unbound_gpu();
   f.os.kernel = KernelVersion{5, 15, 0};
   const auto out = diagnose(f, kb());
-  const Finding* d = find(out, FindingId::driver_not_loaded);
+  const Finding* d = find_finding(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_TRUE(mentions(*d, "install a kernel >= 6.0"));
 }
 
 TEST(DriverNotLoaded, NothingExplainsItThenModprobe) {
   const auto out = diagnose(unbound_gpu(), kb());
-  const Finding* d = find(out, FindingId::driver_not_loaded);
+  const Finding* d = find_finding(out, FindingId::driver_not_loaded);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->commands.front(), "sudo modprobe amdgpu");
 }
@@ -128,7 +125,7 @@ TEST(KernelLog, FirmwareMissingNamesFileAndDebianPackage) {
   e.error_code = -2;
   f.kernel_log.events.push_back(e);
   const auto out = diagnose(f, kb());
-  const Finding* k = find(out, FindingId::kernel_firmware_missing);
+  const Finding* k = find_finding(out, FindingId::kernel_firmware_missing);
   ASSERT_TRUE(k);
   EXPECT_NE(k->title.find("amdgpu/psp_13_0_0_sos.bin"), std::string::npos);
   EXPECT_EQ(k->commands.front(), "sudo apt install firmware-amd-graphics");
@@ -141,7 +138,7 @@ TEST(KernelLog, ResetsAreCountedWithTheLastProcess) {
     f.kernel_log.events.push_back(ev(KernelEventKind::ring_timeout, "ring gfx_0.0.0 timeout", "gfx_0.0.0", "llama-server"));
   f.kernel_log.events.push_back(ev(KernelEventKind::gpu_reset, "amdgpu 0000:c5:00.0: amdgpu: GPU reset begin!"));
   const auto out = diagnose(f, kb());
-  const Finding* k = find(out, FindingId::kernel_gpu_reset);
+  const Finding* k = find_finding(out, FindingId::kernel_gpu_reset);
   ASSERT_TRUE(k);
   EXPECT_NE(k->title.find("2 ring timeouts, 1 GPU reset"), std::string::npos);
   EXPECT_EQ(k->evidence[1].value, "llama-server");
@@ -161,7 +158,7 @@ TEST(KernelLog, UnreadableIsOneInfoAndNothingElse) {
   f.kernel_log.needs_root = true;
   f.kernel_log.unreadable = "refused";
   auto out = diagnose(f, kb());
-  const Finding* k = find(out, FindingId::kernel_log_unreadable);
+  const Finding* k = find_finding(out, FindingId::kernel_log_unreadable);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->severity, Severity::info);
 }
@@ -175,7 +172,7 @@ TEST(OllamaDiscovery, TiedToTheFindingThatExplainsIt) {
   l.line = "level=INFO source=gpu.go:377 msg=\"no compatible GPUs were discovered\"";
   f.ollama_journal.lines.push_back(l);
   auto out = diagnose(f, kb());
-  const Finding* o = find(out, FindingId::ollama_discovery);
+  const Finding* o = find_finding(out, FindingId::ollama_discovery);
   ASSERT_TRUE(o);
   EXPECT_TRUE(mentions(*o, "driver.not-loaded"));
 }
@@ -187,7 +184,7 @@ TEST(OllamaDiscovery, SilentWhenItFoundTheGpu) {
   l.reason = OllamaReason::gpu_found;
   f.ollama_journal.lines.push_back(l);
   const auto out = diagnose(f, kb());
-  EXPECT_FALSE(find(out, FindingId::ollama_discovery));
+  EXPECT_FALSE(find_finding(out, FindingId::ollama_discovery));
 }
 
 }  // namespace

@@ -9,11 +9,13 @@
 #include "formats/fix_params_json.hpp"
 #include "rules/rules.hpp"
 #include "support/rule_facts.hpp"
+#include "support/findings.hpp"
 
 using namespace amdml;
 
 namespace {
 
+using test::find_finding;
 using test::gfx;
 
 Knowledge kb() {
@@ -91,12 +93,6 @@ Facts apu_box() {
 
 std::vector<Finding> run(const Facts& f, const Knowledge& k) { return diagnose(f, k); }
 
-const Finding* find(const std::vector<Finding>& v, const std::string& id) {
-  for (const auto& x : v)
-    if (to_string(x.id) == id) return &x;
-  return nullptr;
-}
-
 int count(const std::vector<Finding>& v, const std::string& id) {
   int n = 0;
   for (const auto& x : v) n += to_string(x.id) == id;
@@ -109,21 +105,21 @@ systemd::EnvValue ev(const std::string& v, bool env_file = false) { return {v, "
 
 TEST(MlRules, OllamaApuNeedsOverrideAndIgpuSwitch) {
   auto fs = run(apu_box(), kb());
-  const auto* e = find(fs, "ollama.env");
+  const auto* e = find_finding(fs, "ollama.env");
   ASSERT_TRUE(e);
   ASSERT_TRUE(e->fix);
   EXPECT_EQ(e->fix->recipe, "ollama-override");
   EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
   EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["OLLAMA_IGPU_ENABLE"], "1");
-  EXPECT_FALSE(find(fs, "ollama.gfx-unsupported"));
-  EXPECT_FALSE(find(fs, "ollama.access"));  // ollama is in render
+  EXPECT_FALSE(find_finding(fs, "ollama.gfx-unsupported"));
+  EXPECT_FALSE(find_finding(fs, "ollama.access"));  // ollama is in render
 }
 
 TEST(MlRules, OllamaCorrectServiceHasNoEnvFinding) {
   auto f = apu_box();
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("11.0.0");
   f.ml.ollama.service->environment["OLLAMA_IGPU_ENABLE"] = ev("true");
-  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
 }
 
 // The unit and drop-in say what the GPU needs, but the running service (its own
@@ -139,8 +135,8 @@ TEST(MlRules, OllamaConfiguredButNotRestartedIsPending) {
   svc.running_environment = std::map<std::string, std::string>{{"PATH", "/usr/local/bin:/usr/bin"}, {"USER", "ollama"},
                                                                {"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}};
   auto fs = run(f, kb());
-  EXPECT_FALSE(find(fs, "ollama.env"));
-  const auto* p = find(fs, "ollama.restart-pending");
+  EXPECT_FALSE(find_finding(fs, "ollama.env"));
+  const auto* p = find_finding(fs, "ollama.restart-pending");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->severity, Severity::info);
   EXPECT_FALSE(p->fix);
@@ -158,17 +154,18 @@ TEST(MlRules, OllamaConfiguredButNotRestartedIsPending) {
   // Restarted: the process has what the unit says (PATH and USER are not GPU settings).
   svc.running_environment = std::map<std::string, std::string>{
       {"PATH", "/usr/bin"}, {"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}, {"OLLAMA_IGPU_ENABLE", "1"}};
-  EXPECT_FALSE(find(run(f, kb()), "ollama.restart-pending"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.restart-pending"));
 
   // A GPU setting the process still has that the unit dropped is pending too.
   svc.running_environment->emplace("ROCR_VISIBLE_DEVICES", "1");
-  const auto* dropped = find(run(f, kb()), "ollama.restart-pending");
+  const auto findings = run(f, kb());  // alive while dropped points into it
+  const auto* dropped = find_finding(findings, "ollama.restart-pending");
   ASSERT_TRUE(dropped);
   EXPECT_NE(dropped->title.find("ROCR_VISIBLE_DEVICES unset"), std::string::npos);
 
   // Unknown without root (EACCES on /proc/PID/environ): nothing is judged.
   svc.running_environment.reset();
-  EXPECT_FALSE(find(run(f, kb()), "ollama.restart-pending"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.restart-pending"));
 }
 
 // A unit that is wrong is ollama.env's, whatever the process has: one finding, one fix.
@@ -179,15 +176,15 @@ TEST(MlRules, OllamaRestartPendingDefersToTheEnvFinding) {
   svc.main_pid = 77;
   svc.running_environment = std::map<std::string, std::string>{{"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}};
   auto fs = run(f, kb());
-  EXPECT_TRUE(find(fs, "ollama.env"));
-  EXPECT_FALSE(find(fs, "ollama.restart-pending"));
+  EXPECT_TRUE(find_finding(fs, "ollama.env"));
+  EXPECT_FALSE(find_finding(fs, "ollama.restart-pending"));
 }
 
 TEST(MlRules, OllamaBeforeV030NeedsNoIgpuSwitch) {
   auto f = apu_box();
   f.ml.ollama.version = Version{0, 24, 0};
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("11.0.0");
-  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
 }
 
 TEST(MlRules, OllamaQuotedOverrideIsReplaced) {
@@ -195,7 +192,7 @@ TEST(MlRules, OllamaQuotedOverrideIsReplaced) {
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("\"11.0.3\"");
   f.ml.ollama.service->environment["OLLAMA_IGPU_ENABLE"] = ev("1");
   auto found = run(f, kb());
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("literal quotes"), std::string::npos);
   EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
@@ -206,7 +203,7 @@ TEST(MlRules, OllamaEnvFileValueGetsANote) {
   auto f = apu_box();
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION"] = ev("gfx1100", true);
   auto found = run(f, kb());
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e);
   bool noted = false;
   for (const auto& n : e->notes) noted = noted || n.find("EnvironmentFile=") != std::string::npos;
@@ -225,7 +222,7 @@ TEST(MlRules, OllamaTypoAndPerDeviceAndShellExport) {
   s.environment["HSA_OVERRIDE_GFX_VERSION_1"] = ev("11.0.0");
   f.env["ROCR_VISIBLE_DEVICES"] = "0";
   auto found = run(f, kb());
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e);
   const auto p = amdml::formats::fix_params_json(e->fix->params);
   EXPECT_EQ(p["env"]["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
@@ -240,7 +237,7 @@ TEST(MlRules, OllamaServiceUserOutsideTheGroup) {
   auto f = apu_box();
   f.identity.groups = {{"render", 992, {"alice"}}, {"ollama", 998, {}}};
   auto found = run(f, kb());
-  const auto* a = find(found, "ollama.access");
+  const auto* a = find_finding(found, "ollama.access");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->fix->recipe, "groups");
   EXPECT_EQ(amdml::formats::fix_params_json(a->fix->params)["user"], "ollama");
@@ -248,19 +245,19 @@ TEST(MlRules, OllamaServiceUserOutsideTheGroup) {
   EXPECT_EQ(a->commands.front(), "sudo usermod -a -G render ollama");
   // SupplementaryGroups= grants it too
   f.ml.ollama.service->supplementary_groups = {"render"};
-  EXPECT_FALSE(find(run(f, kb()), "ollama.access"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.access"));
 }
 
 TEST(MlRules, OllamaDroppedGfxWithoutOverride) {
   auto f = apu_box();
   f.gpus = {gpu("gfx906", false)};
   auto fs = run(f, kb());
-  const auto* u = find(fs, "ollama.gfx-unsupported");
+  const auto* u = find_finding(fs, "ollama.gfx-unsupported");
   ASSERT_TRUE(u);
   bool older = false;
   for (const auto& n : u->notes) older = older || n.find("v0.5.8") != std::string::npos;
   EXPECT_TRUE(older);  // the releases that still shipped gfx906
-  EXPECT_FALSE(find(fs, "ollama.env"));
+  EXPECT_FALSE(find_finding(fs, "ollama.env"));
 }
 
 TEST(MlRules, OllamaTableUsedWithoutLibraries) {
@@ -268,17 +265,17 @@ TEST(MlRules, OllamaTableUsedWithoutLibraries) {
   f.ml.ollama.rocblas_targets.clear();
   f.ml.ollama.rocm_dir.reset();
   f.ml.ollama.version = Version{0, 20, 0};  // still ships gfx1103
-  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
   f.ml.ollama.version = Version{0, 31, 2};  // dropped it
-  EXPECT_TRUE(find(run(f, kb()), "ollama.env"));
+  EXPECT_TRUE(find_finding(run(f, kb()), "ollama.env"));
 }
 
 TEST(MlRules, OllamaDriverTooOld) {
   auto f = apu_box();
   f.os.kernel = Version{6, 5, 0};
-  EXPECT_TRUE(find(run(f, kb()), "ollama.driver"));
+  EXPECT_TRUE(find_finding(run(f, kb()), "ollama.driver"));
   f.driver.dkms_version = "6.10.5";  // AMD's driver: not judged by the kernel
-  EXPECT_FALSE(find(run(f, kb()), "ollama.driver"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.driver"));
 }
 
 TEST(MlRules, MixedGpusGetNoGlobalOverride) {
@@ -286,7 +283,7 @@ TEST(MlRules, MixedGpusGetNoGlobalOverride) {
   f.gpus = {gpu("gfx1031", false), gpu("gfx1103", true)};
   f.ml.ollama.rocblas_targets = {gfx("gfx1030"), gfx("gfx1100")};
   auto found = run(f, kb());
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("different"), std::string::npos);
   EXPECT_FALSE(e->fix && amdml::formats::fix_params_json(e->fix->params)["env"].contains("HSA_OVERRIDE_GFX_VERSION"));
@@ -307,7 +304,7 @@ TEST(MlRules, ServiceOverrideOfAnotherFamilyNamesTheCard) {
   navi21.isa = IsaFamily::rdna2;
   k.gfx.push_back(navi21);
   auto found = run(f, k);
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e);
   EXPECT_NE(e->detail.find("HSA_OVERRIDE_GFX_VERSION=10.3.0 in /etc/systemd/system/ollama.service.d/override.conf:3 makes "
                            "GPU 1 (AMD Radeon 780M, gfx1103; rdna3) load gfx1030 (rdna2) code"),
@@ -332,13 +329,13 @@ TEST(MlRules, TorchCpuAndCudaBuilds) {
   f.ml.python = {cpu, cuda};
   auto fs = run(f, kb());
   EXPECT_EQ(count(fs, "torch.build"), 2);
-  const auto* b = find(fs, "torch.build");
+  const auto* b = find_finding(fs, "torch.build");
   // 7.2 is the newest release covering gfx1103 on kernel 6.8
   EXPECT_EQ(b->commands.front(), "/home/alice/venv/bin/python3 -m pip install --force-reinstall torch --index-url "
                                  "https://download.pytorch.org/whl/rocm7.2");
   f.os.kernel = Version{6, 5, 0};  // too old for 7.2: falls back to 6.2 (gfx1103 via its 11.0.0 override)
   fs = run(f, kb());
-  EXPECT_NE(find(fs, "torch.build")->commands.front().find("rocm6.2"), std::string::npos);
+  EXPECT_NE(find_finding(fs, "torch.build")->commands.front().find("rocm6.2"), std::string::npos);
 }
 
 TEST(MlRules, TorchWheelWithoutTheGfx) {
@@ -353,7 +350,7 @@ TEST(MlRules, TorchWheelWithoutTheGfx) {
   e.torch_rocblas_targets = {gfx("gfx1030"), gfx("gfx1100")};
   f.ml.python = {e};
   auto found = run(f, kb());
-  const auto* t = find(found, "torch.gfx");
+  const auto* t = find_finding(found, "torch.gfx");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->fix->recipe, "hsa-override");
   EXPECT_EQ(amdml::formats::fix_params_json(t->fix->params)["value"], "11.0.0");
@@ -361,13 +358,13 @@ TEST(MlRules, TorchWheelWithoutTheGfx) {
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/profile.d/amdml-gpu.sh:3"});
   f.login_env.push_back({"HSA_OVERRIDE_GFX_VERSION", "11.0.0", "/etc/environment.d/90-amdml.conf:3"});
   found = run(f, kb());
-  t = find(found, "torch.gfx");
+  t = find_finding(found, "torch.gfx");
   ASSERT_TRUE(t);
   EXPECT_FALSE(t->fix);
   ASSERT_FALSE(t->notes.empty());
   EXPECT_NE(t->notes.back().find("/etc/profile.d/amdml-gpu.sh:3"), std::string::npos);
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";  // the person already maps it
-  EXPECT_FALSE(find(run(f, kb()), "torch.gfx"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "torch.gfx"));
 }
 
 TEST(MlRules, TorchRocmTooNewForTheKernel) {
@@ -380,7 +377,7 @@ TEST(MlRules, TorchRocmTooNewForTheKernel) {
   e.torch_hip = "7.2.26015";
   e.torch_build = TorchBuild::rocm;
   f.ml.python = {e};
-  EXPECT_TRUE(find(run(f, kb()), "torch.rocm-too-new"));
+  EXPECT_TRUE(find_finding(run(f, kb()), "torch.rocm-too-new"));
 }
 
 TEST(MlRules, DeepErrorIsMappedToItsCause) {
@@ -396,24 +393,24 @@ TEST(MlRules, DeepErrorIsMappedToItsCause) {
   e.runtime = rt;
   f.ml.python = {e};
   auto found = run(f, kb());
-  const auto* t = find(found, "torch.runtime");
+  const auto* t = find_finding(found, "torch.runtime");
   ASSERT_TRUE(t);
   EXPECT_NE(t->detail.find("no code object"), std::string::npos);
   e.runtime->error.reset();
   e.runtime->available = true;
   f.ml.python = {e};
-  EXPECT_FALSE(find(run(f, kb()), "torch.runtime"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "torch.runtime"));
 }
 
 TEST(MlRules, UnifiedMemoryZeroStillEnables) {
   auto f = apu_box();
   f.ml.ollama = {};
   f.env["GGML_CUDA_ENABLE_UNIFIED_MEMORY"] = "0";
-  EXPECT_TRUE(find(run(f, kb()), "llamacpp.uma-env"));
+  EXPECT_TRUE(find_finding(run(f, kb()), "llamacpp.uma-env"));
   f.env["GGML_CUDA_ENABLE_UNIFIED_MEMORY"] = "1";  // deliberate, on an APU
-  EXPECT_FALSE(find(run(f, kb()), "llamacpp.uma-env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "llamacpp.uma-env"));
   f.gpus = {gpu("gfx1031", false)};  // but not on a discrete GPU
-  EXPECT_TRUE(find(run(f, kb()), "llamacpp.uma-env"));
+  EXPECT_TRUE(find_finding(run(f, kb()), "llamacpp.uma-env"));
 }
 
 TEST(MlRules, LlamaBackendsAndVulkanIcd) {
@@ -422,9 +419,9 @@ TEST(MlRules, LlamaBackendsAndVulkanIcd) {
   f.ml.llama = {{"/usr/bin/llama-cli", {LlamaBackend::cpu}, "ldd"}, {"/usr/local/bin/llama-server", {LlamaBackend::vulkan}, "lib"}};
   auto fs = run(f, kb());
   EXPECT_EQ(count(fs, "llamacpp.no-gpu-backend"), 1);
-  EXPECT_TRUE(find(fs, "vulkan.no-icd"));
+  EXPECT_TRUE(find_finding(fs, "vulkan.no-icd"));
   f.ml.vulkan_icds = {{"/usr/share/vulkan/icd.d/radeon_icd.x86_64.json", "radv"}};
-  EXPECT_FALSE(find(run(f, kb()), "vulkan.no-icd"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "vulkan.no-icd"));
 }
 
 TEST(MlRules, FrameworkLibrariesMissing) {
@@ -436,11 +433,11 @@ TEST(MlRules, FrameworkLibrariesMissing) {
   f.ml.python = {e};
   f.ml.rocm_libraries = {{"MIOpen", "miopen-hip", false}, {"rocBLAS", "rocblas", true}, {"hipCUB", "hipcub-dev", false}};
   auto found = run(f, kb());
-  const auto* l = find(found, "ml.rocm-libraries");
+  const auto* l = find_finding(found, "ml.rocm-libraries");
   ASSERT_TRUE(l);
   EXPECT_EQ(l->commands.front().rfind("sudo apt install miopen-hip hipcub-dev", 0), 0u);
   for (auto& lib : f.ml.rocm_libraries) lib.present = true;
-  EXPECT_FALSE(find(run(f, kb()), "ml.rocm-libraries"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ml.rocm-libraries"));
 }
 
 TEST(MlRules, EveryMlIdIsCatalogued) {
@@ -458,14 +455,14 @@ TEST(MlRules, ShellOnlySettingsThatMatterForThisBox) {
   f.gpus = {gpu("gfx1100", false)};  // natively shipped dGPU: neither variable changes anything
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0";
   f.env["OLLAMA_IGPU_ENABLE"] = "1";
-  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
   // a GPU amdml knows no override for: the person's own value is carried into the service
   f.gpus = {gpu("gfx1032", false)};
   f.env.erase("OLLAMA_IGPU_ENABLE");
   f.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0";
   f.ml.ollama.service->environment["HSA_OVERRIDE_GFX_VERSION_1"] = ev("10.3.0");
   auto found = run(f, kb());
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e && e->fix);
   EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"]["HSA_OVERRIDE_GFX_VERSION"], "10.3.0");
   EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["unset"], nlohmann::json({"HSA_OVERRIDE_GFX_VERSION_1"}));
@@ -480,24 +477,24 @@ TEST(MlRules, StrixHaloIgpuAllowlistByVersion) {
   f.gpus = {g};
   f.ml.ollama.version = Version{0, 30, 0};  // dropped every iGPU
   auto found = run(f, kb());
-  const auto* e = find(found, "ollama.env");
+  const auto* e = find_finding(found, "ollama.env");
   ASSERT_TRUE(e && e->fix);
   EXPECT_EQ(amdml::formats::fix_params_json(e->fix->params)["env"], nlohmann::json({{"OLLAMA_IGPU_ENABLE", "1"}}));
   f.ml.ollama.version = Version{0, 30, 1};  // allowlisted gfx1151
-  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
   f.gpus[0].gtt = Bytes{1ULL << 30};  // not integrated by the rule, and nothing says it is
   f.ml.ollama.version = Version{0, 30, 0};
-  EXPECT_FALSE(find(run(f, kb()), "ollama.env"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.env"));
 }
 
 TEST(MlRules, OllamaServiceUserMissing) {
   auto f = apu_box();
   f.ml.ollama.service->user = "ollama-svc";
   auto found = run(f, kb());
-  const auto* a = find(found, "ollama.access");
+  const auto* a = find_finding(found, "ollama.access");
   ASSERT_TRUE(a);
   EXPECT_NE(a->title.find("does not exist"), std::string::npos);
   EXPECT_FALSE(a->fix);  // creating users is not a recipe
   f.ml.ollama.service->user = "root";
-  EXPECT_FALSE(find(run(f, kb()), "ollama.access"));
+  EXPECT_FALSE(find_finding(run(f, kb()), "ollama.access"));
 }
