@@ -30,13 +30,13 @@ bool from_libraries(const platform::Host& host, const std::string& bin, LlamaBin
     for (const auto& e : *entries) names.push_back(e.name);
     std::sort(names.begin(), names.end());
     for (const auto& n : names) {
-      if (n.rfind("libamdhip64.so", 0) == 0 && !b.bundled_hip) b.bundled_hip = mlpath::join(d, n);
+      if (n.starts_with("libamdhip64.so") && !b.bundled_hip) b.bundled_hip = mlpath::join(d, n);
       std::optional<LlamaBackend> k;
-      if (n.rfind("libggml-hip.so", 0) == 0) k = LlamaBackend::hip;
-      else if (n.rfind("libggml-vulkan.so", 0) == 0) k = LlamaBackend::vulkan;
-      else if (n.rfind("libggml-cuda.so", 0) == 0) k = LlamaBackend::cuda;
-      else if (n.rfind("libggml-cpu", 0) == 0) k = LlamaBackend::cpu;
-      else if (n.rfind("libggml", 0) == 0) any = true;
+      if (n.starts_with("libggml-hip.so")) k = LlamaBackend::hip;
+      else if (n.starts_with("libggml-vulkan.so")) k = LlamaBackend::vulkan;
+      else if (n.starts_with("libggml-cuda.so")) k = LlamaBackend::cuda;
+      else if (n.starts_with("libggml-cpu")) k = LlamaBackend::cpu;
+      else if (n.starts_with("libggml")) any = true;
       if (!k) continue;
       any = true;
       add_backend(b, *k);
@@ -54,11 +54,11 @@ void from_ldd(const platform::Host& host, LlamaBinary& b) {
     line = text::trim(line);
     auto name = line.substr(0, line.find_first_of(" \t"));
     std::optional<LlamaBackend> k;
-    if (name.rfind("libamdhip64", 0) == 0 || name.rfind("libggml-hip", 0) == 0 || name.rfind("libhipblas", 0) == 0)
+    if (name.starts_with("libamdhip64") || name.starts_with("libggml-hip") || name.starts_with("libhipblas"))
       k = LlamaBackend::hip;
-    else if (name.rfind("libvulkan", 0) == 0 || name.rfind("libggml-vulkan", 0) == 0)
+    else if (name.starts_with("libvulkan") || name.starts_with("libggml-vulkan"))
       k = LlamaBackend::vulkan;
-    else if (name.rfind("libcudart", 0) == 0 || name.rfind("libcublas", 0) == 0 || name.rfind("libggml-cuda", 0) == 0)
+    else if (name.starts_with("libcudart") || name.starts_with("libcublas") || name.starts_with("libggml-cuda"))
       k = LlamaBackend::cuda;
     if (!k) continue;
     add_backend(b, *k);

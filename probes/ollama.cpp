@@ -63,7 +63,7 @@ void read_libraries(const platform::Host& host, OllamaFacts& o) {
     std::sort(dirs.begin(), dirs.end());
     o.backends = dirs;
     for (const auto& d : dirs)
-      if (d.rfind("rocm", 0) == 0) {
+      if (d.starts_with("rocm")) {
         o.rocm_dir = mlpath::join(lib, d);
         o.bundled_rocm = formats::mlparse::ollama_rocm_dir_version(d);
         // several ROCm dirs (an upgrade leaving the old one): the newest name wins
@@ -76,7 +76,7 @@ void read_libraries(const platform::Host& host, OllamaFacts& o) {
   auto entries = host.list_dir(mlpath::join(*o.rocm_dir, "rocblas/library"));
   if (!entries) return;
   for (const auto& e : *entries) {
-    if (e.name.rfind("TensileLibrary_lazy_", 0) != 0) continue;
+    if (!e.name.starts_with("TensileLibrary_lazy_")) continue;
     auto g = formats::mlparse::library_file_target(e.name);
     if (g && std::find(o.rocblas_targets.begin(), o.rocblas_targets.end(), *g) == o.rocblas_targets.end())
       o.rocblas_targets.push_back(*g);

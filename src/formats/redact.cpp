@@ -125,6 +125,21 @@ std::string keep_followed_assignments(const std::string& text) {
   return out;
 }
 
+// A process's environment (/proc/PID/environ, the ollama service's): the same names
+// doctor follows, never a credential-like one; the other entries are dropped.
+std::string keep_followed_environ(const std::string& env) {
+  std::string out;
+  for (auto entry : text::split(env, '\0')) {
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    const auto name = entry.substr(0, eq);
+    if (!parse::login_env_followed(name) || is_secret_name(name)) continue;
+    out.append(entry);
+    out += '\0';
+  }
+  return out;
+}
+
 // Blanks the GECOS (real name, phone) field of the given users' passwd lines.
 std::string blank_gecos(const std::string& text, const std::set<std::string>& users) {
   std::string out;
@@ -485,6 +500,7 @@ void Redactor::apply(Recording& r) {
     if (n.kind == SnapshotNode::Kind::file) {
       if (options_.identities && path == "/etc/passwd") n.content = blank_gecos(n.content, redacted_users_);
       if (parse::is_login_env_file(path)) n.content = keep_followed_assignments(n.content);
+      if (parse::is_process_environ(path)) n.content = keep_followed_environ(n.content);
       n.content = text(n.content);
     }
     if (n.kind == SnapshotNode::Kind::symlink) n.target = text(n.target);

@@ -176,7 +176,19 @@ bool is_login_env_file(std::string_view path) {
     return path.size() > dir.size() + suffix.size() && path.substr(0, dir.size()) == dir &&
            path.find('/', dir.size()) == std::string_view::npos && path.substr(path.size() - suffix.size()) == suffix;
   };
-  return path == "/etc/environment" || in_dir("/etc/environment.d/", ".conf") || in_dir("/etc/profile.d/", ".sh");
+  if (path == "/etc/environment" || in_dir("/etc/environment.d/", ".conf") || in_dir("/etc/profile.d/", ".sh")) return true;
+  // A user's own: ~/.config/environment.d/*.conf (environment.d(5)), under any home.
+  constexpr std::string_view user_dir = "/.config/environment.d/";
+  const auto at = path.find(user_dir);
+  return at != std::string_view::npos && at > 0 && path.ends_with(".conf") &&
+         path.size() > at + user_dir.size() + 5 && path.find('/', at + user_dir.size()) == std::string_view::npos;
+}
+
+bool is_process_environ(std::string_view path) {
+  constexpr std::string_view proc = "/proc/", tail = "/environ";
+  if (!path.starts_with(proc) || !path.ends_with(tail) || path.size() <= proc.size() + tail.size()) return false;
+  const auto pid = path.substr(proc.size(), path.size() - proc.size() - tail.size());
+  return std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; }) || pid == "self";
 }
 
 std::map<std::string, std::uint64_t> meminfo(std::string_view text) {

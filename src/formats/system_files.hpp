@@ -85,8 +85,11 @@ std::vector<Assignment> login_env(std::string_view text);
 // The variables amdml follows through those files: GPU selection and overrides
 // (HSA_*, ROCR_*, HIP_*, ROCM_*, GPU_DEVICE_ORDINAL, OLLAMA_*, GGML_*).
 bool login_env_followed(std::string_view name);
-// Is PATH one of those files (/etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh)?
+// Is PATH one of those files (/etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh,
+// a user's ~/.config/environment.d/*.conf)?
 bool is_login_env_file(std::string_view path);
+// Is PATH a process's environment, /proc/PID/environ (NUL-separated NAME=VALUE)?
+bool is_process_environ(std::string_view path);
 
 // /proc/meminfo: "MemTotal:  32768000 kB" -> bytes.
 std::map<std::string, std::uint64_t> meminfo(std::string_view text);

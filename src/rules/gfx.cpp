@@ -503,7 +503,7 @@ void login_override_invalid(const RuleContext& ctx, const std::vector<GpuNeed>& 
   const std::string prefix = "HSA_OVERRIDE_GFX_VERSION";
   std::map<std::string, const LoginEnv*> last;
   for (const auto& e : f.login_env)
-    if (e.name.rfind(prefix, 0) == 0) last[e.name] = &e;
+    if (e.name.starts_with(prefix)) last[e.name] = &e;
   for (const auto& [var, e] : last) {
     if (auto it = f.env.find(var); it != f.env.end() && it->second == e->value) continue;
     auto p = parse_hsa_override(e->value);
@@ -537,7 +537,7 @@ void login_override_invalid(const RuleContext& ctx, const std::vector<GpuNeed>& 
     std::set<std::string> values;
     for (const auto& n : needs)
       if (n.need == Need::override) values.insert(n.value->version_string());
-    const bool recipe_edits = e->where.rfind("/etc/", 0) == 0;
+    const bool recipe_edits = e->where.starts_with("/etc/");
     if (recipe_edits && global && values.size() == 1 && std::none_of(reach.begin(), reach.end(), [&](int gi) {
           return !crossed_by_override(ctx, {gi}, *parse_hsa_override(*values.begin()).target).empty();
         })) {

@@ -173,6 +173,25 @@ TEST(SnapshotRedact, LoginEnvironmentFilesKeepOnlyFollowedAssignments) {
   EXPECT_EQ(r.tree.at("/etc/profile.d/notes.txt").content, "hunter2\n");
 }
 
+// A user's environment.d is a login file like /etc's; a process's environment (the ollama
+// service's /proc/PID/environ) keeps only the followed names, NUL-separated as it was.
+TEST(SnapshotRedact, UserEnvironmentDAndProcessEnvironKeepOnlyFollowedNames) {
+  formats::Recording r;
+  r.tree["/home/u/.config/environment.d/50-gpu.conf"] =
+      file("GITHUB_TOKEN=ghp_abc\nHSA_OVERRIDE_GFX_VERSION=11.0.0\n");
+  r.tree["/home/u/.config/environment.d/notes/x.conf"] = file("HSA_X=1\nplain\n");  // deeper: not environment.d's
+  using namespace std::string_literals;
+  r.tree["/proc/1234/environ"] =
+      file("PATH=/usr/bin\0OLLAMA_HOST=127.0.0.1:11434\0HF_TOKEN=hf_secret\0OLLAMA_API_KEY=k\0"
+           "HSA_OVERRIDE_GFX_VERSION=10.3.0\0"s);
+  formats::Redactor red = formats::Redactor::learn(r, opts(false));
+  red.apply(r);
+  EXPECT_EQ(r.tree.at("/home/u/.config/environment.d/50-gpu.conf").content, "\nHSA_OVERRIDE_GFX_VERSION=11.0.0\n");
+  EXPECT_EQ(r.tree.at("/home/u/.config/environment.d/notes/x.conf").content, "HSA_X=1\nplain\n");
+  EXPECT_EQ(r.tree.at("/proc/1234/environ").content,
+            "OLLAMA_HOST=127.0.0.1:11434\0HSA_OVERRIDE_GFX_VERSION=10.3.0\0"s);
+}
+
 TEST(SnapshotRedact, GenericNamesAreNotRedacted) {
   formats::Recording r;
   r.tree["/etc/os-release"] = file("ID=ubuntu\n");
