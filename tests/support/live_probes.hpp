@@ -20,32 +20,9 @@
 #include "rules/rules.hpp"
 #include "support/forwarding_host.hpp"
 #include "support/knowledge.hpp"
+#include "support/recorded_probes.hpp"
 
 namespace amdml::test {
-
-// Sets (or, for nullopt, unsets) environment variables; restores them when it ends.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::map<std::string, std::optional<std::string>> vars) {
-    for (const auto& [k, v] : vars) {
-      const char* old = std::getenv(k.c_str());
-      saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& [k, v] : saved_) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::map<std::string, std::optional<std::string>> saved_;
-};
 
 // A live host that keeps what the probes record, like `amdml snapshot` does.
 class RecordingHost : public ForwardingHost {

@@ -18,6 +18,7 @@
 #include "rules/rules.hpp"
 #include "support/fixtures.hpp"
 #include "support/knowledge.hpp"
+#include "support/recorded_probes.hpp"
 #include "support/tree.hpp"
 
 using namespace amdml;
@@ -52,51 +53,18 @@ class FakeLlamaBuild {
   fs::path dir_;
 };
 
-// Sets environment variables for the run and restores them.
-class Env {
- public:
-  void set(const std::string& k, const std::string& v) {
-    const char* old = std::getenv(k.c_str());
-    saved_.push_back({k, old ? std::optional<std::string>(old) : std::nullopt});
-    ::setenv(k.c_str(), v.c_str(), 1);
-  }
-  ~Env() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) ::setenv(it->first.c_str(), it->second->c_str(), 1);
-      else ::unsetenv(it->first.c_str());
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
-struct Run {
-  Facts facts;
-  std::vector<Finding> findings;
-  formats::Recording recording;
-  std::chrono::milliseconds took{0};
-};
+using Run = test::RecordedRun;
 
 Run doctor_with(const FakeLlamaBuild& build, const std::string& scenario, std::chrono::milliseconds budget,
                 bool deep = true) {
-  Env env;
-  env.set("AMDML_FAKE_LLAMA", scenario);
   const char* path = std::getenv("PATH");
-  env.set("PATH", build.dir() + ":" + (path ? path : "/usr/bin:/bin"));
-  auto live = platform::make_host("/");
-  platform::RecordingHost host(**live);
+  test::ScopedEnv env({{"AMDML_FAKE_LLAMA", scenario},
+                       {"PATH", build.dir() + ":" + (path ? path : "/usr/bin:/bin")}});
   probes::ProbeOptions o;
   o.deep = deep;
   o.deep_timeout = budget;
   o.runtime = false;  // the HSA steps are tested in test_probes_deep.cpp
-  Run r;
-  auto start = std::chrono::steady_clock::now();
-  r.facts = probes::collect_facts(host, test::shipped_knowledge(), o);
-  r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  r.findings = diagnose(r.facts, test::shipped_knowledge());
-  r.recording = host.recording();
-  return r;
+  return test::run_recorded_probes(o);
 }
 
 const LlamaBinary* binary(const Facts& f, const std::string& path) {

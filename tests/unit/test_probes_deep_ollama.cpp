@@ -12,7 +12,9 @@
 #include "probes/collect.hpp"
 #include "rules/rules.hpp"
 #include "support/knowledge.hpp"
+#include "support/findings.hpp"
 #include "support/loopback_server.hpp"
+#include "support/recorded_probes.hpp"
 
 using namespace amdml;
 
@@ -24,40 +26,18 @@ constexpr const char* kPs = R"({"models":[
    "expires_at":"2026-11-26T09:00:00Z"},
   {"name":"qwen3:30b","model":"qwen3:30b","size":19327352832,"size_vram":8589934592,"expires_at":"2026-11-26T09:00:00Z"}]})";
 
-struct Run {
-  Facts facts;
-  std::vector<Finding> findings;
-  formats::Recording recording;
-  std::chrono::milliseconds took{0};
-};
+using Run = test::RecordedRun;
 
 Run doctor_asking(int port, bool deep, std::chrono::milliseconds budget = std::chrono::milliseconds(20000)) {
-  const char* old = std::getenv("OLLAMA_HOST");
-  std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-  ::setenv("OLLAMA_HOST", ("127.0.0.1:" + std::to_string(port)).c_str(), 1);
-  auto live = platform::make_host("/");
-  platform::RecordingHost host(**live);
+  test::ScopedEnv env({{"OLLAMA_HOST", "127.0.0.1:" + std::to_string(port)}});
   probes::ProbeOptions o;
   o.deep = deep;
   o.deep_timeout = budget;
   o.runtime = false;
-  Run r;
-  auto start = std::chrono::steady_clock::now();
-  r.facts = probes::collect_facts(host, test::shipped_knowledge(), o);
-  r.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  r.findings = diagnose(r.facts, test::shipped_knowledge());
-  r.recording = host.recording();
-  if (saved) ::setenv("OLLAMA_HOST", saved->c_str(), 1);
-  else ::unsetenv("OLLAMA_HOST");
-  return r;
+  return test::run_recorded_probes(o);
 }
 
-std::vector<const Finding*> with_id(const std::vector<Finding>& all, FindingId id) {
-  std::vector<const Finding*> out;
-  for (const auto& f : all)
-    if (f.id == id) out.push_back(&f);
-  return out;
-}
+std::vector<const Finding*> with_id(const std::vector<Finding>& all, FindingId id) { return test::findings_with_id(all, id); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.hpp"
+#include "support/findings.hpp"
 
 using namespace amdml;
 
@@ -54,18 +55,9 @@ LlamaDeviceList listed(std::vector<LlamaDevice> devices, std::string output) {
   return d;
 }
 
-std::vector<const Finding*> with_id(const std::vector<Finding>& all, FindingId id) {
-  std::vector<const Finding*> out;
-  for (const auto& f : all)
-    if (f.id == id) out.push_back(&f);
-  return out;
-}
+using test::evidence_text;
 
-std::string evidence_text(const Finding& f) {
-  std::string s;
-  for (const auto& e : f.evidence) s += e.source + " = " + e.value + "\n";
-  return s;
-}
+std::vector<const Finding*> with_id(const std::vector<Finding>& all, FindingId id) { return test::findings_with_id(all, id); }
 
 }  // namespace
 
@@ -80,7 +72,7 @@ TEST(DeepLlamaRules, AHipBuildListingNoRocmDeviceIsAnErrorQuotingItsOutput) {
   EXPECT_EQ(e[0]->severity, Severity::error);
   EXPECT_EQ(e[0]->title, "/home/alice/llama.cpp/build/bin/llama-cli lists no ROCm device");
   EXPECT_EQ(evidence_text(*e[0]),
-            "/home/alice/llama.cpp/build/bin/llama-cli --list-devices = Available devices: | ggml_cuda_init: failed to "
+            "/home/alice/llama.cpp/build/bin/llama-cli --list-devices: Available devices: | ggml_cuda_init: failed to "
             "initialize ROCm: no ROCm-capable device is detected\n");
   EXPECT_EQ(e[0]->gpus, std::vector<int>{0});
   EXPECT_TRUE(with_id(out, FindingId::deep_llamacpp_devices).empty());
@@ -112,8 +104,8 @@ TEST(DeepLlamaRules, AListIsAnInfoLineWithEachDevice) {
             "/home/alice/llama.cpp/build/bin/llama-cli sees ROCm0 (AMD Radeon RX 7900 XTX), Vulkan0 (AMD Radeon RX "
             "7900 XTX (RADV NAVI31))");
   EXPECT_EQ(evidence_text(*i[0]),
-            "/home/alice/llama.cpp/build/bin/llama-cli --list-devices = ROCm0: AMD Radeon RX 7900 XTX (24560 MiB, "
-            "24472 MiB free)\n/home/alice/llama.cpp/build/bin/llama-cli --list-devices = Vulkan0: AMD Radeon RX 7900 "
+            "/home/alice/llama.cpp/build/bin/llama-cli --list-devices: ROCm0: AMD Radeon RX 7900 XTX (24560 MiB, "
+            "24472 MiB free)\n/home/alice/llama.cpp/build/bin/llama-cli --list-devices: Vulkan0: AMD Radeon RX 7900 "
             "XTX (RADV NAVI31) (24560 MiB, 24472 MiB free)\n");
 }
 
@@ -152,8 +144,8 @@ TEST(DeepLlamaRules, NoListIsAWarningWithTheReasonAndOutput) {
   EXPECT_EQ(w[0]->severity, Severity::warning);
   EXPECT_EQ(w[0]->title,
             "/home/alice/llama.cpp/build/bin/llama-cli --list-devices: exited with code 1 without a device list");
-  EXPECT_NE(evidence_text(*w[0]).find("= error: invalid argument: --list-devices\n"), std::string::npos);
-  EXPECT_NE(evidence_text(*w[0]).find("(exit code) = 1"), std::string::npos);
+  EXPECT_NE(evidence_text(*w[0]).find(": error: invalid argument: --list-devices\n"), std::string::npos);
+  EXPECT_NE(evidence_text(*w[0]).find("(exit code): 1"), std::string::npos);
   EXPECT_TRUE(with_id(out, FindingId::deep_llamacpp_no_gpu).empty());
 }
 
@@ -190,8 +182,8 @@ TEST(DeepOllamaRules, AModelWhollyOnTheCpuIsAWarningWithItsNumbers) {
   EXPECT_EQ(w[0]->severity, Severity::warning);
   EXPECT_EQ(w[0]->title, "ollama runs llama3.1:8b on the CPU: none of its 5.2 GiB is in GPU memory");
   EXPECT_EQ(evidence_text(*w[0]),
-            "GET http://127.0.0.1:11434/api/ps = llama3.1:8b: size 5600000000, size_vram 0\n"
-            "GET http://127.0.0.1:11434/api/version = 0.12.3\n");
+            "GET http://127.0.0.1:11434/api/ps: llama3.1:8b: size 5600000000, size_vram 0\n"
+            "GET http://127.0.0.1:11434/api/version: 0.12.3\n");
   EXPECT_NE(w[0]->detail.find("ollama.discovery"), std::string::npos);
 }
 
