@@ -230,46 +230,6 @@ std::string comment_out_lines(const std::string& text, const std::vector<int>& l
   return out;
 }
 
-std::map<std::string, std::string> dropin_environment(const std::string& text) {
-  std::map<std::string, std::string> out;
-  for (auto& line : physical_lines(text)) {
-    auto [body, end] = body_and_end(line);
-    std::size_t p = 0;
-    while (p < body.size() && is_space(body[p])) ++p;
-    body = body.substr(p);
-    if (body.starts_with("Environment=")) {
-      // Words, each optionally double-quoted: KEY=VALUE.
-      std::string rest = body.substr(12);
-      std::size_t i = 0;
-      while (i < rest.size()) {
-        while (i < rest.size() && is_space(rest[i])) ++i;
-        if (i >= rest.size()) break;
-        std::string word;
-        if (rest[i] == '"' || rest[i] == '\'') {
-          char q = rest[i++];
-          while (i < rest.size() && rest[i] != q) word += rest[i++];
-          ++i;
-        } else {
-          while (i < rest.size() && !is_space(rest[i])) word += rest[i++];
-        }
-        auto eq = word.find('=');
-        if (eq != std::string::npos && eq > 0) out[word.substr(0, eq)] = word.substr(eq + 1);
-      }
-    } else if (body.starts_with("UnsetEnvironment=")) {
-      std::string rest = body.substr(17);
-      std::size_t i = 0;
-      while (i < rest.size()) {
-        while (i < rest.size() && is_space(rest[i])) ++i;
-        std::size_t j = i;
-        while (j < rest.size() && !is_space(rest[j])) ++j;
-        if (j > i) out[rest.substr(i, j - i)] = "(unset)";
-        i = j;
-      }
-    }
-  }
-  return out;
-}
-
 namespace {
 
 using formats::CmdlineWord;

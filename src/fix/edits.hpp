@@ -90,7 +90,4 @@ CmdlineEdit edit_kernel_cmdline_file(const std::string& text, const KernelCmdlin
 // not kernelstub's JSON. Only the list's bytes change.
 Result<CmdlineEdit> edit_kernelstub_config(const std::string& text, const KernelCmdlineParams& params);
 
-// Environment= and UnsetEnvironment= names a systemd drop-in sets (for conflict notes).
-std::map<std::string, std::string> dropin_environment(const std::string& text);
-
 }  // namespace amdml::fix

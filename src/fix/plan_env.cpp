@@ -1,6 +1,7 @@
 // The environment recipes' steps: a file of amdml's own (profile.d, environment.d, a
 // systemd drop-in) and the login files whose settings it replaces.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "fix/params.hpp"
 #include "fix/plan_internal.hpp"
 #include "formats/system_files.hpp"
+#include "formats/systemd_unit.hpp"
 #include "platform/host.hpp"
 #include "platform/safe_tree.hpp"
 
@@ -17,6 +19,18 @@ namespace amdml::fix {
 
 using paths::basename;
 using paths::dirname;
+
+// What another drop-in sets, read by the unit codec as systemd reads it ([Service] only):
+// NAME -> value, or "(unset)" for a name its UnsetEnvironment= removes.
+static std::map<std::string, std::string> dropin_settings(const std::string& text, const std::string& path) {
+  namespace su = formats::systemd_unit;
+  const auto cfg = su::merge_service({su::parse_unit_text(text, path)});
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : cfg.environment) out[k] = v.value;
+  for (const auto& w : cfg.unset_environment)
+    if (w.find('=') == std::string::npos) out[w] = "(unset)";
+  return out;
+}
 
 void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
   auto f = c.read(step.path);
@@ -40,7 +54,7 @@ void plan_env_file(Ctx& c, const EnvFileStep& step, const EnvSettings& env) {
         if (!n.ends_with(".conf") || n <= basename(step.path)) continue;
         auto other = c.in.host.read_file(dirname(step.path) + "/" + n);
         if (!other) continue;
-        auto set = dropin_environment(*other);
+        auto set = dropin_settings(*other, dirname(step.path) + "/" + n);
         for (const auto& [k, v] : env.set)
           if (set.count(k) && set[k] != v)
             c.rp.notes.push_back(dirname(step.path) + "/" + n + " sets " + k + "=" + set[k] +

@@ -48,6 +48,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)formats::parse::grub_cmdline(text);
   (void)formats::parse::kernelstub_cmdline(text);
-  (void)fix::dropin_environment(text);
   return 0;
 }

@@ -270,6 +270,23 @@ TEST(FixHsa, RefusesASymlinkElsewhere) {
   EXPECT_EQ(read_file(outside / "etc/passwd"), victim);
 }
 
+// A drop-in read after amdml's that sets the same name wins; the plan says so (the unit
+// codec reads it: only [Service] counts, and an UnsetEnvironment= name is named too).
+TEST(FixOllama, ALaterDropInThatSetsTheSameNameIsNamed) {
+  Engine e;
+  write_file(e.t / "etc/systemd/system/ollama.service.d/95-later.conf",
+             "[Unit]\nEnvironment=\"OLLAMA_IGPU_ENABLE=0\"\n[Service]\nEnvironment=\"HSA_OVERRIDE_GFX_VERSION=10.3.0\"\n");
+  e.rediagnose({ollama_finding()});
+  FixPlan p = e.plan("ollama-override");
+  ASSERT_EQ(p.recipes.size(), 1u);
+  const auto& notes = p.recipes[0].notes;
+  auto named = [&](const std::string& what) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(named("95-later.conf sets HSA_OVERRIDE_GFX_VERSION=10.3.0 and is read after amdml's drop-in"));
+  EXPECT_FALSE(named("OLLAMA_IGPU_ENABLE"));  // set in [Unit], which systemd does not read for the service
+}
+
 TEST(FixOllama, DropInKeepsOverrideConfAndPassesSystemd) {
   Engine e;
   auto original = snapshot(e.t.dir);

@@ -9,6 +9,7 @@
 #include "render/fix_text.hpp"
 #include "platform/recipes_dir.hpp"
 #include "fix/edits.hpp"
+#include "formats/systemd_unit.hpp"
 #include "fix/params.hpp"
 
 using namespace amdml;
@@ -93,10 +94,12 @@ TEST(FixEnvFile, RendersEachFormatWithTheOwnMarker) {
   EXPECT_NE(d.find("\nHSA_OVERRIDE_GFX_VERSION=11.0.0\n"), std::string::npos);
   auto unit = render_env_file(EnvFormat::systemd_dropin, "ollama-override", env);
   EXPECT_NE(unit.find("[Service]\nEnvironment=\"HSA_OVERRIDE_GFX_VERSION=11.0.0\"\nUnsetEnvironment=OLD\n"), std::string::npos);
-  auto parsed = dropin_environment(unit);
-  EXPECT_EQ(parsed["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
-  EXPECT_EQ(parsed["OLD"], "(unset)");
-  EXPECT_EQ(dropin_environment("Environment=A=1 \"B=two words\"\n")["B"], "two words");
+  // The unit codec reads back what was rendered, as systemd would.
+  namespace su = formats::systemd_unit;
+  auto parsed = su::merge_service({su::parse_unit_text(unit, "/etc/systemd/system/ollama.service.d/90-amdml.conf")});
+  EXPECT_TRUE(parsed.issues.empty());
+  EXPECT_EQ(parsed.environment.at("HSA_OVERRIDE_GFX_VERSION").value, "11.0.0");
+  EXPECT_EQ(parsed.unset_environment, std::vector<std::string>{"OLD"});
 }
 
 TEST(FixDiff, ShowsChangesWithContextAndNewFiles) {
