@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "base/text.hpp"
+#include "formats/group_lines.hpp"
 #include "formats/grub_defaults.hpp"
 #include "formats/kernel_cmdline.hpp"
 #include "formats/kernelstub.hpp"
@@ -38,54 +39,34 @@ std::pair<std::string, std::string> body_and_end(const std::string& line) {
   return {line, ""};
 }
 
-std::vector<std::string> split_char(const std::string& s, char c) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  for (;;) {
-    std::size_t j = s.find(c, i);
-    out.push_back(s.substr(i, j == std::string::npos ? std::string::npos : j - i));
-    if (j == std::string::npos) break;
-    i = j + 1;
-  }
-  return out;
-}
-
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
 
 GroupEdit add_group_members(const std::string& text, const std::string& user, const std::vector<std::string>& groups) {
   GroupEdit out;
-  auto lines = physical_lines(text);
+  auto lines = formats::group::lines(text);
   std::vector<bool> seen(groups.size(), false);
   for (auto& line : lines) {
-    auto [body, end] = body_and_end(line);
-    // NIS compat entries (+name, -name) and comments are not group lines.
-    if (body.empty() || body[0] == '#' || body[0] == '+' || body[0] == '-') continue;
-    auto fields = split_char(body, ':');
-    // A line without exactly four fields is malformed and not edited (formats::parse::group_file
-    // skips it too); a second line for the same group is left alone: getgrnam sees the
-    // first, and the edit must report every change it makes.
-    if (fields.size() != 4) continue;
-    auto it = std::find(groups.begin(), groups.end(), fields[0]);
+    // Only group lines (the codec's four fields); a second line for the same group is left
+    // alone: getgrnam sees the first, and the edit must report every change it makes.
+    if (line.fields.empty()) continue;
+    auto it = std::find(groups.begin(), groups.end(), line.fields[0]);
     if (it == groups.end()) continue;
     std::size_t gi = static_cast<std::size_t>(it - groups.begin());
     if (seen[gi]) continue;
     seen[gi] = true;
-    auto members = fields[3].empty() ? std::vector<std::string>{} : split_char(fields[3], ',');
+    const auto members = formats::group::members(line.fields[3]);
     if (std::find(members.begin(), members.end(), user) != members.end()) {
-      out.already.push_back(fields[0]);
+      out.already.push_back(line.fields[0]);
       continue;
     }
-    fields[3] += (fields[3].empty() ? "" : ",") + user;
-    std::string rebuilt;
-    for (std::size_t i = 0; i < fields.size(); ++i) rebuilt += (i ? ":" : "") + fields[i];
-    line = rebuilt + end;
-    out.added.push_back(fields[0]);
+    formats::group::add_member(line, user);
+    out.added.push_back(line.fields[0]);
   }
   for (std::size_t i = 0; i < groups.size(); ++i)
     if (!seen[i]) out.missing.push_back(groups[i]);
-  out.text = text::join(lines, "");
+  out.text = formats::group::join(lines);
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include "base/enum_names.hpp"
 #include "formats/grub_defaults.hpp"
+#include "formats/group_lines.hpp"
 #include "formats/kernelstub.hpp"
 
 #include <algorithm>
@@ -229,19 +230,14 @@ static std::vector<std::string_view> split_char(std::string_view s, char c) {
 
 std::vector<GroupEntry> group_file(std::string_view text) {
   std::vector<GroupEntry> out;
-  for (auto line : split_lines(text)) {
-    line = trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    auto f = split_char(line, ':');
-    if (f.size() != 4 || f[0].empty()) continue;
-    auto gid = u64(f[2]);
+  for (const auto& l : group::lines(text)) {
+    if (l.fields.empty()) continue;
+    auto gid = u64(l.fields[2]);
     if (!gid || *gid > 0xffffffffULL) continue;
     GroupEntry g;
-    g.name = std::string(f[0]);
+    g.name = l.fields[0];
     g.gid = static_cast<std::uint32_t>(*gid);
-    if (!f[3].empty())
-      for (auto m : split_char(f[3], ','))
-        if (!trim(m).empty()) g.members.emplace_back(trim(m));
+    g.members = group::members(l.fields[3]);
     out.push_back(std::move(g));
   }
   return out;

@@ -1,4 +1,5 @@
 // Fuzz target: /etc/group (name:password:gid:members).
+#include "formats/group_lines.hpp"
 #include "formats/system_files.hpp"
 #include "fuzz_check.hpp"
 
@@ -14,5 +15,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(m.find_first_of(":,\n") == std::string::npos);
     }
   }
+  // The line model gives the bytes back, and a member added is then read as one.
+  auto ls = amdml::formats::group::lines(text);
+  FUZZ_CHECK(amdml::formats::group::join(ls) == text);
+  for (auto& l : ls)
+    if (!l.fields.empty()) {
+      amdml::formats::group::add_member(l, "alice");
+      auto again = amdml::formats::group::lines(l.body);
+      FUZZ_CHECK(again.size() == 1 && again[0].fields.size() == 4);
+      auto m = amdml::formats::group::members(again[0].fields[3]);
+      FUZZ_CHECK(!m.empty() && m.back() == "alice");
+    }
   return 0;
 }

@@ -2,6 +2,7 @@
 // machines hold, and the garbage broken ones do.
 #include <gtest/gtest.h>
 
+#include "formats/group_lines.hpp"
 #include "formats/system_files.hpp"
 
 using namespace amdml;
@@ -160,4 +161,30 @@ TEST(DpkgPackages, TheStateIsStatusThirdWord) {
                                             DpkgState::unknown, DpkgState::unknown}));
   EXPECT_EQ(installed, (std::vector<std::string>{"rocm-core", "rocm-smi-lib"}));
   EXPECT_EQ(on_disk, (std::vector<std::string>{"rocm-core", "rocm-smi-lib", "rocminfo", "amdgpu-dkms", "rocm-hip", "rocm"}));
+}
+
+// /etc/group's line model: joining the lines gives the bytes back (CRLF, no final
+// newline, comments, NIS entries, blanks), and reading (group_file) and editing
+// (add_member) see the same fields, blanks around them included.
+TEST(GroupLines, RoundTripAndOneReadingOfTheFields) {
+  namespace group = formats::group;
+  const std::string text = "# local\r\n  render:x:992: bob ,\t,carol \r\n+nis\n-other:x:5:\nbad:x:1\nvideo:x:44:";
+  auto ls = group::lines(text);
+  EXPECT_EQ(group::join(ls), text);
+  ASSERT_EQ(ls.size(), 6u);
+  EXPECT_TRUE(ls[0].fields.empty());
+  EXPECT_EQ(ls[1].end, "\r\n");
+  EXPECT_EQ(ls[1].fields, (std::vector<std::string>{"render", "x", "992", " bob ,\t,carol"}));
+  EXPECT_TRUE(ls[2].fields.empty());  // NIS compat entries are not groups
+  EXPECT_TRUE(ls[3].fields.empty());
+  EXPECT_TRUE(ls[4].fields.empty());  // three fields
+  EXPECT_EQ(ls[5].end, "");
+  EXPECT_EQ(group::members(ls[1].fields[3]), (std::vector<std::string>{"bob", "carol"}));
+  auto parsed = formats::parse::group_file(text);
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0].members, (std::vector<std::string>{"bob", "carol"}));
+  group::add_member(ls[1], "alice");
+  group::add_member(ls[5], "alice");
+  EXPECT_EQ(group::join(ls), "# local\r\n  render:x:992: bob ,\t,carol,alice \r\n+nis\n-other:x:5:\nbad:x:1\nvideo:x:44:alice");
+  EXPECT_EQ(formats::parse::group_file(group::join(ls))[0].members, (std::vector<std::string>{"bob", "carol", "alice"}));
 }
