@@ -10,7 +10,7 @@
 #include "formats/systemd_unit.hpp"
 #include "probes/service_unit.hpp"
 #include "formats/system_files.hpp"
-#include "formats/secrets.hpp"
+#include "formats/process_environ.hpp"
 #include "probes/ml_probes.hpp"
 
 namespace amdml::probes {
@@ -114,16 +114,10 @@ void read_running_environment(const platform::Host& host, OllamaService& s) {
   s.main_pid = static_cast<int>(*pid);
   auto environ = host.read_file("/proc/" + std::to_string(*pid) + "/environ", 1 << 20);
   if (!environ) return;  // EACCES unless root or the service's user: unknown, not empty
+  // Only the GPU and ollama settings the rules compare: the rest of a process's
+  // environment (tokens, proxies with passwords) stays out of the facts and the JSON.
   std::map<std::string, std::string> env;
-  for (auto entry : text::split(*environ, '\0')) {
-    const auto eq = entry.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    // Only the GPU and ollama settings the rules compare: the rest of a process's
-    // environment (tokens, proxies with passwords) stays out of the facts and the JSON.
-    const auto name = entry.substr(0, eq);
-    if (!formats::parse::login_env_followed(name) || formats::is_secret_name(name)) continue;
-    env[std::string(name)] = std::string(entry.substr(eq + 1));
-  }
+  for (auto& [k, v] : formats::followed_environ(*environ)) env[k] = std::move(v);
   s.running_environment = std::move(env);
 }
 

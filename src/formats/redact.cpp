@@ -17,6 +17,7 @@
 #include "base/paths.hpp"
 #include "base/text.hpp"
 #include "formats/system_files.hpp"
+#include "formats/process_environ.hpp"
 #include "formats/secrets.hpp"
 #include "formats/snapshot.hpp"
 
@@ -121,21 +122,6 @@ std::string keep_followed_assignments(const std::string& text) {
     if (last) break;
     out += '\n';
     start = end + 1;
-  }
-  return out;
-}
-
-// A process's environment (/proc/PID/environ, the ollama service's): the same names
-// doctor follows, never a credential-like one; the other entries are dropped.
-std::string keep_followed_environ(const std::string& env) {
-  std::string out;
-  for (auto entry : text::split(env, '\0')) {
-    const auto eq = entry.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    const auto name = entry.substr(0, eq);
-    if (!parse::login_env_followed(name) || is_secret_name(name)) continue;
-    out.append(entry);
-    out += '\0';
   }
   return out;
 }
@@ -500,7 +486,7 @@ void Redactor::apply(Recording& r) {
     if (n.kind == SnapshotNode::Kind::file) {
       if (options_.identities && path == "/etc/passwd") n.content = blank_gecos(n.content, redacted_users_);
       if (parse::is_login_env_file(path)) n.content = keep_followed_assignments(n.content);
-      if (parse::is_process_environ(path)) n.content = keep_followed_environ(n.content);
+      if (parse::is_process_environ(path)) n.content = write_environ(followed_environ(n.content));
       n.content = text(n.content);
     }
     if (n.kind == SnapshotNode::Kind::symlink) n.target = text(n.target);
