@@ -8,40 +8,11 @@
 #include "formats/grub_defaults.hpp"
 #include "formats/kernel_cmdline.hpp"
 #include "formats/kernelstub.hpp"
+#include "formats/modprobe_conf.hpp"
 #include "formats/system_files.hpp"
 #include "fix/params.hpp"
 
 namespace amdml::fix {
-
-namespace {
-
-// Physical lines with their terminators, so joining them gives the input back.
-std::vector<std::string> physical_lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    std::size_t j = s.find('\n', i);
-    if (j == std::string::npos) {
-      out.push_back(s.substr(i));
-      break;
-    }
-    out.push_back(s.substr(i, j - i + 1));
-    i = j + 1;
-  }
-  return out;
-}
-
-// Splits off the terminator ("\n", "\r\n" or nothing) so edits never touch it.
-std::pair<std::string, std::string> body_and_end(const std::string& line) {
-  std::size_t n = line.size();
-  if (n >= 2 && line[n - 2] == '\r' && line[n - 1] == '\n') return {line.substr(0, n - 2), "\r\n"};
-  if (n >= 1 && line[n - 1] == '\n') return {line.substr(0, n - 1), "\n"};
-  return {line, ""};
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-}  // namespace
 
 GroupEdit add_group_members(const std::string& text, const std::string& user, const std::vector<std::string>& groups) {
   GroupEdit out;
@@ -73,99 +44,42 @@ GroupEdit add_group_members(const std::string& text, const std::string& user, co
 ModprobeEdit set_modprobe_options(const std::string& text, const std::string& module,
                                   const std::vector<std::pair<std::string, std::string>>& options) {
   ModprobeEdit out;
-  auto lines = physical_lines(text);
-  const std::string want = formats::parse::modprobe_name(module);
-  bool in_options = false;    // this physical line continues an "options <module>" line
-  bool continuing = false;    // the previous physical line ended with '\'
-  for (std::size_t li = 0; li < lines.size(); ++li) {
-    auto [body, end] = body_and_end(lines[li]);
-    bool starts_logical = !continuing;
-    continuing = !body.empty() && body.back() == '\\';
-    if (starts_logical) {
-      in_options = false;
-      std::size_t p = 0;
-      while (p < body.size() && is_space(body[p])) ++p;
-      if (p < body.size() && body[p] == '#') continue;
-      std::size_t q = p;
-      while (q < body.size() && !is_space(body[q])) ++q;
-      if (body.compare(p, q - p, "options") != 0) continue;
-      std::size_t r = q;
-      while (r < body.size() && is_space(body[r])) ++r;
-      std::size_t s = r;
-      while (s < body.size() && !is_space(body[s]) && body[s] != '\\') ++s;
-      if (formats::parse::modprobe_name(body.substr(r, s - r)) != want) continue;
-      in_options = true;
-    }
-    if (!in_options) continue;
-    // Replace the value of every key=value word for a key we set.
-    std::string edited;
-    std::size_t i = 0;
-    bool changed_here = false;
-    while (i < body.size()) {
-      if (is_space(body[i])) {
-        edited += body[i++];
-        continue;
-      }
-      std::size_t j = i;
-      while (j < body.size() && !is_space(body[j])) ++j;
-      std::string word = body.substr(i, j - i);
-      if (word[0] == '#') {  // the rest of the line is a comment
-        edited += body.substr(i);
-        i = body.size();
+  auto file = formats::modprobe::read(text);
+  const std::string want = formats::modprobe::name(module);
+  for (std::size_t d = 0; d < file.directives.size(); ++d) {
+    const auto& dir = file.directives[d];
+    if (dir.kind != formats::modprobe::Kind::options) continue;
+    if (formats::modprobe::name(formats::modprobe::word(file, dir.words[1])) != want) continue;
+    // Replace the value of every key=value word for a key we set. Option names compare
+    // with '-' and '_' alike, as modprobe and the kernel do (pages-limit is pages_limit);
+    // the person's spelling of the name stays.
+    for (std::size_t i = 2; i < file.directives[d].comment; ++i) {
+      const auto word = formats::modprobe::word(file, file.directives[d].words[i]);
+      if (word.find('=') == std::string_view::npos) continue;
+      const auto o = formats::modprobe::option(word);
+      for (const auto& [key, value] : options) {
+        if (o.key != formats::modprobe::name(key)) continue;
+        const std::size_t line = file.directives[d].words[i].line;
+        formats::modprobe::replace_word(file, d, i, o.spelling + "=" + value);
+        if (std::find(out.found.begin(), out.found.end(), key) == out.found.end()) out.found.push_back(key);
+        out.last_line = static_cast<int>(line) + 1;
         break;
       }
-      // Option names compare with '-' and '_' alike, as modprobe and the kernel do
-      // (pages-limit is pages_limit); the person's spelling stays.
-      auto eq = word.find('=');
-      for (const auto& [key, value] : options) {
-        if (eq != std::string::npos && formats::parse::modprobe_name(word.substr(0, eq)) == formats::parse::modprobe_name(key)) {
-          bool cont = word.back() == '\\';
-          word = word.substr(0, eq) + "=" + value + (cont ? "\\" : "");
-          if (std::find(out.found.begin(), out.found.end(), key) == out.found.end()) out.found.push_back(key);
-          changed_here = true;
-        }
-      }
-      edited += word;
-      i = j;
-    }
-    if (changed_here) {
-      lines[li] = edited + end;
-      out.last_line = static_cast<int>(li) + 1;
     }
   }
-  out.text = text::join(lines, "");
+  out.text = formats::modprobe::join(file);
   return out;
 }
 
-std::string append_to_line(const std::string& text, int line, const std::string& words) {
-  auto lines = physical_lines(text);
-  if (line < 1 || static_cast<std::size_t>(line) > lines.size()) return text;
-  // A continued line: append to the last physical line of the logical line.
-  std::size_t idx = static_cast<std::size_t>(line) - 1;
-  while (idx + 1 < lines.size()) {
-    auto [b, e] = body_and_end(lines[idx]);
-    if (b.empty() || b.back() != '\\') break;
-    ++idx;
-  }
-  auto [body, end] = body_and_end(lines[idx]);
-  // Before a trailing comment, if there is one.
-  std::size_t hash = std::string::npos;
-  for (std::size_t i = 0; i < body.size(); ++i)
-    if (body[i] == '#' && (i == 0 || is_space(body[i - 1]))) {
-      hash = i;
-      break;
+std::string append_modprobe_options(const std::string& text, int line, const std::string& words) {
+  auto file = formats::modprobe::read(text);
+  const auto at = static_cast<std::size_t>(line) - 1;
+  for (std::size_t d = 0; d < file.directives.size(); ++d)
+    if (line >= 1 && file.directives[d].first <= at && at <= file.directives[d].last) {
+      formats::modprobe::append_words(file, d, words);
+      return formats::modprobe::join(file);
     }
-  if (hash == std::string::npos) {
-    std::size_t e2 = body.size();
-    while (e2 > 0 && is_space(body[e2 - 1])) --e2;
-    body = body.substr(0, e2) + " " + words + body.substr(e2);
-  } else {
-    std::size_t e2 = hash;
-    while (e2 > 0 && is_space(body[e2 - 1])) --e2;
-    body = body.substr(0, e2) + " " + words + body.substr(e2);
-  }
-  lines[idx] = body + end;
-  return text::join(lines, "");
+  return text;
 }
 
 std::string render_env_file(EnvFormat format, const std::string& recipe_id, const EnvSettings& env) {

@@ -36,8 +36,9 @@ struct ModprobeEdit {
 // spelling of the name); lines for other modules, comments and garbage are untouched.
 ModprobeEdit set_modprobe_options(const std::string& text, const std::string& module,
                                   const std::vector<std::pair<std::string, std::string>>& options);
-// Appends " key=value" to physical line `line` (1-based) of text.
-std::string append_to_line(const std::string& text, int line, const std::string& words);
+// Appends " key=value ..." to the options line that holds physical line `line` (1-based)
+// of a modprobe.d text, before its comment (formats::modprobe::append_words).
+std::string append_modprobe_options(const std::string& text, int line, const std::string& words);
 
 // Environment settings for an env_file step.
 struct EnvSettings {

@@ -9,7 +9,7 @@
 #include "fix/edits.hpp"
 #include "fix/params.hpp"
 #include "fix/plan_internal.hpp"
-#include "formats/system_files.hpp"
+#include "formats/modprobe_conf.hpp"
 #include "platform/host.hpp"
 #include "platform/safe_tree.hpp"
 
@@ -21,31 +21,18 @@ namespace {
 // keyword) that set a TTM limit: the recipe that sets the limit replaces them, so they
 // are commented out, each kept whole after the marker (--undo restores the file's bytes).
 std::string comment_out_ignored_limits(const std::string& bytes, std::vector<int>& commented) {
-  std::vector<int> bad;
-  for (const auto& [line, text] : formats::parse::modprobe_conf(bytes).bad_lines) {
-    const std::string name = formats::parse::modprobe_name(text);
-    if (name.find("pages_limit") != std::string::npos || name.find("page_pool_size") != std::string::npos)
-      bad.push_back(line);
+  auto file = formats::modprobe::read(bytes);
+  bool any = false;
+  for (std::size_t d = 0; d < file.directives.size(); ++d) {
+    const auto& dir = file.directives[d];
+    if (dir.kind != formats::modprobe::Kind::bad) continue;
+    const std::string name = formats::modprobe::name(dir.text);
+    if (name.find("pages_limit") == std::string::npos && name.find("page_pool_size") == std::string::npos) continue;
+    formats::modprobe::comment_out(file, d, "# amdml fix (ttm-pages-limit): modprobe ignores this line: ");
+    commented.push_back(static_cast<int>(dir.first) + 1);
+    any = true;
   }
-  if (bad.empty()) return bytes;
-  std::string out;
-  int n = 0;
-  std::size_t pos = 0;
-  while (pos < bytes.size()) {
-    std::size_t end = bytes.find('\n', pos);
-    std::string line = bytes.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    ++n;
-    const bool continued = !line.empty() && line.back() == '\\';
-    if (!continued && std::find(bad.begin(), bad.end(), n) != bad.end()) {
-      line = "# amdml fix (ttm-pages-limit): modprobe ignores this line: " + line;
-      commented.push_back(n);
-    }
-    out += line;
-    if (end == std::string::npos) break;
-    out += '\n';
-    pos = end + 1;
-  }
-  return out;
+  return any ? formats::modprobe::join(file) : bytes;
 }
 
 }  // namespace
@@ -119,7 +106,7 @@ void plan_modprobe(Ctx& c, const ModprobeOptionStep& step, const TtmLimits& p) {
   if (!edits.empty() && !missing.empty()) {
     // Keep the module's options on the line that already sets them.
     for (auto& fc : edits)
-      if (fc.path == last_file) fc.after = append_to_line(fc.after, last_line, missing);
+      if (fc.path == last_file) fc.after = append_modprobe_options(fc.after, last_line, missing);
     missing.clear();
   }
   if (!missing.empty()) {

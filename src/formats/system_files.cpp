@@ -298,67 +298,6 @@ std::vector<std::pair<std::string, std::string>> cmdline(std::string_view text) 
   return out;
 }
 
-std::string modprobe_name(std::string_view name) {
-  std::string out(name);
-  std::replace(out.begin(), out.end(), '-', '_');
-  return out;
-}
-
-ModprobeFile modprobe_conf(std::string_view text) {
-  ModprobeFile out;
-  auto lines = split_lines(text);
-  std::string logical;
-  int start = 0;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view raw = lines[i];
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    if (logical.empty()) start = static_cast<int>(i) + 1;
-    if (!raw.empty() && raw.back() == '\\') {
-      logical.append(raw.substr(0, raw.size() - 1));
-      logical += ' ';
-      if (i + 1 < lines.size()) continue;
-    } else {
-      logical.append(raw);
-    }
-    std::string_view l = trim(logical);
-    if (!l.empty() && l[0] != '#') {
-      auto words = split_ws(l);
-      const std::string& cmd = words[0];
-      if (cmd == "options") {
-        if (words.size() < 2) {
-          out.bad_lines.emplace_back(start, std::string(l));
-        } else {
-          for (std::size_t w = 2; w < words.size(); ++w) {
-            if (words[w][0] == '#') break;
-            // The kernel reads "key=value" in quotes as key=value (next_arg).
-            if (words[w].size() >= 2 && words[w].front() == '"' && words[w].back() == '"')
-              words[w] = words[w].substr(1, words[w].size() - 2);
-            auto eq = words[w].find('=');
-            ModprobeLine ml;
-            ml.line = start;
-            ml.module = modprobe_name(words[1]);
-            ml.key = modprobe_name(eq == std::string::npos ? words[w] : words[w].substr(0, eq));
-            ml.value = eq == std::string::npos ? "" : words[w].substr(eq + 1);
-            if (ml.value.size() >= 2 && ml.value.front() == '"' && ml.value.back() == '"')
-              ml.value = ml.value.substr(1, ml.value.size() - 2);
-            out.options.push_back(std::move(ml));
-          }
-        }
-      } else if ((cmd == "blacklist" && words.size() >= 2) ||
-                 (cmd == "install" && words.size() >= 3 &&
-                  (words[2] == "/bin/false" || words[2] == "/bin/true" || words[2] == "/usr/bin/false" ||
-                   words[2] == "/usr/bin/true"))) {
-        out.blocks.push_back({start, modprobe_name(words[1]), cmd, std::string(l)});
-      } else if (cmd != "alias" && cmd != "blacklist" && cmd != "install" && cmd != "remove" &&
-                 cmd != "softdep" && cmd != "include" && cmd != "weakdep") {
-        out.bad_lines.emplace_back(start, std::string(l));
-      }
-    }
-    logical.clear();
-  }
-  return out;
-}
-
 std::string grub_cmdline(std::string_view text) {
   auto d = formats::read_grub_defaults(text);
   if (!d) return "";

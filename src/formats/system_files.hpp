@@ -1,7 +1,7 @@
 // Parsers for the text formats amdml reads: sysfs values, KFD property files,
-// os-release, /proc/meminfo, /etc/group and /etc/passwd, /proc/cmdline and
-// modprobe.d files. Pure functions over strings -- each is a fuzz target -- that
-// reject what they do not understand instead of guessing.
+// os-release, /proc/meminfo, /etc/group and /etc/passwd, /proc/cmdline and modprobe.d
+// files (their line model is formats/modprobe_conf.hpp). Pure functions over strings --
+// each is a fuzz target -- that reject what they do not understand instead of guessing.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "amdml/facts.hpp"
 #include "base/paths.hpp"
 #include "base/text.hpp"
+#include "formats/modprobe_conf.hpp"
 
 namespace amdml::formats::parse {
 
@@ -110,26 +111,7 @@ std::string grub_cmdline(std::string_view text);
 // joined; nullopt when it is not that.
 std::optional<std::string> kernelstub_cmdline(std::string_view text);
 
-// modprobe.d: "options MODULE key=value ..." lines (with '\' continuations and '#'
-// comments). Other directives are accepted and ignored; garbage goes to bad_lines.
-struct ModprobeLine {
-  int line = 0;
-  std::string module;
-  std::string key;
-  std::string value;
-};
-struct ModprobeFile {
-  std::vector<ModprobeLine> options;
-  // "blacklist MODULE" and "install MODULE /bin/false" (or /bin/true): key is the
-  // directive, value the whole line.
-  std::vector<ModprobeLine> blocks;
-  std::vector<std::pair<int, std::string>> bad_lines;
-};
-// modprobe.d: module and option names come back in modprobe's own spelling
-// (modprobe_name), so `pages-limit` is `pages_limit` wherever it is compared.
-ModprobeFile modprobe_conf(std::string_view text);
-// A module or option name as modprobe and the kernel read it: '-' and '_' alike.
-std::string modprobe_name(std::string_view name);
+// modprobe.d (parse::modprobe_conf, modprobe_name): formats/modprobe_conf.hpp.
 
 // /sys/bus/pci/devices/X/uevent "KEY=value" lines.
 std::map<std::string, std::string> uevent(std::string_view text);

@@ -30,7 +30,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(m1.found.size() <= opts.size() * text::split_lines(text).size());
     if (m1.found.empty()) FUZZ_CHECK(m1.text == text);
     FUZZ_CHECK(m1.last_line >= 0 && m1.last_line <= static_cast<int>(text::split_lines(text).size()));
-    if (m1.last_line > 0) (void)fix::append_to_line(m1.text, m1.last_line, " page_pool_size=1");
+    if (m1.last_line > 0) {
+      // Appended options are read back on the line that set the others.
+      const auto a = fix::append_modprobe_options(m1.text, m1.last_line, "amdml_fuzz_key=1");
+      bool read_back = false;
+      for (const auto& o : formats::parse::modprobe_conf(a).options)
+        read_back = read_back || (o.key == "amdml_fuzz_key" && o.value == "1" && o.module == formats::parse::modprobe_name(module));
+      FUZZ_CHECK(read_back);
+    }
   }
   // Kernel command lines (kernel-cmdline): GRUB's defaults, /etc/kernel/cmdline,
   // kernelstub's JSON -- applied twice equals applied once, and the next boot's command

@@ -60,7 +60,7 @@ TEST(FixModprobeEdit, EditsTheValueAndKeepsCommentsAndOtherLines) {
             "garbage here\n");
   EXPECT_EQ(e.found, std::vector<std::string>{"pages_limit"});
   EXPECT_EQ(e.last_line, 3);
-  EXPECT_EQ(append_to_line(e.text, 3, "page_pool_size=25165824"),
+  EXPECT_EQ(append_modprobe_options(e.text, 3, "page_pool_size=25165824"),
             "# Raised by hand\n"
             "# options ttm pages_limit=1048576\n"
             "options ttm pages_limit=25165824 page_pool_size=25165824   # old value\n"
