@@ -169,6 +169,67 @@ Result<Pipe> make_pipe() {
   return Pipe{Fd(ends[0]), Fd(ends[1])};
 }
 
+// The child's environment: options.env alone, or amdml's own with options.extra_env
+// in place of the same names.
+std::vector<std::string> child_environment(const RunOptions& options) {
+  std::vector<std::string> env_strings;
+  if (options.env) {
+    for (const auto& [k, v] : *options.env) env_strings.push_back(k + "=" + v);
+  } else {
+    for (char** e = environ; e && *e; ++e) {
+      std::string s = *e;
+      auto key = s.substr(0, s.find('='));
+      if (options.extra_env.count(key)) continue;
+      env_strings.push_back(std::move(s));
+    }
+  }
+  for (const auto& [k, v] : options.extra_env) env_strings.push_back(k + "=" + v);
+  return env_strings;
+}
+
+// Reads the child's stdout and stderr (each up to `limit`) until both close, the deadline
+// passes (result.timed_out) or amdml is asked to end; then closes both.
+void read_output(pid_t pid, Pipe& out_pipe, Pipe& err_pipe, std::chrono::steady_clock::time_point deadline,
+                 std::size_t limit, EndingSignals& signals, CommandResult& result) {
+  using clock = std::chrono::steady_clock;
+  // Set once the program has exited: then its pipes are read only as long as they
+  // hold output, not for as long as a grandchild keeps them open.
+  std::optional<clock::time_point> drain_until;
+  Fd* const readers[2] = {&out_pipe.read, &err_pipe.read};
+  struct pollfd fds[2] = {{out_pipe.read.get(), POLLIN, 0}, {err_pipe.read.get(), POLLIN, 0}};
+  int open_fds = 2;
+  char buf[8192];
+  while (open_fds > 0 && !signals.caught()) {
+    auto now = clock::now();
+    if (!drain_until && has_exited(pid)) drain_until = std::min(deadline, now + kDrainAfterExit);
+    auto until = drain_until.value_or(deadline);
+    if (now >= until) {
+      result.timed_out = !drain_until;
+      break;
+    }
+    // A short tick while the program runs, to notice its exit under a held pipe.
+    auto tick = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(50));
+    int rc = ::poll(fds, 2, static_cast<int>(std::max<long>(1, tick.count())));
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        readers[i]->reset();
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      std::string& dst = i == 0 ? result.out : result.err;
+      if (dst.size() < limit) dst.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  for (Fd* r : readers) r->reset();
+}
+
 }  // namespace
 
 std::optional<std::string> find_in_path(const std::string& program) {
@@ -194,18 +255,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
   auto exe = find_in_path(argv[0]);
   if (!exe) return make_error(argv[0] + ": not found on PATH", ENOENT);
 
-  std::vector<std::string> env_strings;
-  if (options.env) {
-    for (const auto& [k, v] : *options.env) env_strings.push_back(k + "=" + v);
-  } else {
-    for (char** e = environ; e && *e; ++e) {
-      std::string s = *e;
-      auto key = s.substr(0, s.find('='));
-      if (options.extra_env.count(key)) continue;
-      env_strings.push_back(std::move(s));
-    }
-  }
-  for (const auto& [k, v] : options.extra_env) env_strings.push_back(k + "=" + v);
+  std::vector<std::string> env_strings = child_environment(options);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -251,42 +301,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Ru
 
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + options.timeout;
-  // Set once the program has exited: then its pipes are read only as long as they
-  // hold output, not for as long as a grandchild keeps them open.
-  std::optional<clock::time_point> drain_until;
-  Fd* const readers[2] = {&out_pipe.read, &err_pipe.read};
-  struct pollfd fds[2] = {{out_pipe.read.get(), POLLIN, 0}, {err_pipe.read.get(), POLLIN, 0}};
-  int open_fds = 2;
-  char buf[8192];
-  while (open_fds > 0 && !signals.caught()) {
-    auto now = clock::now();
-    if (!drain_until && has_exited(pid)) drain_until = std::min(deadline, now + kDrainAfterExit);
-    auto until = drain_until.value_or(deadline);
-    if (now >= until) {
-      result.timed_out = !drain_until;
-      break;
-    }
-    // A short tick while the program runs, to notice its exit under a held pipe.
-    auto tick = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(50));
-    int rc = ::poll(fds, 2, static_cast<int>(std::max<long>(1, tick.count())));
-    if (rc < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        readers[i]->reset();
-        fds[i].fd = -1;
-        --open_fds;
-        continue;
-      }
-      std::string& dst = i == 0 ? result.out : result.err;
-      if (dst.size() < options.output_limit) dst.append(buf, static_cast<std::size_t>(n));
-    }
-  }
-  for (Fd* r : readers) r->reset();
+  read_output(pid, out_pipe, err_pipe, deadline, options.output_limit, signals, result);
   // Output closed: the program gets the rest of the deadline to exit.
   while (!result.timed_out && !signals.caught() && !has_exited(pid)) {
     if (clock::now() >= deadline) {
