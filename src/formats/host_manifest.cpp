@@ -266,6 +266,66 @@ Result<std::vector<DeviceNode>> read_devices(const json& devices) {
   return nodes;
 }
 
+// "commands": {"argv joined": "stdout" | {"exit_code", "stdout", "stderr", "timed_out",
+// "signal"} | {"error", "errno"}}.
+Result<std::map<std::string, RecordedCommand>> read_commands(const json& commands) {
+  std::map<std::string, RecordedCommand> out;
+  for (const auto& [key, c] : commands.items()) {
+    RecordedCommand rc;
+    if (c.is_string()) {
+      // The short form: the output of a program that exited 0.
+      rc.result = CommandResult{};
+      rc.result->exit_code = 0;
+      rc.result->out = c.get<std::string>();
+      out[key] = std::move(rc);
+      continue;
+    }
+    const std::string where = std::string(kManifest) + ": commands." + key;
+    if (!c.is_object()) return make_error(where + " must be a string or an object");
+    for (const char* f : {"exit_code", "signal"})
+      if (c.contains(f) && !(c[f].is_number_integer() && c[f].get<long long>() >= -255 && c[f].get<long long>() <= 255))
+        return make_error(where + "." + f + " must be an integer from -255 to 255");
+    for (const char* f : {"stdout", "stderr"})
+      if (c.contains(f) && !c[f].is_string()) return make_error(where + "." + f + " must be a string");
+    if (c.contains("timed_out") && !c["timed_out"].is_boolean())
+      return make_error(where + ".timed_out must be true or false");
+    if (c.contains("error") && c["error"].is_string()) {
+      // A program that could not be started on the recorded machine.
+      rc.error = make_error(c["error"].get<std::string>(),
+                            c.contains("errno") && c["errno"].is_string() ? errno_or_eacces(c["errno"].get<std::string>())
+                                                                          : ENOENT);
+    } else {
+      CommandResult r;
+      r.exit_code = c.value("exit_code", 0);
+      r.out = c.value("stdout", std::string());
+      r.err = c.value("stderr", std::string());
+      r.timed_out = c.value("timed_out", false);
+      r.signal = c.value("signal", 0);
+      rc.result = std::move(r);
+    }
+    out[key] = std::move(rc);
+  }
+  return out;
+}
+
+// "errors": {"read": {"/path": {"errno": "EACCES", "message": "..."}}, ...} -- failures
+// amdml snapshot saw on the recorded machine, replayed as they were.
+Result<std::map<std::string, std::map<std::string, RecordedError>>> read_errors(const json& errors) {
+  std::map<std::string, std::map<std::string, RecordedError>> out;
+  for (const auto& [op, paths] : errors.items()) {
+    if (!paths.is_object()) return make_error(std::string(kManifest) + ": errors." + op + " must be an object");
+    for (const auto& [path, e] : paths.items()) {
+      if (!e.is_object() || !e.contains("errno") || !e["errno"].is_string() ||
+          (e.contains("message") && !e["message"].is_string()))
+        return make_error(std::string(kManifest) + ": errors." + op + "." + path +
+                          " must be {\"errno\": NAME, \"message\": TEXT}");
+      const int code = errno_or_eacces(e["errno"].get<std::string>());
+      out[op][path] = RecordedError{code, e.value("message", path + ": " + std::strerror(code))};
+    }
+  }
+  return out;
+}
+
 Result<HostManifest> parse_manifest_doc(const std::string& text) {
   HostManifest m;
   auto parsed = parse_json(text);
@@ -328,57 +388,11 @@ Result<HostManifest> parse_manifest_doc(const std::string& text) {
   }
   if (doc.contains("commands") && !doc["commands"].is_null()) {
     if (!doc["commands"].is_object()) return make_error(std::string(kManifest) + ": commands must be an object");
-    for (const auto& [key, c] : doc["commands"].items()) {
-      RecordedCommand rc;
-      if (c.is_string()) {
-        // The short form: the output of a program that exited 0.
-        rc.result = CommandResult{};
-        rc.result->exit_code = 0;
-        rc.result->out = c.get<std::string>();
-        m.commands[key] = std::move(rc);
-        continue;
-      }
-      const std::string where = std::string(kManifest) + ": commands." + key;
-      if (!c.is_object()) return make_error(where + " must be a string or an object");
-      for (const char* f : {"exit_code", "signal"})
-        if (c.contains(f) && !(c[f].is_number_integer() && c[f].get<long long>() >= -255 && c[f].get<long long>() <= 255))
-          return make_error(where + "." + f + " must be an integer from -255 to 255");
-      for (const char* f : {"stdout", "stderr"})
-        if (c.contains(f) && !c[f].is_string()) return make_error(where + "." + f + " must be a string");
-      if (c.contains("timed_out") && !c["timed_out"].is_boolean())
-        return make_error(where + ".timed_out must be true or false");
-      if (c.contains("error") && c["error"].is_string()) {
-        // A program that could not be started on the recorded machine.
-        rc.error = make_error(c["error"].get<std::string>(),
-                              c.contains("errno") && c["errno"].is_string() ? errno_or_eacces(c["errno"].get<std::string>())
-                                                                            : ENOENT);
-      } else {
-        CommandResult r;
-        r.exit_code = c.value("exit_code", 0);
-        r.out = c.value("stdout", std::string());
-        r.err = c.value("stderr", std::string());
-        r.timed_out = c.value("timed_out", false);
-        r.signal = c.value("signal", 0);
-        rc.result = std::move(r);
-      }
-      m.commands[key] = std::move(rc);
-    }
+    AMDML_TRY(m.commands, read_commands(doc["commands"]));
   }
-  // "errors": {"read": {"/path": {"errno": "EACCES", "message": "..."}}, ...} -- failures
-  // amdml snapshot saw on the recorded machine, replayed as they were.
   if (doc.contains("errors") && !doc["errors"].is_null()) {
     if (!doc["errors"].is_object()) return make_error(std::string(kManifest) + ": errors must be an object");
-    for (const auto& [op, paths] : doc["errors"].items()) {
-      if (!paths.is_object()) return make_error(std::string(kManifest) + ": errors." + op + " must be an object");
-      for (const auto& [path, e] : paths.items()) {
-        if (!e.is_object() || !e.contains("errno") || !e["errno"].is_string() ||
-            (e.contains("message") && !e["message"].is_string()))
-          return make_error(std::string(kManifest) + ": errors." + op + "." + path +
-                            " must be {\"errno\": NAME, \"message\": TEXT}");
-        const int code = errno_or_eacces(e["errno"].get<std::string>());
-        m.errors[op][path] = RecordedError{code, e.value("message", path + ": " + std::strerror(code))};
-      }
-    }
+    AMDML_TRY(m.errors, read_errors(doc["errors"]));
   }
   if (doc.contains("snapshot") && doc["snapshot"].is_object()) {
     const auto& s = doc["snapshot"];
