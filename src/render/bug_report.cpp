@@ -32,6 +32,12 @@ std::string cell(std::string s) {
 
 std::string code(const std::string& s) { return s.empty() ? "" : "`" + cell(s) + "`"; }
 
+// A command in running text (not a table cell): its bytes as they are, in a code span
+// that a backtick inside cannot end.
+std::string command_span(const std::string& s) {
+  return s.find('`') == std::string::npos ? "`" + s + "`" : "`` " + s + " ``";
+}
+
 
 // A JSON fact tree as "a.b.c" -> scalar rows (arrays by index), nulls left out.
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
@@ -59,23 +65,13 @@ std::vector<std::pair<std::string, std::string>> versions_in(const json& j, cons
   std::vector<std::pair<std::string, std::string>> rows, out;
   flatten(j, area, rows);
   for (const auto& [k, v] : rows) {
-    const std::string tail = "version";
-    if (k.size() >= tail.size() && k.compare(k.size() - tail.size(), tail.size(), tail) == 0) out.push_back({k, v});
+    if (k.ends_with("version")) out.push_back({k, v});
   }
   return out;
 }
 
-}  // namespace
-
-std::string render_bug_report(const Report& r, const BugReportExtras& x) {
-  const Facts& f = r.facts;
+std::string system_section(const Facts& f) {
   std::string out;
-  out += "## amdml report\n\n";
-  out += std::to_string(r.summary.errors) + " error(s), " + std::to_string(r.summary.warnings) + " warning(s), " +
-         std::to_string(r.summary.infos) + " note(s) from `amdml doctor` " + f.amdml_version + ".";
-  if (x.redacted) out += " User names, host names, serial numbers and UUIDs are replaced (user1, host1, ...).";
-  out += "\n\n";
-
   out += "### System\n\n| | |\n|---|---|\n";
   std::string os = f.os.pretty_name.value_or(f.os.id.value_or("unknown"));
   if (f.os.wsl) os += " (WSL)";
@@ -108,6 +104,11 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   for (const auto& m : f.modprobe.options)
     out += "| modprobe.d | " + code(m.module + " " + m.key + "=" + m.value) + " in " + code(m.file) + " |\n";
 
+  return out;
+}
+
+std::string versions_section(const Facts& f) {
+  std::string out;
   out += "\n### Versions\n\n| | |\n|---|---|\n";
   std::string rocm;
   if (f.rocm.source == RocmSource::none) rocm = "not found";
@@ -123,6 +124,11 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   for (const auto& [k, v] : versions_in(ml_facts_json(f.ml), "ml")) out += "| " + cell(k) + " | " + cell(v) + " |\n";
   out += "| amdml | " + cell(f.amdml_version) + " |\n";
 
+  return out;
+}
+
+std::string gpus_section(const Facts& f) {
+  std::string out;
   out += "\n### GPUs\n\n| # | Name | gfx | PCI id | PCI slot | VRAM | GTT | KFD memory | Type | KFD node | Render node |\n"
          "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
@@ -134,6 +140,11 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   }
   if (f.gpus.empty()) out += "| - | none | | | | | | | | | |\n";
 
+  return out;
+}
+
+std::string access_section(const Facts& f) {
+  std::string out;
   const auto& id = f.identity;
   out += "\n### Access\n\nUser " + code(id.user.empty() ? "?" : id.user) +
          (id.user_uid ? " (uid " + std::to_string(*id.user_uid) + ")" : "") + (id.root ? ", running as root" : "") +
@@ -152,6 +163,11 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
     }
   }
 
+  return out;
+}
+
+std::string findings_section(const Report& r) {
+  std::string out;
   out += "\n### Findings\n\n";
   if (r.findings.empty()) out += "No problems found.\n";
   for (const auto& fd : r.findings) {
@@ -163,6 +179,25 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   }
   out += "\n";
 
+  return out;
+}
+
+}  // namespace
+
+std::string render_bug_report(const Report& r, const BugReportExtras& x) {
+  const Facts& f = r.facts;
+  std::string out;
+  out += "## amdml report\n\n";
+  out += std::to_string(r.summary.errors) + " error(s), " + std::to_string(r.summary.warnings) + " warning(s), " +
+         std::to_string(r.summary.infos) + " note(s) from `amdml doctor` " + f.amdml_version + ".";
+  if (x.redacted) out += " User names, host names, serial numbers and UUIDs are replaced (user1, host1, ...).";
+  out += "\n\n";
+
+  out += system_section(f);
+  out += versions_section(f);
+  out += gpus_section(f);
+  out += access_section(f);
+  out += findings_section(r);
   out += facts_section("Runtime", runtime_facts_json(f.runtime));
   out += facts_section("ML stack", ml_facts_json(f.ml));
 
@@ -179,8 +214,10 @@ std::string render_bug_report(const Report& r, const BugReportExtras& x) {
   if (x.snapshot_path) {
     out += "### Snapshot\n\nAttached: " + code(*x.snapshot_path);
     if (x.snapshot_bytes) out += " (" + format_bytes(Bytes{x.snapshot_bytes}) + " uncompressed)";
-    out += ". Replay: `tar xzf " + cell(*x.snapshot_path) + " && amdml doctor --root " + cell(x.snapshot_dir.value_or("DIR")) +
-           "`\n\n";
+    out += ". Replay: " +
+           command_span("tar xzf " + text::shell_word(*x.snapshot_path) + " && amdml doctor --root " +
+                (x.snapshot_dir ? text::shell_word(*x.snapshot_dir) : std::string("DIR"))) +
+           "\n\n";
   }
   if (!x.redaction.empty()) {
     out += "<details><summary>Redaction</summary>\n\n";
