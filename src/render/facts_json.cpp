@@ -36,6 +36,102 @@ static const char* open_text(OpenCheck o) {
   }
 }
 
+namespace {
+
+json kfd_json(const KfdFacts& kfd) {
+  json nodes = json::array();
+  for (const auto& n : kfd.nodes) {
+    json banks = json::array();
+    for (const auto& b : n.mem_banks) {
+      json& o = banks.emplace_back();
+      o["heap_type"] = b.heap_type;
+      o["size_bytes"] = b.size.value;
+    }
+    json& o = nodes.emplace_back();
+    o["index"] = n.index;
+    o["cpu"] = n.cpu;
+    o["name"] = n.name;
+    o["gfx_target_version"] = opt(n.gfx_target_version);
+    o["gfx_target"] = n.gfx ? json(n.gfx->name()) : json(nullptr);
+    o["simd_count"] = n.simd_count;
+    o["compute_units"] = opt(n.compute_units);
+    o["device_id"] = n.device_id;
+    o["pci_slot"] = n.cpu ? json(nullptr) : json(n.pci_slot());
+    o["drm_render_minor"] = n.drm_render_minor;
+    o["num_xcc"] = n.num_xcc;
+    o["mem_banks"] = std::move(banks);
+  }
+  return {{"present", kfd.present}, {"nodes", std::move(nodes)}};
+}
+
+json drm_json(const DrmFacts& drm) {
+  json cards = json::array();
+  for (const auto& c : drm.cards) {
+    json& o = cards.emplace_back();
+    o["card"] = c.card;
+    o["pci_slot"] = c.pci_slot;
+    o["device"] = c.device ? json(hex4(*c.device)) : json(nullptr);
+    o["revision"] = c.revision ? json(*c.revision) : json(nullptr);
+    o["vram_total_bytes"] = opt_bytes(c.vram_total);
+    o["vis_vram_total_bytes"] = opt_bytes(c.vis_vram_total);
+    o["gtt_total_bytes"] = opt_bytes(c.gtt_total);
+    o["render_node"] = opt(c.render_node);
+  }
+  return cards;
+}
+
+json access_json(const IdentityFacts& id) {
+  json devs = json::array();
+  for (const auto& a : id.devices) {
+    json& o = devs.emplace_back();
+    o["path"] = a.path;
+    o["exists"] = a.exists;
+    o["mode"] = mode_json(a.mode);
+    o["gid"] = opt(a.gid);
+    o["group"] = opt(a.group);
+    o["in_etc_group"] = opt(a.in_etc_group);
+    o["in_session"] = opt(a.in_session);
+    o["in_nss"] = opt(a.in_nss);
+    o["open"] = open_text(a.open);
+    o["open_errno"] = a.open_errno;
+  }
+  json nss_json = nullptr;
+  if (id.nss_groups) {
+    nss_json = json::array();
+    for (const auto& g : *id.nss_groups) nss_json.push_back({{"gid", g.gid}, {"name", g.name}});
+  }
+  return {{"user", id.user},
+          {"uid", opt(id.user_uid)},
+          {"root", id.root},
+          {"sudo_user", opt(id.process.sudo_user)},
+          {"process_groups", id.process.groups ? json(*id.process.groups) : json(nullptr)},
+          {"etc_groups", id.user_groups_etc},
+          {"nss_groups", std::move(nss_json)},
+          {"devices_known", id.devices_known},
+          {"devices", std::move(devs)}};
+}
+
+json container_json(const ContainerFacts& c) {
+  const auto& dk = c.docker;
+  json docker = nullptr;
+  if (dk.binary)
+    docker = {{"binary", *dk.binary},
+              {"socket_path", dk.socket_path},
+              {"socket_exists", opt(dk.socket_exists)},
+              {"socket_mode", mode_json(dk.socket_mode)},
+              {"socket_gid", opt(dk.socket_gid)},
+              {"socket_group", opt(dk.socket_group)},
+              {"docker_host", opt(dk.docker_host)}};
+  return {{"kind", c.kind ? json(to_string(*c.kind)) : json(nullptr)},
+          {"rootless", c.rootless},
+          {"rootless_why", opt(c.rootless_why)},
+          {"user_namespace", opt(c.user_namespace)},
+          {"sys_kfd_visible", c.sys_kfd_visible},
+          {"docker", std::move(docker)}};
+}
+
+}  // namespace
+
 json facts_json(const Facts& f) {
   json j;
   j["os"] = {{"kernel_version", f.os.kernel ? json(f.os.kernel->str()) : json(nullptr)},
@@ -75,87 +171,10 @@ json facts_json(const Facts& f) {
   for (const auto& o : f.modprobe.options)
     mp.push_back({{"file", o.file}, {"line", o.line}, {"module", o.module}, {"key", o.key}, {"value", o.value}});
   j["modprobe"] = std::move(mp);
-  json nodes = json::array();
-  for (const auto& n : f.kfd.nodes) {
-    json banks = json::array();
-    for (const auto& b : n.mem_banks) {
-      json& o = banks.emplace_back();
-      o["heap_type"] = b.heap_type;
-      o["size_bytes"] = b.size.value;
-    }
-    json& o = nodes.emplace_back();
-    o["index"] = n.index;
-    o["cpu"] = n.cpu;
-    o["name"] = n.name;
-    o["gfx_target_version"] = opt(n.gfx_target_version);
-    o["gfx_target"] = n.gfx ? json(n.gfx->name()) : json(nullptr);
-    o["simd_count"] = n.simd_count;
-    o["compute_units"] = opt(n.compute_units);
-    o["device_id"] = n.device_id;
-    o["pci_slot"] = n.cpu ? json(nullptr) : json(n.pci_slot());
-    o["drm_render_minor"] = n.drm_render_minor;
-    o["num_xcc"] = n.num_xcc;
-    o["mem_banks"] = std::move(banks);
-  }
-  j["kfd"] = {{"present", f.kfd.present}, {"nodes", std::move(nodes)}};
-  json cards = json::array();
-  for (const auto& c : f.drm.cards) {
-    json& o = cards.emplace_back();
-    o["card"] = c.card;
-    o["pci_slot"] = c.pci_slot;
-    o["device"] = c.device ? json(hex4(*c.device)) : json(nullptr);
-    o["revision"] = c.revision ? json(*c.revision) : json(nullptr);
-    o["vram_total_bytes"] = opt_bytes(c.vram_total);
-    o["vis_vram_total_bytes"] = opt_bytes(c.vis_vram_total);
-    o["gtt_total_bytes"] = opt_bytes(c.gtt_total);
-    o["render_node"] = opt(c.render_node);
-  }
-  j["drm"] = std::move(cards);
-  const auto& id = f.identity;
-  json devs = json::array();
-  for (const auto& a : id.devices) {
-    json& o = devs.emplace_back();
-    o["path"] = a.path;
-    o["exists"] = a.exists;
-    o["mode"] = mode_json(a.mode);
-    o["gid"] = opt(a.gid);
-    o["group"] = opt(a.group);
-    o["in_etc_group"] = opt(a.in_etc_group);
-    o["in_session"] = opt(a.in_session);
-    o["in_nss"] = opt(a.in_nss);
-    o["open"] = open_text(a.open);
-    o["open_errno"] = a.open_errno;
-  }
-  json nss_json = nullptr;
-  if (id.nss_groups) {
-    nss_json = json::array();
-    for (const auto& g : *id.nss_groups) nss_json.push_back({{"gid", g.gid}, {"name", g.name}});
-  }
-  j["access"] = {{"user", id.user},
-                 {"uid", opt(id.user_uid)},
-                 {"root", id.root},
-                 {"sudo_user", opt(id.process.sudo_user)},
-                 {"process_groups", id.process.groups ? json(*id.process.groups) : json(nullptr)},
-                 {"etc_groups", id.user_groups_etc},
-                 {"nss_groups", std::move(nss_json)},
-                 {"devices_known", id.devices_known},
-                 {"devices", std::move(devs)}};
-  const auto& dk = f.container.docker;
-  json docker = nullptr;
-  if (dk.binary)
-    docker = {{"binary", *dk.binary},
-              {"socket_path", dk.socket_path},
-              {"socket_exists", opt(dk.socket_exists)},
-              {"socket_mode", mode_json(dk.socket_mode)},
-              {"socket_gid", opt(dk.socket_gid)},
-              {"socket_group", opt(dk.socket_group)},
-              {"docker_host", opt(dk.docker_host)}};
-  j["container"] = {{"kind", f.container.kind ? json(to_string(*f.container.kind)) : json(nullptr)},
-                    {"rootless", f.container.rootless},
-                    {"rootless_why", opt(f.container.rootless_why)},
-                    {"user_namespace", opt(f.container.user_namespace)},
-                    {"sys_kfd_visible", f.container.sys_kfd_visible},
-                    {"docker", std::move(docker)}};
+  j["kfd"] = kfd_json(f.kfd);
+  j["drm"] = drm_json(f.drm);
+  j["access"] = access_json(f.identity);
+  j["container"] = container_json(f.container);
   json env = json::object();
   for (const auto& [k, v] : f.env) env[k] = v;
   j["env"] = std::move(env);
