@@ -220,6 +220,80 @@ EnvWords split_environment(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// An environment file's value from text[i] to the end of its logical line, as systemd
+// reads it: '...' kept as it is, "..." with \" \\ \` \$ and a continued line inside,
+// a backslash outside quotes escapes the next byte or continues the line, and blanks at
+// the end that no quote keeps are dropped. i and line move past it.
+std::string read_env_value(std::string_view text, std::size_t& i, int& line) {
+  std::string value;
+  std::size_t last_unquoted_nonspace = 0;  // length of value up to its last significant char
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      break;
+    }
+    if (c == '\'') {
+      ++i;
+      while (i < text.size() && text[i] != '\'') {
+        if (text[i] == '\n') ++line;
+        value += text[i++];
+      }
+      if (i < text.size()) ++i;
+      last_unquoted_nonspace = value.size();
+      continue;
+    }
+    if (c == '"') {
+      ++i;
+      while (i < text.size() && text[i] != '"') {
+        if (text[i] == '\\' && i + 1 < text.size()) {
+          char n = text[i + 1];
+          if (n == '\n') {
+            ++line;
+            i += 2;
+            continue;
+          }
+          if (n == '"' || n == '\\' || n == '`' || n == '$') {
+            value += n;
+            i += 2;
+            continue;
+          }
+        }
+        if (text[i] == '\n') ++line;
+        value += text[i++];
+      }
+      if (i < text.size()) ++i;
+      last_unquoted_nonspace = value.size();
+      continue;
+    }
+    if (c == '\\') {
+      if (i + 1 < text.size()) {
+        if (text[i + 1] == '\n') {  // continuation
+          ++line;
+          i += 2;
+          continue;
+        }
+        value += text[i + 1];
+        i += 2;
+        last_unquoted_nonspace = value.size();
+        continue;
+      }
+      ++i;
+      continue;
+    }
+    value += c;
+    if (c != ' ' && c != '\t' && c != '\r') last_unquoted_nonspace = value.size();
+    ++i;
+  }
+  value.resize(last_unquoted_nonspace);
+  return value;
+}
+
+}  // namespace
+
 EnvFile parse_env_file(std::string_view text, const std::string& file) {
   EnvFile out;
   std::size_t i = 0;
@@ -256,69 +330,7 @@ EnvFile parse_env_file(std::string_view text, const std::string& file) {
     }
     ++i;  // '='
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    std::string value;
-    std::size_t last_unquoted_nonspace = 0;  // length of value up to its last significant char
-    bool done = false;
-    while (i < text.size() && !done) {
-      char c = text[i];
-      if (c == '\n') {
-        ++line;
-        ++i;
-        break;
-      }
-      if (c == '\'') {
-        ++i;
-        while (i < text.size() && text[i] != '\'') {
-          if (text[i] == '\n') ++line;
-          value += text[i++];
-        }
-        if (i < text.size()) ++i;
-        last_unquoted_nonspace = value.size();
-        continue;
-      }
-      if (c == '"') {
-        ++i;
-        while (i < text.size() && text[i] != '"') {
-          if (text[i] == '\\' && i + 1 < text.size()) {
-            char n = text[i + 1];
-            if (n == '\n') {
-              ++line;
-              i += 2;
-              continue;
-            }
-            if (n == '"' || n == '\\' || n == '`' || n == '$') {
-              value += n;
-              i += 2;
-              continue;
-            }
-          }
-          if (text[i] == '\n') ++line;
-          value += text[i++];
-        }
-        if (i < text.size()) ++i;
-        last_unquoted_nonspace = value.size();
-        continue;
-      }
-      if (c == '\\') {
-        if (i + 1 < text.size()) {
-          if (text[i + 1] == '\n') {  // continuation
-            ++line;
-            i += 2;
-            continue;
-          }
-          value += text[i + 1];
-          i += 2;
-          last_unquoted_nonspace = value.size();
-          continue;
-        }
-        ++i;
-        continue;
-      }
-      value += c;
-      if (c != ' ' && c != '\t' && c != '\r') last_unquoted_nonspace = value.size();
-      ++i;
-    }
-    value.resize(last_unquoted_nonspace);
+    std::string value = read_env_value(text, i, line);
     if (!env_name_valid(key)) {
       out.issues.push_back({UnitIssue::Kind::bad_env_file_line, file, start_line, key, "not a valid variable name, ignored"});
       continue;
