@@ -52,6 +52,23 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   return out;
 }
 
+std::vector<LineWithEnd> lines_with_ends(std::string_view s) {
+  std::vector<LineWithEnd> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t nl = s.find('\n', i);
+    if (nl == std::string_view::npos) {
+      out.push_back({s.substr(i), {}});
+      break;
+    }
+    const bool crlf = nl > i && s[nl - 1] == '\r';
+    const std::size_t body_end = crlf ? nl - 1 : nl;
+    out.push_back({s.substr(i, body_end - i), s.substr(body_end, nl + 1 - body_end)});
+    i = nl + 1;
+  }
+  return out;
+}
+
 namespace {
 
 // The length of the UTF-8 sequence at s[i] when it is well formed (RFC 3629) and a

@@ -14,6 +14,14 @@ namespace amdml::text {
 // s.ends_with(x); nothing here repeats them.
 std::string_view trim(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view s);
+// The physical lines of s, each with its terminator apart ("\n", "\r\n", or "" for a
+// last line without one): joining body + end of each gives s back, for line models that
+// edit a person's file and keep every other byte.
+struct LineWithEnd {
+  std::string_view body;
+  std::string_view end;
+};
+std::vector<LineWithEnd> lines_with_ends(std::string_view s);
 // The parts between each sep, empty ones kept ("a,,b" -> {"a", "", "b"}; "" -> {""}).
 std::vector<std::string_view> split(std::string_view s, char sep);
 // ASCII case mapping (other bytes unchanged).

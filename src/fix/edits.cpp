@@ -107,20 +107,13 @@ std::string render_env_file(EnvFormat format, const std::string& recipe_id, cons
 std::string comment_out_lines(const std::string& text, const std::vector<int>& lines, const std::string& why) {
   std::string out;
   int n = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t j = text.find('\n', i);
-    const bool last = j == std::string::npos;
-    std::string line = text.substr(i, last ? std::string::npos : j - i);
+  for (const auto& l : text::lines_with_ends(text)) {
     ++n;
-    if (std::find(lines.begin(), lines.end(), n) != lines.end()) {
-      bool cr = !line.empty() && line.back() == '\r';
-      if (cr) line.pop_back();
-      line = "#" + line + "   # " + why + (cr ? "\r" : "");
-    }
-    out += line + (last ? "" : "\n");
-    if (last) break;
-    i = j + 1;
+    if (std::find(lines.begin(), lines.end(), n) != lines.end())
+      out += "#" + std::string(l.body) + "   # " + why;
+    else
+      out += l.body;
+    out += l.end;
   }
   return out;
 }

@@ -25,17 +25,10 @@ std::pair<std::size_t, std::size_t> trimmed_span(std::string_view body) {
 
 std::vector<Line> lines(std::string_view text) {
   std::vector<Line> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t nl = text.find('\n', i);
+  for (const auto& pl : text::lines_with_ends(text)) {
     Line l;
-    std::string_view phys = text.substr(i, nl == std::string_view::npos ? std::string_view::npos : nl - i);
-    if (nl != std::string_view::npos) l.end = "\n";
-    if (!phys.empty() && phys.back() == '\r' && nl != std::string_view::npos) {
-      phys.remove_suffix(1);
-      l.end = "\r\n";
-    }
-    l.body = std::string(phys);
+    l.body = std::string(pl.body);
+    l.end = std::string(pl.end);
     const auto [first, last] = trimmed_span(l.body);
     const std::string_view t = std::string_view(l.body).substr(first, last - first);
     if (!t.empty() && t[0] != '#' && t[0] != '+' && t[0] != '-') {
@@ -43,7 +36,6 @@ std::vector<Line> lines(std::string_view text) {
       if (f.size() == 4 && !f[0].empty()) l.fields = std::move(f);
     }
     out.push_back(std::move(l));
-    i = nl == std::string_view::npos ? text.size() : nl + 1;
   }
   return out;
 }

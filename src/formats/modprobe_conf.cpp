@@ -70,21 +70,7 @@ void read_directive(const File& f, Directive& d) {
 
 File read(std::string_view text) {
   File f;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t nl = text.find('\n', i);
-    Line l;
-    std::string_view phys = text.substr(i, nl == std::string_view::npos ? std::string_view::npos : nl - i);
-    if (nl != std::string_view::npos) l.end = "\n";
-    if (!phys.empty() && phys.back() == '\r') {
-      phys.remove_suffix(1);
-      l.end = "\r" + l.end;
-    }
-    l.body = std::string(phys);
-    f.lines.push_back(std::move(l));
-    if (nl == std::string_view::npos) break;
-    i = nl + 1;
-  }
+  for (const auto& pl : text::lines_with_ends(text)) f.lines.push_back({std::string(pl.body), std::string(pl.end)});
   for (std::size_t li = 0; li < f.lines.size();) {
     Directive d;
     d.first = li;

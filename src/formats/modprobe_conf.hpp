@@ -17,7 +17,7 @@ namespace amdml::formats::modprobe {
 
 struct Line {
   std::string body;  // without its terminator
-  std::string end;   // "\n", "\r\n", "\r" or "" (a last line without a newline)
+  std::string end;   // "\n", "\r\n" or "" (a last line without a newline)
 };
 
 // Where a word sits: physical line, offset in its body, length. A word never spans lines;
