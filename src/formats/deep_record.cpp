@@ -63,10 +63,10 @@ Result<DeepLink> parse_link(const json& j, const std::string& where) {
         r.number("max_speed_gts", l.max.gts) && r.uint("max_width", l.max.width) && r.str("limited_at", l.limited_at) &&
         r.uint("links", links)))
     return *r.error;
-  for (const auto& v : {l.current.gts, l.max.gts})
-    if (v && !(*v > 0 && *v < 1000)) return make_error(where + "link speeds must be GT/s between 0 and 1000");
-  for (const auto& v : {l.current.width, l.max.width})
-    if (v && (*v == 0 || *v > 32)) return make_error(where + "link widths must be 1 to 32 lanes");
+  for (auto [key, v] : {std::pair{"speed_gts", l.current.gts}, std::pair{"max_speed_gts", l.max.gts}})
+    if (v && !(*v > 0 && *v <= 1000)) return make_error(where + key + " must be GT/s above 0, at most 1000");
+  for (auto [key, v] : {std::pair{"width", l.current.width}, std::pair{"max_width", l.max.width}})
+    if (v && (*v == 0 || *v > 32)) return make_error(where + key + " must be 1 to 32 lanes");
   l.links = links.value_or(0);
   return l;
 }
