@@ -228,11 +228,12 @@ void add_link_evidence(Finding& fd, const CopyExpectation& e) {
 void copy_slow(const Facts& f, const DeepGpu& g, const DeepStep& s, const CopyExpectation& e,
                std::vector<Finding>& out) {
   double h2d = *s.h2d_gbps, d2h = *s.d2h_gbps;
-  std::string dirs = h2d < e.expected / 2 && d2h < e.expected / 2 ? "both ways (" + gbps(h2d) + " to the GPU, " + gbps(d2h) + " back)"
-                     : h2d < e.expected / 2                        ? "to the GPU at " + gbps(h2d)
-                                                                   : "back from the GPU at " + gbps(d2h);
+  bool slow_h2d = h2d < e.expected / 2, slow_d2h = d2h < e.expected / 2;
+  std::string dirs = slow_h2d && slow_d2h ? "copies ran at " + gbps(h2d) + " to the GPU and " + gbps(d2h) + " back"
+                     : slow_h2d           ? "copies to the GPU ran at " + gbps(h2d)
+                                          : "copies back from the GPU ran at " + gbps(d2h);
   auto fd = make_finding(FindingId::deep_copy_slow,
-                         agent_label(f, g) + ": copies ran " + dirs + ", less than half of the " +
+                         agent_label(f, g) + ": " + dirs + ", less than half of the " +
                              approx_gbps(e.expected) + " expected for " + e.name(),
                          "");
   std::string detail = "A large pinned copy reaches about " + std::to_string(static_cast<int>(e.gen->practical * 100 + 0.5)) +

@@ -62,7 +62,7 @@ TEST(DeepLink, TheReplayedDeepDoctorComparesTheCopyWithTheLink) {
   auto findings = diagnose(f, test::shipped_knowledge());
   const Finding* slow = test::find_finding(findings, FindingId::deep_copy_slow);
   ASSERT_NE(slow, nullptr);
-  EXPECT_NE(slow->title.find("to the GPU at 1.4 GB/s, less than half of the ~3.2 GB/s expected for PCIe 3.0 x4"),
+  EXPECT_NE(slow->title.find("copies to the GPU ran at 1.4 GB/s, less than half of the ~3.2 GB/s expected for PCIe 3.0 x4"),
             std::string::npos)
       << slow->title;
   // Plain doctor reads no link.
