@@ -4,6 +4,9 @@
 // (--deep-timeout); each child gets what is left of it, at most kStepLimit, and a step
 // the budget cannot start is `not-run`. Live, the result is handed to Host::record_fact
 // ("deep"), so a snapshot replays it; under --root it is read back and nothing runs.
+// Right after a discrete GPU's copy step, its PCIe path is read from sysfs
+// (probes/deep_link.cpp) and recorded with the steps, so the bandwidth can be held
+// against the link it crossed.
 #include <algorithm>
 #include <chrono>
 
