@@ -4,11 +4,15 @@
 // (--deep-timeout); each child gets what is left of it, at most kStepLimit, and a step
 // the budget cannot start is `not-run`. Live, the result is handed to Host::record_fact
 // ("deep"), so a snapshot replays it; under --root it is read back and nothing runs.
+// Right after a discrete GPU's copy step, its PCIe path is read from sysfs
+// (probes/deep_link.cpp) and recorded with the steps, so the bandwidth can be held
+// against the link it crossed.
 #include <algorithm>
 #include <chrono>
 
 #include "formats/deep_record.hpp"
 #include "probes/child.hpp"
+#include "probes/deep_link.hpp"
 #include "probes/deep_ml.hpp"
 #include "probes/probes.hpp"
 
@@ -119,6 +123,8 @@ void run_live(const ProbeContext& ctx, Facts& f, Clock::time_point deadline) {
       DeepStep s = step_from_child(kind, run_child(ctx, args, limit), limit);
       if (s.outcome == DeepOutcome::timed_out && limit < kStepLimit) d.budget_spent = true;
       g.steps.push_back(std::move(s));
+      // The link as the copy left it: read at once, before it idles down to a lower speed.
+      if (kind == DeepStepKind::copy && !apu && gpu && gpu->pci_slot) g.link = read_pcie_link(ctx.host, *gpu->pci_slot);
     }
     d.gpus.push_back(std::move(g));
   }
@@ -141,15 +147,20 @@ void replay(const ProbeContext& ctx, Facts& f) {
 }
 
 // Recorded GPU agents are joined to Facts::gpus the way the runtime probe joined them:
-// the agent index counts GPU agents in the runtime's order.
-void join(Facts& f) {
+// the agent index counts GPU agents in the runtime's order. A recorded discrete GPU whose
+// record has no link (written before amdml read it) gets the link from the tree's sysfs.
+void join(const ProbeContext& ctx, Facts& f) {
   for (auto& g : f.deep.gpus) {
     if (g.gpu) continue;
     int index = 0;
+    const HsaAgent* agent = nullptr;
     for (const auto& a : f.runtime.hsa.agents) {
       if (a.device != HsaDeviceType::gpu) continue;
-      if (index++ == g.agent) g.gpu = a.gpu;
+      if (index++ == g.agent) g.gpu = a.gpu, agent = &a;
     }
+    const Gpu* gpu = g.gpu ? &f.gpus[static_cast<std::size_t>(*g.gpu)] : nullptr;
+    bool apu = (gpu && gpu->apu.value_or(false)) || (agent && agent->apu.value_or(false));
+    if (!g.link && !apu && gpu && gpu->pci_slot) g.link = read_pcie_link(ctx.host, *gpu->pci_slot);
   }
 }
 
@@ -174,7 +185,7 @@ void deep(const ProbeContext& ctx, Facts& f) {
     deep_llamacpp(ctx, f, deadline);
     deep_ollama(ctx, f, deadline);
   }
-  join(f);
+  join(ctx, f);
 }
 
 }  // namespace amdml::probes

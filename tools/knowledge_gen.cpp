@@ -239,6 +239,11 @@ void write(std::ostream& o, const Knowledge& k) {
     o << "  }\n";
   }
 
+  // pcie.toml: what a host<->device copy should reach per PCIe generation.
+  for (const auto& g : k.pcie)
+    o << "  k.pcie.push_back(PcieGen{" << g.gen << ", " << num(g.gts) << ", " << lit(g.encoding) << ", "
+      << num(g.lane_gbs) << ", " << num(g.practical) << ", " << lit(g.source) << "});\n";
+
   o << "  return k;\n}\n\n";
   o << "std::optional<Version> builtin_newest_rocm() {\n  return "
     << (k.newest_rocm() ? "std::optional{" + ver(k.newest_rocm()->version) + "}" : std::string("std::nullopt")) << ";\n}\n\n";

@@ -76,12 +76,34 @@ struct DeepStep {
   std::optional<std::uint64_t> mismatch_at;  // the first byte offset that differed
 };
 
+// One PCIe link as sysfs gives it (current_link_speed "16.0 GT/s PCIe", current_link_width
+// "16"; formats/pcie_link.hpp reads them). nullopt: "Unknown", absent or unreadable.
+struct PcieLink {
+  bool operator==(const PcieLink&) const = default;
+  std::optional<double> gts;          // transfer rate per lane, GT/s
+  std::optional<std::uint32_t> width;  // lanes
+};
+
+// The PCIe path between a discrete GPU and the CPU, read in the deep probe right after the
+// copy step (a link may slow down when idle: ASPM, link power management). The copy
+// crosses every link from the GPU up to the root port, so the slowest speed and the
+// narrowest width along them limit it.
+struct DeepLink {
+  bool operator==(const DeepLink&) const = default;
+  std::string slot;        // the GPU's PCI address ("0000:03:00.0")
+  PcieLink current;        // the slowest current speed and the narrowest current width on the path
+  PcieLink max;            // what the GPU itself can do: its max_link_speed and max_link_width
+  std::string limited_at;  // the device whose link gave the slowest speed (else the narrowest width)
+  std::uint32_t links = 0;  // how many devices on the path had link files
+};
+
 // The steps of one GPU agent, joined to Facts::gpus.
 struct DeepGpu {
   std::optional<int> gpu;  // index into Facts::gpus
   int agent = 0;           // index among the runtime's GPU agents (what the child is told)
   std::string name;        // the agent's ISA name ("gfx1103")
   std::vector<DeepStep> steps;
+  std::optional<DeepLink> link;  // discrete GPUs: the PCIe path (none for an APU, or when unreadable)
 };
 
 struct DeepFacts {

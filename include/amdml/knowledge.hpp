@@ -212,6 +212,22 @@ struct RocmApt {
   std::vector<DistroRocm> distro_packages;
 };
 
+// Host<->device copies over PCIe (recipes/knowledge/pcie.toml), one entry per link
+// generation: what one lane moves each way after the line encoding, and the share of it
+// a pinned DMA copy (hsa_amd_memory_async_copy) reaches in practice.
+struct PcieGen {
+  bool operator==(const PcieGen&) const = default;  // the built-in tables' test compares field by field
+  int gen = 0;             // 4 for PCIe 4.0
+  double gts = 0;          // its transfer rate, GT/s, as sysfs names the link speed (16.0)
+  std::string encoding;    // "8b/10b", "128b/130b", "FLIT"
+  double lane_gbs = 0;     // GB/s (10^9 bytes) per lane and direction after encoding
+  double practical = 0;    // the share of lane_gbs x width a pinned DMA copy reaches (0.8)
+  std::string source;
+
+  // The figure a copy over `width` lanes of this generation should reach, GB/s.
+  double expected_gbs(std::uint32_t width) const { return lane_gbs * width * practical; }
+};
+
 // The knowledge format this amdml reads (recipes/knowledge/meta.toml `format`): a
 // bundle of a newer format is refused by `amdml update` and by --recipes DIR.
 inline constexpr int kKnowledgeFormat = 1;
@@ -270,12 +286,15 @@ struct Knowledge {
   OllamaPolicy ollama_policy;
   RocmApt apt;                                // rocm-releases.toml
   std::vector<ChannelSpec> channels;          // channels.toml, in file order (newest AMD channel first)
+  std::vector<PcieGen> pcie;                  // pcie.toml, sorted by gts
 
   const ChannelSpec* find_channel(const std::string& id) const;
   // The channels carrying release r (major.minor), in file order.
   std::vector<const ChannelSpec*> channels_for(const Version& r) const;
 
   const GfxInfo* find_gfx(const GfxTarget& t) const;
+  // The PCIe generation of a link speed in GT/s (16.0 -> PCIe 4.0), or nullptr.
+  const PcieGen* find_pcie(double gts) const;
   // Exact (device, revision) first, then the device's default entry (no revision). The
   // default names the family when the revisions name different models.
   const PciProduct* find_pci(std::uint16_t device, std::optional<std::uint8_t> revision) const;

@@ -44,6 +44,33 @@ Result<DeepAlloc> parse_alloc(const json& j, const std::string& where) {
   return a;
 }
 
+json link_json(const DeepLink& l) {
+  return {{"slot", l.slot},
+          {"speed_gts", opt(l.current.gts)},
+          {"width", opt(l.current.width)},
+          {"max_speed_gts", opt(l.max.gts)},
+          {"max_width", opt(l.max.width)},
+          {"limited_at", l.limited_at},
+          {"links", l.links}};
+}
+
+Result<DeepLink> parse_link(const json& j, const std::string& where) {
+  if (!j.is_object()) return make_error(where.substr(0, where.size() - 1) + " must be an object");
+  Reader r(j, where);
+  DeepLink l;
+  std::optional<std::uint32_t> links;
+  if (!(r.str("slot", l.slot) && r.number("speed_gts", l.current.gts) && r.uint("width", l.current.width) &&
+        r.number("max_speed_gts", l.max.gts) && r.uint("max_width", l.max.width) && r.str("limited_at", l.limited_at) &&
+        r.uint("links", links)))
+    return *r.error;
+  for (auto [key, v] : {std::pair{"speed_gts", l.current.gts}, std::pair{"max_speed_gts", l.max.gts}})
+    if (v && !(*v > 0 && *v <= 1000)) return make_error(where + key + " must be GT/s above 0, at most 1000");
+  for (auto [key, v] : {std::pair{"width", l.current.width}, std::pair{"max_width", l.max.width}})
+    if (v && (*v == 0 || *v > 32)) return make_error(where + key + " must be 1 to 32 lanes");
+  l.links = links.value_or(0);
+  return l;
+}
+
 }  // namespace
 
 json deep_step_json(const DeepStep& s) {
@@ -103,7 +130,9 @@ json deep_record_json(const DeepFacts& d) {
   for (const auto& g : d.gpus) {
     json steps = json::array();
     for (const auto& s : g.steps) steps.push_back(deep_step_json(s));
-    gpus.push_back({{"agent", g.agent}, {"name", g.name}, {"steps", steps}});
+    json gj = {{"agent", g.agent}, {"name", g.name}, {"steps", steps}};
+    if (g.link) gj["link"] = link_json(*g.link);
+    gpus.push_back(std::move(gj));
   }
   json j = {{"budget_ms", d.budget_ms}, {"elapsed_ms", d.elapsed_ms}, {"budget_spent", d.budget_spent}};
   if (!d.reason.empty()) j["reason"] = d.reason;
@@ -142,6 +171,11 @@ Result<DeepFacts> parse_deep_record(const json& j) {
       auto s = parse_deep_step((*steps)[k], gw + "steps[" + std::to_string(k) + "].");
       if (!s) return s.error();
       g.steps.push_back(std::move(*s));
+    }
+    if (gj.contains("link") && !gj["link"].is_null()) {
+      auto l = parse_link(gj["link"], gw + "link.");
+      if (!l) return l.error();
+      g.link = std::move(*l);
     }
     d.gpus.push_back(std::move(g));
   }

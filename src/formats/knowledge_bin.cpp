@@ -338,6 +338,16 @@ void channel(Io& io, ChannelSpec& c) {
 }
 
 template <class Io>
+void pcie(Io& io, PcieGen& g) {
+  i32(io, g.gen);
+  real(io, g.gts);
+  io.str(g.encoding);
+  real(io, g.lane_gbs);
+  real(io, g.practical);
+  io.str(g.source);
+}
+
+template <class Io>
 void knowledge(Io& io, Knowledge& k) {
   i32(io, k.meta.format);
   io.str(k.meta.date);
@@ -353,6 +363,7 @@ void knowledge(Io& io, Knowledge& k) {
   apt(io, k.apt);
   list(io, k.channels, channel<Io>);
   list(io, k.firmware_bad, firmware_bad<Io>);
+  list(io, k.pcie, pcie<Io>);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ namespace amdml::formats {
 
 // Raised whenever the layout changes (a field added to a knowledge struct): a store
 // written by another amdml is then refused, and the doctor falls back to its own tables.
-inline constexpr std::uint32_t kKnowledgeBinLayout = 1;
+inline constexpr std::uint32_t kKnowledgeBinLayout = 2;
 
 std::string encode_knowledge_bin(const Knowledge& kb);
 Result<Knowledge> decode_knowledge_bin(std::string_view bytes);

@@ -1,5 +1,6 @@
 // The knowledge base's codec: recipes/knowledge/*.toml into a Knowledge. The lookups
-// over a loaded Knowledge are src/model/knowledge.cpp.
+// over a loaded Knowledge are src/model/knowledge.cpp; the self-contained tables ([meta],
+// [[pcie]]) are read in knowledge_toml_tables.cpp.
 #include "formats/knowledge_toml.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "formats/system_files.hpp"
 #include "formats/toml.hpp"
+#include "formats/knowledge_toml_tables.hpp"
 #include "formats/toml_fields.hpp"
 #include "model/enum_tables.hpp"
 
@@ -412,23 +414,6 @@ Status load_firmware(const std::string& file, const toml::table& root, Knowledge
   return {};
 }
 
-// meta.toml: [meta] format (what this amdml reads) and date (the newest fact's day).
-Status load_meta(const std::string& file, const toml::table& root, Knowledge& kb) {
-  auto* t = root["meta"].as_table();
-  if (!t) return {};
-  if (auto s = known_keys(file, *t, {"format", "date"}, "[meta]"); !s) return s;
-  auto format = (*t)["format"].value<int64_t>();
-  if (!format || *format < 1) return make_error(where(file, *t) + ": [meta] needs an integer 'format' from 1");
-  if (*format > kKnowledgeFormat)
-    return make_error(where(file, *t) + ": knowledge format " + std::to_string(*format) + " is newer than this amdml reads (" +
-                      std::to_string(kKnowledgeFormat) + "); install a newer amdml");
-  auto date = (*t)["date"].value<std::string>();
-  if (!date || !parse_day(*date)) return make_error(where(file, *t) + ": [meta] needs 'date' like \"2026-10-05\"");
-  if (kb.meta.format) return make_error(where(file, *t) + ": a second [meta] table");
-  kb.meta = KnowledgeMeta{static_cast<int>(*format), *date};
-  return {};
-}
-
 bool valid_fingerprint(const std::string& f) {
   return f.size() == 40 && f.find_first_not_of("0123456789ABCDEF") == std::string::npos;
 }
@@ -587,11 +572,12 @@ Result<Knowledge> load_knowledge(const std::vector<RecipeFile>& files) {
                         std::string(err.description()));
     }
     for (auto loader : {load_gfx, load_pci, load_rocm, load_kernels, load_firmware, load_runtime, load_pytorch, load_ollama, load_apt,
-                        load_channels, load_meta})
+                        load_channels, knowledge_tables::load_meta, knowledge_tables::load_pcie})
       if (auto s = loader("recipes/" + f.path, root, kb); !s) return s.error();
     if (auto s = known_keys("recipes/" + f.path, root,
                             {"gfx", "chip", "pci", "rocm", "pytorch", "ollama", "ollama_policy", "runtime", "memory",
-                             "kernel_req", "firmware_bad", "apt", "apt_codename", "apt_release", "distro_rocm", "channel", "meta"},
+                             "kernel_req", "firmware_bad", "apt", "apt_codename", "apt_release", "distro_rocm", "channel",
+                             "meta", "pcie"},
                             "a knowledge file");
         !s)
       return s.error();

@@ -2,6 +2,7 @@
 // explain` and the data test ask of a loaded Knowledge. The loader is
 // src/formats/knowledge_toml.cpp.
 #include <algorithm>
+#include <cmath>
 
 #include "amdml/knowledge.hpp"
 #include "base/text.hpp"
@@ -130,6 +131,12 @@ std::optional<Pages> MemoryKnowledge::recommended_pages_limit(Bytes ram) const {
 const GfxInfo* Knowledge::find_gfx(const GfxTarget& t) const {
   for (const auto& g : gfx)
     if (g.target == t) return &g;
+  return nullptr;
+}
+
+const PcieGen* Knowledge::find_pcie(double gts) const {
+  for (const auto& g : pcie)
+    if (std::fabs(g.gts - gts) < 0.01) return &g;  // sysfs gives "16.0", the table 16.0: equal but for rounding
   return nullptr;
 }
 

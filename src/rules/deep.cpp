@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "formats/pcie_link.hpp"
 #include "rules/deep_apps.hpp"
 #include "rules/rules_internal.hpp"
 
@@ -149,10 +150,117 @@ void fill_failed(const Facts& f, const DeepGpu& g, const DeepStep& s, std::vecto
   out.push_back(std::move(fd));
 }
 
+// What the copy should reach: the PCIe path's slowest link (read right after the copy)
+// against the knowledge's figure for its generation and width. Unset when there is
+// nothing to compare with; `why` then says so, and `link` names what was read.
+struct CopyExpectation {
+  const PcieGen* gen = nullptr;  // the comparison holds when set
+  std::uint32_t width = 0;
+  double expected = 0;           // GB/s
+  std::string link;              // "16 GT/s x16 at 0000:03:00.0 (the slowest of 3 links)"
+  std::string below_max;         // "the link runs at 8 GT/s x4, the card can do 16 GT/s x16"
+  std::string why;               // no comparison: why
+  std::string name() const { return "PCIe " + std::to_string(gen->gen) + ".0 x" + std::to_string(width); }
+};
+
+std::string link_text(const PcieLink& l) {
+  return (l.gts ? formats::pcie::speed_text(*l.gts) : std::string("unknown speed")) + " x" +
+         (l.width ? std::to_string(*l.width) : std::string("?"));
+}
+
+CopyExpectation copy_expectation(const RuleContext& ctx, const DeepGpu& g, const DeepStep& s) {
+  CopyExpectation e;
+  const Facts& f = ctx.facts;
+  const Gpu* gpu = g.gpu ? &f.gpus[static_cast<std::size_t>(*g.gpu)] : nullptr;
+  if (gpu && gpu->apu.value_or(false)) {
+    e.why = "none: an integrated GPU shares the system's memory, its copies cross no PCIe link, so there is no "
+            "PCIe figure to compare with";
+    return e;
+  }
+  if (!g.link || !g.link->current.gts || !g.link->current.width) {
+    e.why = "not readable in sysfs (current_link_speed, current_link_width), so no expected figure";
+    return e;
+  }
+  const DeepLink& l = *g.link;
+  e.link = link_text(l.current) + " at " + l.limited_at +
+           (l.links > 1 ? " (the slowest of " + std::to_string(l.links) + " links up to the CPU)" : std::string());
+  if (l.max.gts && l.max.width && (*l.max.gts > *l.current.gts + 0.01 || *l.max.width > *l.current.width))
+    e.below_max = "the link runs at " + link_text(l.current) + ", the card can do " + link_text(l.max);
+  const PcieGen* gen = ctx.kb.find_pcie(*l.current.gts);
+  if (!gen) {
+    e.why = "the knowledge has no PCIe generation at " + formats::pcie::speed_text(*l.current.gts);
+    return e;
+  }
+  // Faster than the link can carry at all: the speed was read after the link slowed down
+  // again (ASPM, link power management), not the speed the copy ran at.
+  double best = std::max(s.h2d_gbps.value_or(0), s.d2h_gbps.value_or(0));
+  if (best > gen->lane_gbs * *l.current.width) {
+    e.why = "the copy ran faster than " + link_text(l.current) + " carries: the link slowed down after the copy "
+            "(power saving), so its speed then says nothing about the copy";
+    return e;
+  }
+  e.gen = gen;
+  e.width = *l.current.width;
+  e.expected = gen->expected_gbs(e.width);
+  return e;
+}
+
+std::string approx_gbps(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 10 ? "~%.0f GB/s" : "~%.1f GB/s", v);
+  return buf;
+}
+
+void add_link_evidence(Finding& fd, const CopyExpectation& e) {
+  if (!e.link.empty()) fd.evidence.push_back({"PCIe link (sysfs, after the copy)", e.link});
+  if (!e.below_max.empty()) fd.evidence.push_back({"PCIe link", e.below_max});
+  if (e.gen) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s: %.4g GB/s per lane each way x %u lanes x %.2g for a pinned DMA copy",
+                  approx_gbps(e.expected).c_str(), e.gen->lane_gbs, e.width, e.gen->practical);
+    fd.evidence.push_back({"expected (knowledge pcie.toml)", buf});
+  } else if (!e.why.empty()) {
+    fd.evidence.push_back({"PCIe comparison", e.why});
+  }
+}
+
+// Either direction below half of what the link should move: a slow path, not a broken one.
+void copy_slow(const Facts& f, const DeepGpu& g, const DeepStep& s, const CopyExpectation& e,
+               std::vector<Finding>& out) {
+  double h2d = *s.h2d_gbps, d2h = *s.d2h_gbps;
+  bool slow_h2d = h2d < e.expected / 2, slow_d2h = d2h < e.expected / 2;
+  std::string dirs = slow_h2d && slow_d2h ? "copies ran at " + gbps(h2d) + " to the GPU and " + gbps(d2h) + " back"
+                     : slow_h2d           ? "copies to the GPU ran at " + gbps(h2d)
+                                          : "copies back from the GPU ran at " + gbps(d2h);
+  auto fd = make_finding(FindingId::deep_copy_slow,
+                         agent_label(f, g) + ": " + dirs + ", less than half of the " +
+                             approx_gbps(e.expected) + " expected for " + e.name(),
+                         "");
+  std::string detail = "A large pinned copy reaches about " + std::to_string(static_cast<int>(e.gen->practical * 100 + 0.5)) +
+                       "% of what the slowest PCIe link between the GPU and the CPU carries each way; this one did not "
+                       "reach half of that. ";
+  if (!e.below_max.empty())
+    detail += "Also, " + e.below_max + ": a riser, a slot wired with fewer lanes or through the chipset, or power "
+              "saving. The speed was read right after the copy, and some GPUs lower it when idle, so a lower speed "
+              "alone proves little; `sudo lspci -vv -s " + g.link->slot + "` shows the link's state (LnkSta) next to "
+              "what it can do (LnkCap). ";
+  detail += "Other causes: another program copying at the same time, PCIe errors that retrain the link (`sudo dmesg` "
+            "shows AER messages), or the copy engine: HSA_ENABLE_SDMA=0 makes the runtime copy with kernels instead, "
+            "which tells the two apart.";
+  fd.detail = detail;
+  fd.evidence.push_back({"--deep copy", gbps(h2d) + " host->device, " + gbps(d2h) + " device->host, " +
+                                            format_bytes(s.bytes.value_or(Bytes{0})) + " each way"});
+  add_link_evidence(fd, e);
+  tie(fd, g);
+  out.push_back(std::move(fd));
+}
+
 // One info line per GPU that passed: what it proved.
-void verified(const Facts& f, const DeepGpu& g, std::vector<Finding>& out) {
+void verified(const RuleContext& ctx, const DeepGpu& g, std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
   std::vector<std::string> parts;
   auto fd = make_finding(FindingId::deep_verified, "", "");
+  std::string copy_detail;
   for (const auto& s : g.steps) {
     // A memory step fails when one pool refused; what the other pool gave is still proved.
     if (s.outcome != DeepOutcome::ok && !(s.kind == DeepStepKind::memory && s.outcome == DeepOutcome::failed)) continue;
@@ -166,8 +274,18 @@ void verified(const Facts& f, const DeepGpu& g, std::vector<Finding>& out) {
         fd.evidence.push_back({std::string("--deep memory, ") + a.pool + " pool", ev});
       }
     } else if (s.kind == DeepStepKind::copy && s.h2d_gbps && s.d2h_gbps) {
-      parts.push_back("copied at " + gbps(*s.h2d_gbps) + " to the GPU, " + gbps(*s.d2h_gbps) + " back");
+      CopyExpectation e = copy_expectation(ctx, g, s);
+      if (e.gen)
+        parts.push_back("copied host->device " + gbps(*s.h2d_gbps) + ", device->host " + gbps(*s.d2h_gbps) + " of " +
+                        approx_gbps(e.expected) + " expected for " + e.name());
+      else
+        parts.push_back("copied at " + gbps(*s.h2d_gbps) + " to the GPU, " + gbps(*s.d2h_gbps) + " back");
       fd.evidence.push_back({"--deep copy", format_bytes(s.bytes.value_or(Bytes{0})) + " each way, checksum matched"});
+      add_link_evidence(fd, e);
+      copy_detail = e.gen ? " The expected figure is what a pinned DMA copy reaches over the slowest PCIe link between "
+                            "the GPU and the CPU, read from sysfs right after the copy (recipes/knowledge/pcie.toml)."
+                          : "";
+      if (e.gen && (*s.h2d_gbps < e.expected / 2 || *s.d2h_gbps < e.expected / 2)) copy_slow(f, g, s, e, out);
     } else if (s.kind == DeepStepKind::fill) {
       parts.push_back("ran the runtime's fill kernel");
     }
@@ -177,7 +295,7 @@ void verified(const Facts& f, const DeepGpu& g, std::vector<Finding>& out) {
   for (const auto& p : parts) line += (line.empty() ? "" : ", ") + p;
   fd.title = agent_label(f, g) + ": " + line;
   fd.detail = "Proved by running, not inferred. The bandwidth is one pinned transfer each way through "
-              "hsa_amd_memory_async_copy: a PCIe 4.0 x16 card moves about 25 GB/s, an APU's shared memory more.";
+              "hsa_amd_memory_async_copy." + copy_detail;
   tie(fd, g);
   out.push_back(std::move(fd));
 }
@@ -336,7 +454,7 @@ void deep_rules(const RuleContext& ctx, std::vector<Finding>& out) {
         fill_failed(f, g, s, out);
       }
     }
-    verified(f, g, out);
+    verified(ctx, g, out);
   }
   deep_torch_rules(f, out);
   deep_llamacpp_rules(f, out);

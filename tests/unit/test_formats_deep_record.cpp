@@ -57,6 +57,39 @@ TEST(DeepRecord, RecordRoundTripsAndKeepsTheBudget) {
   EXPECT_EQ(formats::deep_record_json(*back), formats::deep_record_json(d));
 }
 
+TEST(DeepRecord, TheLinkRoundTripsForReplaysAndSnapshots) {
+  DeepFacts d;
+  DeepGpu g;
+  g.name = "gfx1100";
+  DeepLink l;
+  l.slot = "0000:23:00.0";
+  l.current = PcieLink{8.0, 4};
+  l.max = PcieLink{16.0, 16};
+  l.limited_at = "0000:21:00.0";
+  l.links = 4;
+  g.link = l;
+  DeepGpu apu;  // no link: none is written, none read back
+  apu.agent = 1;
+  apu.name = "gfx1103";
+  d.gpus = {g, apu};
+  const json j = formats::deep_record_json(d);
+  EXPECT_EQ(j["gpus"][0]["link"],
+            json::parse(R"({"slot":"0000:23:00.0","speed_gts":8.0,"width":4,"max_speed_gts":16.0,"max_width":16,
+                            "limited_at":"0000:21:00.0","links":4})"));
+  EXPECT_FALSE(j["gpus"][1].contains("link"));
+  auto back = formats::parse_deep_record(j);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->gpus[0].link.has_value());
+  EXPECT_EQ(*back->gpus[0].link, l);
+  EXPECT_FALSE(back->gpus[1].link.has_value());
+  // Unknown values stay unknown.
+  auto unknown = formats::parse_deep_record(json::parse(
+      R"({"gpus":[{"agent":0,"name":"gfx1100","steps":[],"link":{"slot":"0000:03:00.0","speed_gts":null,"width":null}}]})"));
+  ASSERT_TRUE(unknown.ok()) << unknown.error().message;
+  EXPECT_FALSE(unknown->gpus[0].link->current.gts.has_value());
+  EXPECT_FALSE(unknown->gpus[0].link->current.width.has_value());
+}
+
 TEST(DeepRecord, WrongKindsAreErrorsNamingTheKey) {
   auto bad = [](const char* text) {
     auto r = formats::parse_deep_record(json::parse(text));
@@ -73,4 +106,8 @@ TEST(DeepRecord, WrongKindsAreErrorsNamingTheKey) {
             "deep.gpus[0].steps[0].allocations[0].pool must be \"vram\" or \"system\"");
   EXPECT_EQ(bad(R"({"budget_ms":true})"), "deep.budget_ms must be a non-negative integer");
   EXPECT_EQ(bad("[]"), "deep must be an object");
+  EXPECT_EQ(bad(R"({"gpus":[{"steps":[],"link":{"width":"x16"}}]})"),
+            "deep.gpus[0].link.width must be a non-negative integer");
+  EXPECT_EQ(bad(R"({"gpus":[{"steps":[],"link":{"width":64}}]})"), "deep.gpus[0].link.width must be 1 to 32 lanes");
+  EXPECT_EQ(bad(R"({"gpus":[{"steps":[],"link":[]}]})"), "deep.gpus[0].link must be an object");
 }

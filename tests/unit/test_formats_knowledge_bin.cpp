@@ -29,10 +29,11 @@ TEST(KnowledgeBin, EveryTruncationAndTrailingByteIsAnError) {
 TEST(KnowledgeBin, ForeignLayoutBadMagicAndHugeCountsAreRefused) {
   std::string bytes = formats::encode_knowledge_bin(test::shipped_knowledge());
   std::string other = bytes;
-  other[8] = 2;  // the layout word follows the 8-byte magic
+  const std::uint32_t foreign = formats::kKnowledgeBinLayout + 1;
+  other[8] = static_cast<char>(foreign);  // the layout word follows the 8-byte magic
   auto r = formats::decode_knowledge_bin(other);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("layout 2"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("layout " + std::to_string(foreign)), std::string::npos) << r.error().message;
   EXPECT_FALSE(formats::decode_knowledge_bin("AMDMLKB"));
   EXPECT_FALSE(formats::decode_knowledge_bin("not knowledge at all"));
   // The first list count (after format and the date string) set to 0xffffffff.

@@ -410,5 +410,44 @@ TEST(KnowledgeLoader, InputThatBreaksTomlppIsAParseError) {
   }
 }
 
+// pcie.toml: one entry per generation 1-6, each keyed by the rate sysfs gives, with its
+// source; PCIe 4.0 x16 expects what a pinned copy reaches over it.
+TEST(KnowledgeData, PcieGenerationsAreKeyedBySysfsRateWithTheirSource) {
+  const Knowledge& k = shipped_knowledge();
+  ASSERT_EQ(k.pcie.size(), 6u);
+  const double rates[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  for (int gen = 1; gen <= 6; ++gen) {
+    const PcieGen* g = k.find_pcie(rates[gen - 1]);
+    ASSERT_NE(g, nullptr) << gen;
+    EXPECT_EQ(g->gen, gen);
+    EXPECT_FALSE(g->source.empty());
+    EXPECT_LT(g->lane_gbs, g->gts / 8);  // the encoding always costs something
+    EXPECT_GT(g->practical, 0.5);
+  }
+  EXPECT_EQ(k.find_pcie(16.0)->encoding, "128b/130b");
+  EXPECT_NEAR(k.find_pcie(16.0)->expected_gbs(16), 25.2, 0.05);
+  EXPECT_NEAR(k.find_pcie(8.0)->expected_gbs(4), 3.15, 0.01);
+  EXPECT_EQ(k.find_pcie(12.0), nullptr);
+}
+
+TEST(KnowledgeLoader, PcieEntriesAreCheckedAndKeyedOnce) {
+  auto load = [](const std::string& text) { return formats::load_knowledge({{"knowledge/p.toml", text}}); };
+  const std::string ok = "[[pcie]]\ngen = 4\ngts = 16.0\nencoding = \"128b/130b\"\nlane_gbs = 1.9692\n"
+                         "practical = 0.8\nsource = \"PCI Express Base 4.0\"\n";
+  auto k = load(ok);
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  ASSERT_EQ(k->pcie.size(), 1u);
+  EXPECT_EQ(k->pcie[0], (PcieGen{4, 16.0, "128b/130b", 1.9692, 0.8, "PCI Express Base 4.0"}));
+  EXPECT_EQ(load(ok + ok).error().message, "recipes/knowledge/p.toml:8: a second [[pcie]] entry for 4");
+  EXPECT_EQ(load("[[pcie]]\ngen = 4\ngts = 16.0\nlane_gbs = 1.9692\npractical = 1.5\nsource = \"s\"\n").error().message,
+            "recipes/knowledge/p.toml:1: [[pcie]] needs 'practical', a share above 0 and at most 1");
+  EXPECT_EQ(load("[[pcie]]\ngen = 4\ngts = 16.0\nlane_gbs = 20.0\npractical = 0.8\nsource = \"s\"\n").error().message,
+            "recipes/knowledge/p.toml:1: [[pcie]] needs 'gen' (1..), 'gts' (GT/s) and 'lane_gbs' below 'gts'");
+  EXPECT_EQ(load("[[pcie]]\ngen = 4\ngts = 16.0\nlane_gbs = 1.9\npractical = 0.8\n").error().message,
+            "recipes/knowledge/p.toml:1: [[pcie]] needs its 'source'");
+  EXPECT_EQ(load("[[pcie]]\ngen = 4\nspeed = 16.0\n").error().message,
+            "recipes/knowledge/p.toml:3: unknown key 'speed' in [[pcie]]");
+}
+
 }  // namespace
 }  // namespace amdml

@@ -33,6 +33,7 @@ TEST(BuiltinKnowledge, EqualsTheParsedTomlFieldByField) {
                       [](const FirmwareBad& b) { return b.bad.front(); });
   expect_same_entries(built.pytorch, parsed.pytorch, "[[pytorch]]", [](const PytorchWheel& w) { return w.index; });
   expect_same_entries(built.ollama, parsed.ollama, "[[ollama]]", [](const OllamaBuild& b) { return b.from.str(); });
+  expect_same_entries(built.pcie, parsed.pcie, "[[pcie]]", [](const PcieGen& g) { return g.gts; });
   EXPECT_TRUE(built.memory == parsed.memory) << "[memory]";
   EXPECT_TRUE(built.ollama_policy == parsed.ollama_policy) << "[ollama_policy]";
   EXPECT_EQ(built.per_node_override_since, parsed.per_node_override_since) << "[runtime]";

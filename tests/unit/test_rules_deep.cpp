@@ -350,3 +350,121 @@ TEST(CheckExpect, ComputeNeedsEveryUsableGpuToPassEveryStep) {
   c = evaluate_checks(r, e);
   EXPECT_EQ(find(c)->status, CheckStatus::passed) << find(c)->message;
 }
+
+namespace {
+
+// Literal knowledge: PCIe 3.0 and 4.0 as recipes/knowledge/pcie.toml gives them.
+const Knowledge& pcie_kb() {
+  static const Knowledge k = [] {
+    Knowledge x;
+    x.pcie.push_back(PcieGen{3, 8.0, "128b/130b", 0.9846, 0.8, "PCI Express Base 3.0"});
+    x.pcie.push_back(PcieGen{4, 16.0, "128b/130b", 1.9692, 0.8, "PCI Express Base 4.0"});
+    return x;
+  }();
+  return k;
+}
+
+// An RX 7900 XTX at 0000:23:00.0 whose copy ran at h2d/d2h over the given link.
+Facts discrete(double h2d, double d2h, std::optional<DeepLink> link) {
+  Facts f;
+  Gpu g;
+  g.gfx = GfxTarget{11, 0, 0};
+  g.marketing_name = "Radeon RX 7900 XTX";
+  g.apu = false;
+  g.pci_slot = "0000:23:00.0";
+  f.gpus = {g};
+  f.deep.asked = true;
+  DeepStep c = good_copy();
+  c.bytes = Bytes{64ull << 20};
+  c.h2d_gbps = h2d;
+  c.d2h_gbps = d2h;
+  DeepGpu dg = one_gpu({c, step(DeepStepKind::fill, DeepOutcome::ok)});
+  dg.name = "gfx1100";
+  dg.link = std::move(link);
+  f.deep.gpus = {dg};
+  return f;
+}
+
+DeepLink link(double gts, std::uint32_t width, double max_gts, std::uint32_t max_width, const char* at) {
+  DeepLink l;
+  l.slot = "0000:23:00.0";
+  l.current = PcieLink{gts, width};
+  l.max = PcieLink{max_gts, max_width};
+  l.limited_at = at;
+  l.links = 4;
+  return l;
+}
+
+}  // namespace
+
+TEST(DeepRules, CopyBandwidthIsHeldAgainstTheLinksExpectedFigure) {
+  auto out = diagnose(discrete(24.1, 23.9, link(16.0, 16, 16.0, 16, "0000:23:00.0")), pcie_kb());
+  auto v = findings_with_id(out, FindingId::deep_verified);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]->title,
+            "GPU 0 (Radeon RX 7900 XTX, gfx1100): copied host->device 24.1 GB/s, device->host 23.9 GB/s of ~25 GB/s "
+            "expected for PCIe 4.0 x16, ran the runtime's fill kernel");
+  std::string ev = evidence_text(*v[0]);
+  EXPECT_NE(ev.find("16 GT/s x16 at 0000:23:00.0 (the slowest of 4 links up to the CPU)"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("~25 GB/s: 1.969 GB/s per lane each way x 16 lanes x 0.8"), std::string::npos) << ev;
+  EXPECT_EQ(ev.find("the card can do"), std::string::npos) << ev;
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_copy_slow).empty());
+}
+
+TEST(DeepRules, ACopyBelowHalfOfASlowLinksFigureIsCopySlowNamingTheLink) {
+  // The card can do 16 GT/s x16; the slot link (its switch's upstream port) trained at
+  // 8 GT/s x4: ~3.2 GB/s expected, and 1.4 GB/s to the GPU is below half of it.
+  auto out = diagnose(discrete(1.4, 2.9, link(8.0, 4, 16.0, 16, "0000:21:00.0")), pcie_kb());
+  auto slow = findings_with_id(out, FindingId::deep_copy_slow);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0]->severity, Severity::warning);
+  EXPECT_EQ(slow[0]->title,
+            "GPU 0 (Radeon RX 7900 XTX, gfx1100): copies to the GPU ran at 1.4 GB/s, less than half of the ~3.2 GB/s "
+            "expected for PCIe 3.0 x4");
+  EXPECT_EQ(slow[0]->gpus, std::vector<int>{0});
+  std::string ev = evidence_text(*slow[0]);
+  EXPECT_NE(ev.find("8 GT/s x4 at 0000:21:00.0"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("the link runs at 8 GT/s x4, the card can do 16 GT/s x16"), std::string::npos) << ev;
+  EXPECT_NE(slow[0]->detail.find("lspci -vv -s 0000:23:00.0"), std::string::npos) << slow[0]->detail;
+  EXPECT_NE(slow[0]->detail.find("lower it when idle"), std::string::npos) << slow[0]->detail;
+  auto v = findings_with_id(out, FindingId::deep_verified);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0]->title.find("host->device 1.4 GB/s, device->host 2.9 GB/s of ~3.2 GB/s expected for PCIe 3.0 x4"),
+            std::string::npos)
+      << v[0]->title;
+  // Both ways slow: both named.
+  auto both = findings_with_id(diagnose(discrete(1.4, 1.2, link(8.0, 4, 16.0, 16, "0000:21:00.0")), pcie_kb()),
+                               FindingId::deep_copy_slow);
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_NE(both[0]->title.find("copies ran at 1.4 GB/s to the GPU and 1.2 GB/s back, less than half"), std::string::npos) << both[0]->title;
+}
+
+TEST(DeepRules, NoComparisonForAnApuAnUnreadableLinkOrALinkThatIdledDown) {
+  // An APU: its copies cross no PCIe link, and the evidence says so.
+  Facts a = apu(Version{6, 17, 0});
+  a.deep.gpus = {one_gpu({good_copy()})};
+  auto out = diagnose(a, pcie_kb());
+  auto v = findings_with_id(out, FindingId::deep_verified);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(evidence_text(*v[0]).find("an integrated GPU shares the system's memory"), std::string::npos);
+  EXPECT_EQ(v[0]->title.find("expected"), std::string::npos) << v[0]->title;
+  EXPECT_TRUE(findings_with_id(out, FindingId::deep_copy_slow).empty());
+
+  // A discrete GPU without link files: no figure, said so.
+  auto none = diagnose(discrete(1.0, 1.0, std::nullopt), pcie_kb());
+  EXPECT_TRUE(findings_with_id(none, FindingId::deep_copy_slow).empty());
+  EXPECT_NE(evidence_text(*findings_with_id(none, FindingId::deep_verified)[0]).find("not readable in sysfs"),
+            std::string::npos);
+
+  // The link read after the copy at 2.5 GT/s (not in this knowledge) or at a speed slower
+  // than the copy itself ran: power saving after the copy, not the copy's link.
+  auto idle = diagnose(discrete(24.0, 23.0, link(8.0, 16, 16.0, 16, "0000:23:00.0")), pcie_kb());
+  EXPECT_TRUE(findings_with_id(idle, FindingId::deep_copy_slow).empty());
+  EXPECT_NE(evidence_text(*findings_with_id(idle, FindingId::deep_verified)[0]).find("slowed down after the copy"),
+            std::string::npos);
+  auto unknown_gen = diagnose(discrete(0.1, 0.1, link(2.5, 16, 16.0, 16, "0000:23:00.0")), pcie_kb());
+  EXPECT_TRUE(findings_with_id(unknown_gen, FindingId::deep_copy_slow).empty());
+  EXPECT_NE(evidence_text(*findings_with_id(unknown_gen, FindingId::deep_verified)[0])
+                .find("the knowledge has no PCIe generation at 2.5 GT/s"),
+            std::string::npos);
+}
