@@ -242,7 +242,7 @@ void copy_slow(const Facts& f, const DeepGpu& g, const DeepStep& s, const CopyEx
   if (!e.below_max.empty())
     detail += "Also, " + e.below_max + ": a riser, a slot wired with fewer lanes or through the chipset, or power "
               "saving. The speed was read right after the copy, and some GPUs lower it when idle, so a lower speed "
-              "alone proves little; `sudo lspci -vv -s " + g.link->slot + "` shows the link's state (LnkSta) next to "
+              "alone proves little; `sudo lspci -vv -s " + text::shell_word(g.link->slot) + "` shows the link's state (LnkSta) next to "
               "what it can do (LnkCap). ";
   detail += "Other causes: another program copying at the same time, PCIe errors that retrain the link (`sudo dmesg` "
             "shows AER messages), or the copy engine: HSA_ENABLE_SDMA=0 makes the runtime copy with kernels instead, "
