@@ -229,8 +229,9 @@ struct PcieGen {
 };
 
 // The knowledge format this amdml reads (recipes/knowledge/meta.toml `format`): a
-// bundle of a newer format is refused by `amdml update` and by --recipes DIR.
-inline constexpr int kKnowledgeFormat = 1;
+// bundle of a newer format is refused by `amdml update` and by --recipes DIR. 2 added
+// pcie.toml (an amdml that reads format 1 refuses its [[pcie]] tables as unknown keys).
+inline constexpr int kKnowledgeFormat = 2;
 
 // recipes/knowledge/meta.toml: which knowledge this is. `date` is the day of its newest
 // fact ("2026-10-05"), what `--version`, the doctor and `knowledge.stale` show.

@@ -11,7 +11,7 @@ namespace {
 
 TEST(KnowledgeBin, TheShippedKnowledgeRoundTripsFieldByField) {
   const Knowledge& kb = test::shipped_knowledge();
-  ASSERT_EQ(kb.meta.format, 1);
+  ASSERT_EQ(kb.meta.format, kKnowledgeFormat);
   ASSERT_TRUE(parse_day(kb.meta.date)) << kb.meta.date;
   const std::string bytes = formats::encode_knowledge_bin(kb);
   auto back = formats::decode_knowledge_bin(bytes);
