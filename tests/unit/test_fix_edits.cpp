@@ -154,6 +154,15 @@ TEST(FixParams, HsaValuesAndNodes) {
   EXPECT_FALSE(parse_hsa_params(params_json({{"value", "11.0.0"}, {"per_node", {{"1", "11.0.0"}}}})));
   EXPECT_FALSE(parse_hsa_params(params_json({{"per_node", {{"x", "11.0.0"}}}})));
   EXPECT_FALSE(parse_hsa_params(HsaParams{}));
+  // shell_unset names variables of the override family only; the files do not carry it.
+  auto u = parse_hsa_params(HsaParams{"11.0.0", {}, {"HSA_OVERRIDE_GFX_VERSION_1"}});
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->set, g->set);
+  EXPECT_TRUE(u->unset.empty());
+  EXPECT_TRUE(parse_hsa_params(HsaParams{std::nullopt, {{"1", "11.0.0"}}, {"HSA_OVERRIDE_GFX_VERSION"}}));
+  for (const char* bad : {"PATH", "HSA_OVERRIDE_GFX_VERSION_", "HSA_OVERRIDE_GFX_VERSION_1x", "HSA_OVERRIDE_GFX_VERSIONS",
+                          "HSA_OVERRIDE_GFX_VERSION_1; id", ""})
+    EXPECT_FALSE(parse_hsa_params(HsaParams{"11.0.0", {}, {bad}})) << bad;
 }
 
 TEST(FixParams, EnvRefusesWhatWouldBreakAFile) {
