@@ -73,11 +73,11 @@ TEST(Advice, ARefusedPlanLeavesTheStepByHand) {
     ++seen;
     EXPECT_FALSE(f.fix) << f.title;
     ASSERT_EQ(f.commands.size(), 1u) << f.title;
-    EXPECT_EQ(f.commands[0].rfind("on the kernel command line, set ", 0), 0u) << f.commands[0];
+    EXPECT_TRUE(f.commands[0].starts_with("on the kernel command line, set ")) << f.commands[0];
     EXPECT_NE(f.commands[0].find("ttm.pages_limit="), std::string::npos) << f.commands[0];
     EXPECT_NE(f.commands[0].find(" and remove "), std::string::npos) << f.commands[0];
     EXPECT_TRUE(std::any_of(f.notes.begin(), f.notes.end(), [](const std::string& n) {
-      return n.rfind("`amdml fix` cannot make this change here: ", 0) == 0;
+      return n.starts_with("`amdml fix` cannot make this change here: ");
     })) << f.title;
   }
   EXPECT_EQ(seen, static_cast<int>(asked.size()));

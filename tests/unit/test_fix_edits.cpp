@@ -88,7 +88,7 @@ TEST(FixEnvFile, RendersEachFormatWithTheOwnMarker) {
   env.set = {{"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}};
   env.unset = {"OLD"};
   auto sh = render_env_file(EnvFormat::profile_sh, "hsa-override", env);
-  EXPECT_EQ(sh.rfind(kOwnMarker, 0), 0u);
+  EXPECT_TRUE(sh.starts_with(kOwnMarker));
   EXPECT_NE(sh.find("\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\n"), std::string::npos);
   auto d = render_env_file(EnvFormat::environment_d, "hsa-override", env);
   EXPECT_NE(d.find("\nHSA_OVERRIDE_GFX_VERSION=11.0.0\n"), std::string::npos);

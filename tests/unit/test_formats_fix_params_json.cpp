@@ -53,7 +53,7 @@ TEST(FixParamsJson, ReadingIsStrict) {
     auto r = formats::parse_fix_params(bad);
     EXPECT_FALSE(r) << bad.dump();
     if (!r) {
-      EXPECT_EQ(r.error().message.rfind("fix parameters: ", 0), 0u) << r.error().message;
+      EXPECT_TRUE(r.error().message.starts_with("fix parameters: ")) << r.error().message;
     }
   }
   // Positive counts spelt as signed JSON integers (a literal in a test, a hand-written

@@ -206,7 +206,7 @@ TEST(GfxOverrideNeeded, OldRocmHidesGpusInsteadOfPerNode) {
   auto hits = with_id(run(f), "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_FALSE(hits[0]->fix.has_value());
-  EXPECT_EQ(hits[0]->commands.front().rfind("export ROCR_VISIBLE_DEVICES=GPU-00000000000000a0", 0), 0u);
+  EXPECT_TRUE(hits[0]->commands.front().starts_with("export ROCR_VISIBLE_DEVICES=GPU-00000000000000a0"));
 }
 
 TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
