@@ -31,9 +31,14 @@ struct TtmLimitParams {
 
 // hsa: HSA_OVERRIDE_GFX_VERSION, one value for every GPU or one per KFD node
 // ("2" -> "10.3.0"; the node index as the variable's suffix spells it).
+// shell_unset: variables of the override family the shell running the doctor has that
+// would still win over (a per-node one) or reach past (the global one) the new values;
+// the step by hand unsets them first. The recipe writes files for new logins and leaves
+// a running shell alone, so it does not read them.
 struct HsaParams {
   std::optional<std::string> value;
   std::map<std::string, std::string> per_node;
+  std::vector<std::string> shell_unset = {};
   bool operator==(const HsaParams&) const = default;
 };
 

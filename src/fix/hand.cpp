@@ -90,6 +90,7 @@ std::vector<std::string> by_hand_steps(const FixRef& fix) {
                     (set.empty() || remove.empty() ? "" : " and ") + (remove.empty() ? "" : "remove " + remove) +
                     ", then reboot");
   } else if (const auto* h = std::get_if<HsaParams>(&fix.params)) {
+    for (const auto& n : h->shell_unset) out.push_back("unset " + text::shell_word(n));
     if (h->value) out.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(*h->value));
     for (const auto& [node, v] : h->per_node)
       out.push_back("export " + text::shell_word("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v));

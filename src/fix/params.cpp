@@ -177,6 +177,17 @@ Result<EnvSettings> parse_hsa_params(const FixParams& params) {
   EnvSettings out;
   bool global = p.value.has_value(), per_node = !p.per_node.empty();
   if (global == per_node) return make_error("hsa-override: params need exactly one of \"value\" and \"per_node\"");
+  // The shell's variables the step by hand unsets: the override family's names only
+  // (the global one, or the per-node form: _ and the node's digits).
+  for (const auto& n : p.shell_unset) {
+    constexpr std::string_view kVar = "HSA_OVERRIDE_GFX_VERSION";
+    std::string_view node = n;
+    bool ok = node.starts_with(kVar);
+    if (ok) node.remove_prefix(kVar.size());
+    if (ok && !node.empty())
+      ok = node[0] == '_' && node.size() >= 2 && node.find_first_not_of("0123456789", 1) == node.npos;
+    if (!ok) return make_error("hsa-override: shell_unset names " + quoted(n) + ", not HSA_OVERRIDE_GFX_VERSION[_<node>]");
+  }
   if (global) {
     if (!valid_gfx_override(*p.value))
       return make_error("hsa-override: \"value\" must be MAJOR.MINOR.STEPPING like 11.0.0, got " + quoted(*p.value));

@@ -212,6 +212,14 @@ bool merge_params(ParamSchema schema, FixParams& into, const FixParams& more) {
     into = std::move(merged);
     return true;
   }
+  // The same override values: the shell's variables in the way, all of them.
+  auto* hsa = std::get_if<HsaParams>(&into);
+  const auto* more_hsa = std::get_if<HsaParams>(&more);
+  if (schema == ParamSchema::hsa && hsa && more_hsa && hsa->value == more_hsa->value && hsa->per_node == more_hsa->per_node) {
+    for (const auto& n : more_hsa->shell_unset)
+      if (std::find(hsa->shell_unset.begin(), hsa->shell_unset.end(), n) == hsa->shell_unset.end()) hsa->shell_unset.push_back(n);
+    return true;
+  }
   const auto* env = std::get_if<EnvParams>(&into);
   const auto* more_env = std::get_if<EnvParams>(&more);
   if (schema == ParamSchema::env && env && more_env) {

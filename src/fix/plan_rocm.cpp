@@ -7,6 +7,7 @@
 #include "base/text.hpp"
 #include "fix/edits.hpp"
 #include "fix/plan_internal.hpp"
+#include "formats/apt_simulation.hpp"
 #include "formats/openpgp_armor.hpp"
 #include "platform/fetch.hpp"
 
@@ -265,13 +266,8 @@ void plan_apt_install(Ctx& c, const AptSourceStep* source, const RocmInstallPara
     // Never for the doctor's advice (in.offline): it runs no package manager.
     if (auto r = c.in.offline ? Result<CommandResult>(make_error("offline")) : c.in.host.run(sim, std::chrono::minutes(2));
         r && r->exit_code == 0 && !r->timed_out)
-      for (auto line : text::split_lines(r->out))
-        if (line.starts_with("Remv ")) {
-          const auto sp = line.find(' ', 5);
-          std::string name(line.substr(5, sp == std::string_view::npos ? std::string_view::npos : sp - 5));
-          if (auto colon = name.find(':'); colon != std::string::npos) name.resize(colon);  // "libx:amd64"
-          if (std::find(removed.begin(), removed.end(), name) == removed.end()) removed.push_back(name);
-        }
+      for (auto& name : formats::apt_simulated_removals(r->out))
+        if (std::find(removed.begin(), removed.end(), name) == removed.end()) removed.push_back(std::move(name));
     if (removed.size() > p.remove.size())
       c.rp.notes.push_back("apt also removes " +
                            text::join(std::vector<std::string>(removed.begin() + static_cast<long>(p.remove.size()), removed.end()), " ") +

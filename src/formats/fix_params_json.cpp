@@ -24,6 +24,7 @@ json fix_params_json(const FixParams& params) {
         } else if constexpr (std::is_same_v<P, HsaParams>) {
           if (p.value) j["value"] = *p.value;
           if (!p.per_node.empty()) j["per_node"] = p.per_node;
+          if (!p.shell_unset.empty()) j["shell_unset"] = p.shell_unset;
         } else if constexpr (std::is_same_v<P, EnvParams>) {
           j["env"] = p.env;
           if (!p.unset.empty()) j["unset"] = p.unset;
@@ -101,7 +102,7 @@ Result<FixParams> parse_fix_params(const json& j) {
   // rocm); the kinds every key allows decide, the first of them when several remain.
   static const std::map<std::string, unsigned> kKinds = {
       {"user", 1u << 0},  {"groups", 1u << 0},   {"module", 1u << 1}, {"pages_limit", 1u << 1},
-      {"page_pool_size", 1u << 1}, {"value", 1u << 2}, {"per_node", 1u << 2}, {"env", 1u << 3},
+      {"page_pool_size", 1u << 1}, {"value", 1u << 2}, {"per_node", 1u << 2}, {"shell_unset", 1u << 2}, {"env", 1u << 3},
       {"unset", 1u << 3}, {"set", 1u << 4},   {"remove", (1u << 4) | (1u << 5)},
       {"release", 1u << 5}, {"rocm_repo", 1u << 5}, {"graphics_repo", 1u << 5}, {"codename", 1u << 5},
       {"key_url", 1u << 5}, {"origin", 1u << 5}, {"channel", 1u << 5}, {"manager", 1u << 5}, {"fingerprint", 1u << 5}, {"install", 1u << 5}, {"login", 1u << 5}, {"login_groups", 1u << 5},
@@ -146,6 +147,9 @@ Result<FixParams> parse_fix_params(const json& j) {
       if (j.contains("per_node")) {
         AMDML_TRY(p.per_node, string_map_at(j, "per_node"));
         if (p.per_node.empty()) return bad("\"per_node\" names no node");
+      }
+      if (j.contains("shell_unset")) {
+        AMDML_TRY(p.shell_unset, strings_at(j, "shell_unset"));
       }
       return FixParams(std::move(p));
     }

@@ -3,9 +3,10 @@
 // recorded requests. Keys sorted, as nlohmann's objects keep them:
 //   groups {"groups": ["render"], "user": "alice"}
 //   ttm    {"module": "ttm", "page_pool_size": 6815744, "pages_limit": 6815744}
-//   hsa    {"value": "11.0.0"}  or  {"per_node": {"2": "10.3.0"}}
+//   hsa    {"value": "11.0.0"}  or  {"per_node": {"2": "10.3.0"}}, with "shell_unset": [...] when the
+//          shell has override variables in the way
 //   env    {"env": {"OLLAMA_IGPU_ENABLE": "1"}, "unset": ["HSA_OVERRIDE_GFX_VERSION"]}
-// Absent optional keys (page_pool_size, an empty unset list) are left out.
+// Absent optional keys (page_pool_size, an empty unset or shell_unset list) are left out.
 #pragma once
 
 #include <string>

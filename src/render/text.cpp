@@ -171,6 +171,9 @@ std::string findings_block(const Report& r, const TextStyle& s) {
         for (const char* k : {"rocm_repo", "graphics_repo", "codename", "key_url", "origin", "login", "login_groups", "fingerprint",
                               "manager"})
           params.erase(k);
+      // hsa-override: the shell's variables in the way are for the step by hand, not what
+      // the recipe writes.
+      params.erase("shell_unset");
       for (const auto& [k, v] : params.items()) {
         std::string val = v.is_string() ? v.get<std::string>() : json_text(v, -1);
         p += " " + k + "=" + val;

@@ -1,7 +1,7 @@
-// gfx.override-needed, gfx.unsupported, gfx.override-invalid, gfx.override-unneeded,
-// gfx.override-pending:
+// gfx.override-needed, gfx.unsupported, gfx.override-unneeded, gfx.override-pending:
 // does the ROCm stack have kernels for each GPU's gfx target, and if not, which
 // HSA_OVERRIDE_GFX_VERSION makes it run another target's code of the same ISA.
+// gfx.override-invalid (a value set that does not fit) is gfx_override_invalid.cpp's.
 //
 // The override is read the way libhsakmt reads it: the per-node variable
 // HSA_OVERRIDE_GFX_VERSION_<KFD node> wins over the global one, and the global one
@@ -10,11 +10,9 @@
 #include <map>
 #include <set>
 
-#include "rules/rules_internal.hpp"
+#include "rules/gfx_override.hpp"
 
-namespace amdml::rules {
-
-namespace {
+namespace amdml::rules::gfx {
 
 std::string gpu_name(const Gpu& g) {
   std::string s = g.marketing_name.value_or("GPU");
@@ -28,14 +26,41 @@ bool per_node_supported(const RuleContext& ctx, const Stack& st) {
   return *ctx.facts.rocm.version >= ctx.kb.per_node_override_since;
 }
 
-// How a GPU fares on the stack without any override.
-enum class Need { native, override, unsupported, unknown };
+bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const GfxTarget& value) {
+  const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(j)];
+  if (!g.gfx) return false;
+  if (*g.gfx == value) return true;
+  const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
+  return info && info->override_to == value && st.release->has_kernels(value);
+}
 
-struct GpuNeed {
-  int index = 0;
-  Need need = Need::unknown;
-  std::optional<GfxTarget> value;  // the override that works (Need::override)
-};
+std::vector<const LoginEnv*> login_setters(const Facts& f, const std::string& var) {
+  std::vector<const LoginEnv*> out;
+  for (const auto& e : f.login_env)
+    if (e.name == var) out.push_back(&e);
+  return out;
+}
+
+std::string login_sets_all(const Facts& f, const HsaParams& params) {
+  std::string where;
+  for (const auto& [node, v] : params.per_node) {
+    auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v);
+    if (!w) return "";
+    where += (where.empty() ? "" : ", ") + *w;
+  }
+  return where;
+}
+
+void add_override_commands(Finding& fd, const HsaParams& params) {
+  if (params.value) {
+    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(*params.value));
+  } else {
+    for (const auto& [node, v] : params.per_node)
+      fd.commands.push_back("export " + text::shell_word("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v));
+  }
+}
+
+namespace {
 
 GpuNeed assess(const RuleContext& ctx, const Stack& st, int i) {
   const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(i)];
@@ -57,43 +82,6 @@ GpuNeed assess(const RuleContext& ctx, const Stack& st, int i) {
   return n;
 }
 
-// Would `value` set globally run on GPU j (native target, or its own known override)?
-bool global_value_fits(const RuleContext& ctx, const Stack& st, int j, const GfxTarget& value) {
-  const Gpu& g = ctx.facts.gpus[static_cast<std::size_t>(j)];
-  if (!g.gfx) return false;
-  if (*g.gfx == value) return true;
-  const GfxInfo* info = ctx.kb.find_gfx(*g.gfx);
-  return info && info->override_to == value && st.release->has_kernels(value);
-}
-
-// The login files that set var for new sessions, as "/etc/environment:2" (any value).
-std::vector<const LoginEnv*> login_setters(const Facts& f, const std::string& var) {
-  std::vector<const LoginEnv*> out;
-  for (const auto& e : f.login_env)
-    if (e.name == var) out.push_back(&e);
-  return out;
-}
-
-// Where new logins get every per-node value of params from ("" when some are missing).
-std::string login_sets_all(const Facts& f, const HsaParams& params) {
-  std::string where;
-  for (const auto& [node, v] : params.per_node) {
-    auto w = login_sets(f, "HSA_OVERRIDE_GFX_VERSION_" + node, v);
-    if (!w) return "";
-    where += (where.empty() ? "" : ", ") + *w;
-  }
-  return where;
-}
-
-void add_override_commands(Finding& fd, const HsaParams& params) {
-  if (params.value) {
-    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(*params.value));
-  } else {
-    for (const auto& [node, v] : params.per_node)
-      fd.commands.push_back("export " + text::shell_word("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v));
-  }
-}
-
 // The choice of release rocm-install moves an installed ROCm to when that release has
 // native kernels for every GPU in `want` (the one choice rocm.version makes too), else
 // nothing.
@@ -107,8 +95,9 @@ std::optional<RocmChoice> upgrade_runs_natively(const RuleContext& ctx, const St
   return c;
 }
 
-void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
-                     std::vector<Finding>& out) {
+// The GPUs that need an override and have none set (a value set that does not fit is
+// gfx.override-invalid's).
+std::vector<const GpuNeed*> wanting_override(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs) {
   const Facts& f = ctx.facts;
   std::vector<const GpuNeed*> want;
   for (const auto& n : needs) {
@@ -123,6 +112,37 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     }
     want.push_back(&n);
   }
+  return want;
+}
+
+// "HSA_OVERRIDE_GFX_VERSION=11.0.0", or the per-node assignments joined by blanks.
+std::string assignments(const HsaParams& params) {
+  std::string how = params.value ? "HSA_OVERRIDE_GFX_VERSION=" + *params.value : std::string();
+  for (const auto& [node, v] : params.per_node) how += (how.empty() ? "" : " ") + ("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
+  return how;
+}
+
+// A ROCm older than the per-node form: hide the GPUs a global value would break.
+void hide_gpus(const RuleContext& ctx, const Stack& st, const std::vector<const GpuNeed*>& want, const std::string& native,
+               Finding& fd) {
+  const GpuNeed& first = *want.front();
+  if (!native.empty()) {
+    fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(native) + "   # use only the GPUs that need no override");
+  } else {
+    std::string keep;
+    for (const auto* n : want)
+      if (*n->value == *first.value) keep += (keep.empty() ? "" : ",") + rocr_device_name(ctx.facts, n->index);
+    fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(keep));
+    fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + first.value->version_string());
+  }
+  fd.notes.push_back(st.label + " predates the per-node HSA_OVERRIDE_GFX_VERSION_<node> form (ROCm " +
+                     short_version(ctx.kb.per_node_override_since) + "), so hide GPUs instead.");
+}
+
+void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
+                     std::vector<Finding>& out) {
+  const Facts& f = ctx.facts;
+  const std::vector<const GpuNeed*> want = wanting_override(ctx, st, needs);
   if (want.empty()) return;
 
   // One global value when every ROCm-visible GPU runs fine under it; else per node.
@@ -177,11 +197,9 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
   }
   if (!pending_where.empty()) {
     // Configured; takes effect after a new login: a pending state, not a change to make.
-    std::string how = params.value ? "HSA_OVERRIDE_GFX_VERSION=" + *params.value : std::string();
-    for (const auto& [node, v] : params.per_node) how += (how.empty() ? "" : " ") + ("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
     fd.id = FindingId::gfx_override_pending;
     fd.severity = default_severity(fd.id);
-    fd.title = how + " is configured for new logins: it takes effect after a new login";
+    fd.title = assignments(params) + " is configured for new logins: it takes effect after a new login";
     fd.detail += " New login sessions get it (" + pending_where + "); this session started before that.";
     add_override_commands(fd, params);
     fd.notes.push_back("New login sessions already get this setting (" + pending_where +
@@ -196,11 +214,7 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     auto caveats = std::move(fd.notes);
     fd.notes.clear();
     attach_rocm_install(*up, fd);
-    std::string how;
-    if (params.value) how = "HSA_OVERRIDE_GFX_VERSION=" + *params.value;
-    else
-      for (const auto& [node, v] : params.per_node) how += (how.empty() ? "" : " ") + ("HSA_OVERRIDE_GFX_VERSION_" + node + "=" + v);
-    fd.notes.push_back("To stay on " + st.label + " instead, set " + how + ": it makes " + st.label + " run the " +
+    fd.notes.push_back("To stay on " + st.label + " instead, set " + assignments(params) + ": it makes " + st.label + " run the " +
                        first.value->name() + " code of the same ISA family.");
     for (auto& n : caveats) fd.notes.push_back(std::move(n));
   } else if (global_ok || per_node_supported(ctx, st)) {
@@ -208,18 +222,7 @@ void override_needed(const RuleContext& ctx, const Stack& st, const std::vector<
     if (!native.empty())
       fd.notes.push_back("Alternative: use only the GPUs that need no override: export ROCR_VISIBLE_DEVICES=" + text::shell_word(native));
   } else {
-    // The per-node form arrived later: hide the GPUs a global value would break.
-    if (!native.empty()) {
-      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(native) + "   # use only the GPUs that need no override");
-    } else {
-      std::string keep;
-      for (const auto* n : want)
-        if (*n->value == *first.value) keep += (keep.empty() ? "" : ",") + rocr_device_name(f, n->index);
-      fd.commands.push_back("export ROCR_VISIBLE_DEVICES=" + text::shell_word(keep));
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + first.value->version_string());
-    }
-    fd.notes.push_back(st.label + " predates the per-node HSA_OVERRIDE_GFX_VERSION_<node> form (ROCm " +
-                       short_version(ctx.kb.per_node_override_since) + "), so hide GPUs instead.");
+    hide_gpus(ctx, st, want, native, fd);
   }
   out.push_back(std::move(fd));
 }
@@ -300,257 +303,6 @@ void unsupported(const RuleContext& ctx, const Stack& st, const std::vector<GpuN
   }
 }
 
-// Every variable of the override family, checked for syntax and for each GPU it reaches.
-void override_invalid(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
-                      std::vector<Finding>& out) {
-  const Facts& f = ctx.facts;
-  const std::string prefix = "HSA_OVERRIDE_GFX_VERSION";
-  std::map<int, int> gpu_by_node;  // KFD node -> GPU index
-  for (std::size_t i = 0; i < f.gpus.size(); ++i)
-    if (f.gpus[i].kfd_node) gpu_by_node[*f.gpus[i].kfd_node] = static_cast<int>(i);
-
-  for (const auto& [var, value] : f.env) {
-    if (!var.starts_with(prefix)) continue;
-    std::optional<int> node;
-    if (var.size() > prefix.size()) {
-      if (var[prefix.size()] != '_') continue;
-      auto n = text::u64(var.substr(prefix.size() + 1));
-      if (!n || *n > 4096) continue;
-      node = static_cast<int>(*n);
-    }
-    auto p = parse_hsa_override(value);
-    Evidence ev{"env " + var, value};
-    // Which GPUs this variable reaches.
-    std::vector<int> reach;
-    if (node) {
-      if (gpu_by_node.count(*node)) reach.push_back(gpu_by_node[*node]);
-    } else {
-      for (const auto& [nd, gi] : gpu_by_node) {
-        std::string per = prefix + "_" + std::to_string(nd);
-        if (!f.env.count(per)) reach.push_back(gi);
-      }
-    }
-    if (p.error != OverrideError::none) {
-      auto fd = make_finding(FindingId::gfx_override_invalid, var + " is invalid: ROCm will find no GPU",
-                             var + " " + describe_override_error(p, value) +
-                                 ". libhsakmt rejects the value and topology initialisation fails.");
-      fd.evidence.push_back(ev);
-      fd.gpus = reach;
-      std::optional<GfxTarget> meant = p.suggestion;
-      if (meant) {
-        HsaParams params;
-        if (node) params.per_node[std::to_string(*node)] = meant->version_string();
-        else params.value = meant->version_string();
-        fd.fix = FixRef{"hsa-override", params};  // commands: the advice stage's
-      } else {
-        fd.commands.push_back("unset " + text::shell_word(var));
-      }
-      if (p.error == OverrideError::quoted)
-        fd.notes.push_back("In a systemd unit write Environment=\"" + var + "=" + (meant ? meant->version_string() : "x.y.z") +
-                           "\" -- the quotes go around the whole assignment, not the value.");
-      out.push_back(std::move(fd));
-      continue;
-    }
-    if (node && !gpu_by_node.count(*node)) {
-      bool cpu = false;
-      for (const auto& n : f.kfd.nodes) cpu |= n.index == *node && n.cpu;
-      auto fd = make_finding(FindingId::gfx_override_invalid, var + " names KFD node " + std::to_string(*node) + ", which is " +
-                                                         (cpu ? "a CPU node" : "not a GPU on this box"),
-                             "The per-node form counts KFD topology nodes, CPU nodes included; on a one-socket box the "
-                             "first GPU is node 1. This setting reaches no GPU.");
-      fd.evidence.push_back(ev);
-      fd.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", std::to_string(f.kfd.nodes.size()) + " nodes, " +
-                                                                       std::to_string(f.kfd.cpu_nodes()) + " CPU"});
-      for (const auto& [nd, gi] : gpu_by_node)
-        fd.notes.push_back("KFD node " + std::to_string(nd) + " is " + gpu_label(f, gi));
-      fd.commands.push_back("unset " + text::shell_word(var));
-      out.push_back(std::move(fd));
-      continue;
-    }
-    if (node && st.installed && !per_node_supported(ctx, st)) {
-      auto fd = make_finding(FindingId::gfx_override_invalid, var + " is ignored by " + st.label,
-                             "The per-node form HSA_OVERRIDE_GFX_VERSION_<node> arrived in ROCm " +
-                                 short_version(ctx.kb.per_node_override_since) + "; older runtimes read only the global variable.");
-      fd.evidence.push_back(ev);
-      fd.evidence.push_back(rocm_evidence(f));
-      fd.gpus = reach;
-      fd.commands.push_back("export HSA_OVERRIDE_GFX_VERSION=" + text::shell_word(value) + "   # and hide other GPUs with ROCR_VISIBLE_DEVICES");
-      out.push_back(std::move(fd));
-      continue;
-    }
-    // Valid syntax: does it fit every GPU it reaches?
-    const std::vector<int> broken = crossed_by_override(ctx, reach, *p.target);
-    if (broken.empty()) {
-      if (!ctx.kb.find_gfx(*p.target) && !reach.empty()) {
-        auto fd = make_finding(FindingId::gfx_override_invalid, var + "=" + value + " names no known gfx target",
-                               "No AMD GPU has ISA " + p.target->name() + ", so no library ships code objects for it.");
-        fd.evidence.push_back(ev);
-        fd.gpus = reach;
-        fd.commands.push_back("unset " + text::shell_word(var));
-        out.push_back(std::move(fd));
-      }
-      continue;
-    }
-    std::string who;
-    for (int gi : broken) who += (who.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(gi)]);
-    const GfxInfo* to = ctx.kb.find_gfx(*p.target);
-    bool mixed = !node && reach.size() > broken.size();
-    auto fd = make_finding(
-        FindingId::gfx_override_invalid,
-        var + "=" + value + (mixed ? " is global and breaks " : " does not fit ") + who,
-        "It makes " + who + " run " + p.target->name() + (to ? std::string(" (") + to_string(to->isa) + ", wave" +
-                                                                   std::to_string(to->wave_size) + ")" : std::string()) +
-            " code, another ISA family or wave size: expect HSA_STATUS_ERROR_INVALID_ISA, invalid device function or a hang.");
-    fd.evidence.push_back(ev);
-    for (int gi : broken) {
-      fd.gpus.push_back(gi);
-      fd.evidence.push_back(gfx_evidence(f.gpus[static_cast<std::size_t>(gi)]));
-    }
-    // The fix: per node, each GPU that needs a value gets its own; the rest none.
-    std::map<std::string, std::string> per;
-    for (const auto& n : needs)
-      if (n.need == Need::override) per[std::to_string(*f.gpus[static_cast<std::size_t>(n.index)].kfd_node)] = n.value->version_string();
-    // One value that fits every GPU goes global; otherwise per node.
-    std::set<std::string> distinct;
-    for (const auto& [k, v] : per) distinct.insert(v);
-    bool global_ok = distinct.size() == 1;
-    if (global_ok) {
-      auto t = parse_hsa_override(*distinct.begin()).target;
-      for (const auto& [nd, gi] : gpu_by_node) global_ok = global_ok && global_value_fits(ctx, st, gi, *t);
-    }
-    if (global_ok) {
-      HsaParams params{*distinct.begin(), {}};
-      fd.fix = FixRef{"hsa-override", params};
-      if (node) fd.commands.push_back("unset " + text::shell_word(var));
-      add_override_commands(fd, params);
-    } else if (!per.empty() && per_node_supported(ctx, st)) {
-      // Where the global value comes from: a login file sets it for every new session
-      // (the recipe turns that line off), or nothing amdml reads does any more.
-      auto setters = node ? std::vector<const LoginEnv*>{} : login_setters(f, var);
-      for (const auto* e : setters) fd.evidence.push_back({e->where, e->name + "=" + e->value});
-      std::string per_where = node ? "" : login_sets_all(f, HsaParams{std::nullopt, per});
-      // The session has every per-GPU value new logins get: it started after them, so
-      // the global value came from elsewhere, and another login does not take it away.
-      const bool session_has = std::all_of(per.begin(), per.end(), [&](const auto& kv) {
-        auto it = f.env.find(prefix + "_" + kv.first);
-        return it != f.env.end() && it->second == kv.second;
-      });
-      // A global value from a file amdml cannot edit (~/.profile, the parent program)
-      // stays after any login. libhsakmt reads a GPU node's HSA_OVERRIDE_GFX_VERSION_<node>
-      // first and the global variable only when that one is unset (topology.c,
-      // topology_sysfs_get_node_props, ROCm/rocm-systems projects/rocr-runtime/libhsakmt;
-      // older releases read the global one alone, hence per_node_supported above). So
-      // every other GPU it reaches is pinned to its own target: then it reaches none.
-      std::string pins;
-      if (!node && setters.empty() && (per_where.empty() || session_has))
-        for (int gi : reach) {
-          const Gpu& g = f.gpus[static_cast<std::size_t>(gi)];
-          const std::string key = std::to_string(*g.kfd_node);
-          if (!g.gfx || per.count(key)) continue;
-          per[key] = g.gfx->version_string();
-          pins += (pins.empty() ? "" : ", ") + gpu_name(g) + " to " + prefix + "_" + key + "=" + per[key];
-        }
-      HsaParams params{std::nullopt, per};
-      if (!node && setters.empty() && !per_where.empty() && !session_has) {
-        // `amdml fix` (or a person) already did it: new logins get per-GPU values and no
-        // login file sets the global one. What is left is a new login, not a change.
-        fd.notes.push_back("New login sessions no longer get " + var + " and get per-GPU values (" + per_where +
-                           "): log out and in again. If it is still set then, it comes from ~/.profile, ~/.bashrc or "
-                           "the program that started the shell: remove it there.");
-      } else {
-        fd.fix = FixRef{"hsa-override", params};
-        if (!setters.empty()) {
-          std::string where;
-          for (const auto* e : setters) where += (where.empty() ? "" : ", ") + e->where;
-          fd.detail += " It is set for every login by " + where + ".";
-        } else if (!node) {
-          fd.notes.push_back("No login file amdml reads (/etc/environment, /etc/environment.d, /etc/profile.d) sets " +
-                             var + ": it comes from ~/.profile, ~/.bashrc or the program that started this shell; "
-                             "remove it there.");
-          if (!pins.empty())
-            fd.notes.push_back("The fix also pins " + pins + " (its own target): a GPU's per-node value wins over the "
-                               "global one, so " + var + " reaches no GPU even before it is removed.");
-        }
-      }
-      fd.commands.push_back("unset " + text::shell_word(var));
-      add_override_commands(fd, params);
-    } else {
-      fd.commands.push_back("unset " + text::shell_word(var));
-    }
-    if (mixed) {
-      // The GPUs it breaks usually run natively: dropping the override and hiding the
-      // others keeps the fast card.
-      std::string keep;
-      bool all_native = true;
-      for (int gi : broken) {
-        keep += (keep.empty() ? "" : ",") + rocr_device_name(f, gi);
-        for (const auto& n : needs) all_native = all_native && (n.index != gi || n.need == Need::native);
-      }
-      if (all_native)
-        fd.notes.push_back("Or drop the override and use only " + who + ": unset " + var +
-                           "; export ROCR_VISIBLE_DEVICES=" + keep);
-    }
-    out.push_back(std::move(fd));
-  }
-}
-
-// A value new login sessions get (the last setting of each name in the login files)
-// that this session does not have: judged per GPU family as the session's own value is
-// (crossed_by_override), naming the file and line that sets it. What the session has is
-// override_invalid's, with the login file that set it as evidence.
-void login_override_invalid(const RuleContext& ctx, const std::vector<GpuNeed>& needs, std::vector<Finding>& out) {
-  const Facts& f = ctx.facts;
-  const std::string prefix = "HSA_OVERRIDE_GFX_VERSION";
-  std::map<std::string, const LoginEnv*> last;
-  for (const auto& e : f.login_env)
-    if (e.name.starts_with(prefix)) last[e.name] = &e;
-  for (const auto& [var, e] : last) {
-    if (auto it = f.env.find(var); it != f.env.end() && it->second == e->value) continue;
-    auto p = parse_hsa_override(e->value);
-    if (p.error != OverrideError::none || !p.target) continue;
-    const bool global = var == prefix;
-    std::vector<int> reach;
-    for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-      const auto& node = f.gpus[i].kfd_node;
-      if (!node) continue;
-      const std::string own = prefix + "_" + std::to_string(*node);
-      if (global ? !last.count(own) : var == own) reach.push_back(static_cast<int>(i));
-    }
-    const auto broken = crossed_by_override(ctx, reach, *p.target);
-    if (broken.empty()) continue;
-    std::string who;
-    for (int gi : broken) who += (who.empty() ? "" : ", ") + gpu_name(f.gpus[static_cast<std::size_t>(gi)]);
-    const GfxInfo* to = ctx.kb.find_gfx(*p.target);
-    auto fd = make_finding(FindingId::gfx_override_invalid, var + "=" + e->value + " in " + e->where + " does not fit " + who,
-                           "New login sessions get it from " + e->where + ": the value set there makes " + who + " run " +
-                               p.target->name() + (to ? " (" + std::string(to_string(to->isa)) + ")" : std::string()) +
-                               " code, another ISA family or wave size: expect HSA_STATUS_ERROR_INVALID_ISA, invalid "
-                               "device function or a hang. This session does not have it yet.");
-    fd.evidence.push_back({e->where, var + "=" + e->value});
-    for (int gi : broken) {
-      fd.gpus.push_back(gi);
-      fd.evidence.push_back(gfx_evidence(f.gpus[static_cast<std::size_t>(gi)]));
-    }
-    // The value the GPUs need, when one fits every GPU, goes where `amdml fix` writes it
-    // (turning this line off); otherwise, and for a file in the home directory the
-    // recipe does not edit, the line goes by hand.
-    std::set<std::string> values;
-    for (const auto& n : needs)
-      if (n.need == Need::override) values.insert(n.value->version_string());
-    const bool recipe_edits = e->where.starts_with("/etc/");
-    if (recipe_edits && global && values.size() == 1 && std::none_of(reach.begin(), reach.end(), [&](int gi) {
-          return !crossed_by_override(ctx, {gi}, *parse_hsa_override(*values.begin()).target).empty();
-        })) {
-      fd.fix = FixRef{"hsa-override", HsaParams{*values.begin(), {}}};  // commands: the advice stage's
-    } else {
-      const auto colon = e->where.rfind(':');
-      fd.commands.push_back(std::string(recipe_edits ? "sudo " : "") + "sed -i " + text::shell_word(e->where.substr(colon + 1) + "s/^/# /") + " " +
-                            text::shell_word(e->where.substr(0, colon)) + "   # turn the line off; then log out and in");
-    }
-    out.push_back(std::move(fd));
-  }
-}
-
 void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vector<GpuNeed>& needs,
                        std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
@@ -583,27 +335,27 @@ void override_unneeded(const RuleContext& ctx, const Stack& st, const std::vecto
 
 }  // namespace
 
+}  // namespace amdml::rules::gfx
+
+namespace amdml::rules {
+
 void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out) {
   const Facts& f = ctx.facts;
   Stack st = ml_stack(ctx);
   if (!st.release) return;
-  std::vector<GpuNeed> needs;
+  std::vector<gfx::GpuNeed> needs;
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     const Gpu& g = f.gpus[i];
     // A GPU no ROCm runs is assessed even without a KFD node (radeon, or KFD lacks it).
-    if (g.gfx && (g.kfd_node || rocm_never(ctx.kb, g))) needs.push_back(assess(ctx, st, static_cast<int>(i)));
-    else if (rocm_never(ctx.kb, g)) out.push_back(never_supported(ctx, g, static_cast<int>(i)));
+    if (g.gfx && (g.kfd_node || rocm_never(ctx.kb, g))) needs.push_back(gfx::assess(ctx, st, static_cast<int>(i)));
+    else if (rocm_never(ctx.kb, g)) out.push_back(gfx::never_supported(ctx, g, static_cast<int>(i)));
   }
-  override_invalid(ctx, st, needs, out);
-  login_override_invalid(ctx, needs, out);
-  override_needed(ctx, st, needs, out);
-  unsupported(ctx, st, needs, out);
-  override_unneeded(ctx, st, needs, out);
+  gfx::override_invalid(ctx, st, needs, out);
+  gfx::login_override_invalid(ctx, needs, out);
+  gfx::override_needed(ctx, st, needs, out);
+  gfx::unsupported(ctx, st, needs, out);
+  gfx::override_unneeded(ctx, st, needs, out);
 }
-
-}  // namespace amdml::rules
-
-namespace amdml::rules {
 
 void cross_reference(std::vector<Finding>& out) {
   // ollama.env asks its recipe for an HSA override only when the service exists and

@@ -20,7 +20,7 @@ void kfd_missing(const RuleContext& ctx, std::vector<Finding>& out);      // kfd
 void container_rules(const RuleContext& ctx, std::vector<Finding>& out);  // container.cpp: container.*
 void access_rules(const RuleContext& ctx, std::vector<Finding>& out);     // access.cpp: access.*
 void rocm_missing(const RuleContext& ctx, std::vector<Finding>& out);     // rocm.cpp: rocm.missing
-void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out);        // gfx.cpp: gfx.*
+void gfx_rules(const RuleContext& ctx, std::vector<Finding>& out);        // gfx.cpp: gfx.* (-invalid: gfx_override_invalid.cpp)
 void memory_rules(const RuleContext& ctx, std::vector<Finding>& out);     // memory.cpp: memory.*
 // module.key as the boot configuration sets it, resolved as modprobe does: modprobe.d
 // files by name, the last setting wins, the kernel command line after them (nullopt: unset).

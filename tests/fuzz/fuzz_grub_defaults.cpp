@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(amdml::fuzz::as_text(data, size));
   auto d = formats::read_grub_defaults(text);
   if (!d) {
-    FUZZ_CHECK(d.error().message.rfind("line ", 0) == 0);
+    FUZZ_CHECK(d.error().message.starts_with("line "));
     return 0;
   }
   FUZZ_CHECK(d->text == text);

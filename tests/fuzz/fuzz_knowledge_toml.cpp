@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<amdml::RecipeFile> files{{"knowledge/fuzz.toml", std::string(amdml::fuzz::as_text(data, size))}};
   auto kb = amdml::formats::load_knowledge(files);
   if (!kb) {
-    FUZZ_CHECK(kb.error().message.rfind("recipes/knowledge/fuzz.toml", 0) == 0);
+    FUZZ_CHECK(kb.error().message.starts_with("recipes/knowledge/fuzz.toml"));
     return 0;
   }
   for (const auto& g : kb->gfx) {

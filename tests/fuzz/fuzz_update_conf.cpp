@@ -5,11 +5,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto c = amdml::formats::parse_update_conf(std::string(amdml::fuzz::as_text(data, size)), "update.conf");
   if (!c) {
-    FUZZ_CHECK(c.error().message.rfind("update.conf", 0) == 0);
+    FUZZ_CHECK(c.error().message.starts_with("update.conf"));
     FUZZ_CHECK(c.error().message.find('\n') == std::string::npos);
     return 0;
   }
   FUZZ_CHECK(c->keyring.empty() || c->keyring[0] == '/');
-  FUZZ_CHECK(c->url.empty() || c->url.rfind("http", 0) == 0 || c->url.rfind("file:///", 0) == 0);
+  FUZZ_CHECK(c->url.empty() || c->url.starts_with("http") || c->url.starts_with("file:///"));
   return 0;
 }

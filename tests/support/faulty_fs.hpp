@@ -50,7 +50,7 @@ class FaultyFs final : public platform::FsOps {
     return fd;
   }
   ssize_t write(int fd, const void* buf, std::size_t n) override {
-    if (!armed_ && names_[fd].rfind(trigger_, 0) == 0) armed_ = true;
+    if (!armed_ && names_[fd].starts_with(trigger_)) armed_ = true;
     return hit(Op::write) ? -1 : FsOps::write(fd, buf, n);
   }
   int fsync(int fd) override { return hit(Op::fsync) ? -1 : FsOps::fsync(fd); }

@@ -127,7 +127,7 @@ inline std::map<std::string, std::string> snapshot(const fs::path& root) {
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     // Lexically: fs::relative would resolve the symlinks the fixtures hold (loops too).
     std::string rel = it->path().lexically_relative(root).string();
-    if (rel == "var" || rel == "var/lib" || rel.rfind("var/lib/amdml", 0) == 0) continue;
+    if (rel == "var" || rel == "var/lib" || rel.starts_with("var/lib/amdml")) continue;
     struct stat st {};
     ::lstat(it->path().c_str(), &st);
     std::string meta = "mode=" + std::to_string(st.st_mode) + " uid=" + std::to_string(st.st_uid) +

@@ -60,13 +60,13 @@ TEST(CliCheckImage, FailureLinesStayOneLineWhateverTheValueHolds) {
     SCOPED_TRACE(args.back());
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     for (const auto* stream : {&r.out, &r.err})
-      for (auto line : text::split_lines(*stream)) EXPECT_NE(line.rfind("amdml: check passed", 0), 0u) << line;
+      for (auto line : text::split_lines(*stream)) EXPECT_FALSE(line.starts_with("amdml: check passed")) << line;
     EXPECT_EQ((r.out + r.err).find('\x1b'), std::string::npos);
     EXPECT_EQ((r.out + r.err).find('\r'), std::string::npos);
     int failed = 0;
     for (auto line : text::split_lines(args.back() == "--quiet" ? r.out : r.err)) {
       if (line.empty()) continue;
-      EXPECT_EQ(line.rfind("amdml: ", 0), 0u) << line;
+      EXPECT_TRUE(line.starts_with("amdml: ")) << line;
       failed += line.find("HSA_OVERRIDE_GFX_VERSION") != std::string::npos;
     }
     if (args.back() != "gfx1100") {

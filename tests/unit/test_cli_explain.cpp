@@ -56,7 +56,7 @@ TEST(Explain, PciIdInEverySpelling) {
 TEST(Explain, FindingPage) {
   auto r = run_amdml("explain memory.gtt-limit");
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out.rfind("# memory.gtt-limit", 0), 0u);
+  EXPECT_TRUE(r.out.starts_with("# memory.gtt-limit"));
   auto j = nlohmann::json::parse(run_amdml("explain gfx.override-needed --format json").out);
   EXPECT_EQ(j["kind"], "finding");
   EXPECT_EQ(j["severity"], "error");

@@ -86,7 +86,7 @@ TEST(ExplainError, TextIsAlignedWrappedAndEndsWithTheNextCommand) {
   std::size_t start = 0;
   for (std::size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1) {
     std::string line = r.out.substr(start, nl - start);
-    if (line.find("fix: ") != std::string::npos || line.rfind("Next:", 0) == 0 ||
+    if (line.find("fix: ") != std::string::npos || line.starts_with("Next:") ||
         line.find(root("evid-secureboot-rejected")) != std::string::npos)
       continue;
     EXPECT_LE(line.size(), 100u) << line;

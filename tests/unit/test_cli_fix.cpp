@@ -177,7 +177,7 @@ TEST(FixCli, OllamaHandCommandsWriteWhatTheRecipeWrites) {
   ASSERT_FALSE(cmds.empty()) << doctor.out;
   int wrote = 0;
   for (auto c : cmds) {
-    if (c.rfind("sudo systemctl", 0) == 0) continue;  // nothing to restart in a tree
+    if (c.starts_with("sudo systemctl")) continue;  // nothing to restart in a tree
     for (auto p = c.find("sudo "); p != std::string::npos; p = c.find("sudo ")) c.erase(p, 5);
     for (auto p = c.find("/etc/"); p != std::string::npos; p = c.find("/etc/", p + t.str().size() + 5))
       c.insert(p, t.str());

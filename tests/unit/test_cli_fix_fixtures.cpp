@@ -49,7 +49,7 @@ std::vector<std::string> changed_modprobe_files(const std::map<std::string, std:
                                                 const std::map<std::string, std::string>& b) {
   std::vector<std::string> out;
   for (const auto& [rel, content] : b)
-    if (rel.rfind("etc/modprobe.d/", 0) == 0 && rel.size() > 5 && rel.substr(rel.size() - 5) == ".conf") {
+    if (rel.starts_with("etc/modprobe.d/") && rel.size() > 5 && rel.substr(rel.size() - 5) == ".conf") {
       auto it = a.find(rel);
       if (it == a.end() || it->second != content) out.push_back(rel);
     }
@@ -62,7 +62,7 @@ TEST_P(FixEveryFixture, ApplyResolvesOrWaitsThenIdempotentThenUndo) {
   TestTree t(GetParam());
   if (run_amdml(args(t) + "doctor --no-runtime --format json").code == 2) {
     // A broken manifest: a one-line error (exit 2) and nothing written.
-    ASSERT_EQ(GetParam().rfind("bad-manifest/", 0), 0u) << "doctor exit 2 on " << GetParam();
+    ASSERT_TRUE(GetParam().starts_with("bad-manifest/")) << "doctor exit 2 on " << GetParam();
     auto before = snapshot(t.dir);
     auto r = run_amdml(args(t) + "fix --no-runtime --apply --yes");
     EXPECT_EQ(r.code, 2) << r.out << r.err;

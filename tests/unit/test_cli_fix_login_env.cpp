@@ -38,7 +38,7 @@ void play_new_login(const TestTree& t) {
   auto doc = json::parse(read_file(path));
   json env = json::object();
   for (auto& [k, v] : doc["env"].items())
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) != 0) env[k] = v;
+    if (!k.starts_with("HSA_OVERRIDE_GFX_VERSION")) env[k] = v;
   for (const auto& f : files) {
     if (!fs::exists(f)) continue;
     std::string text = read_file(f);
@@ -47,10 +47,10 @@ void play_new_login(const TestTree& t) {
       std::size_t j = text.find('\n', i);
       std::string line = text.substr(i, j == std::string::npos ? std::string::npos : j - i);
       i = j == std::string::npos ? text.size() : j + 1;
-      if (line.rfind("export ", 0) == 0) line = line.substr(7);
+      if (line.starts_with("export ")) line = line.substr(7);
       auto eq = line.find('=');
       if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
-      if (line.rfind("HSA_", 0) == 0) env[line.substr(0, eq)] = line.substr(eq + 1);
+      if (line.starts_with("HSA_")) env[line.substr(0, eq)] = line.substr(eq + 1);
     }
   }
   doc["env"] = env;

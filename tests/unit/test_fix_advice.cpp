@@ -73,11 +73,11 @@ TEST(Advice, ARefusedPlanLeavesTheStepByHand) {
     ++seen;
     EXPECT_FALSE(f.fix) << f.title;
     ASSERT_EQ(f.commands.size(), 1u) << f.title;
-    EXPECT_EQ(f.commands[0].rfind("on the kernel command line, set ", 0), 0u) << f.commands[0];
+    EXPECT_TRUE(f.commands[0].starts_with("on the kernel command line, set ")) << f.commands[0];
     EXPECT_NE(f.commands[0].find("ttm.pages_limit="), std::string::npos) << f.commands[0];
     EXPECT_NE(f.commands[0].find(" and remove "), std::string::npos) << f.commands[0];
     EXPECT_TRUE(std::any_of(f.notes.begin(), f.notes.end(), [](const std::string& n) {
-      return n.rfind("`amdml fix` cannot make this change here: ", 0) == 0;
+      return n.starts_with("`amdml fix` cannot make this change here: ");
     })) << f.title;
   }
   EXPECT_EQ(seen, static_cast<int>(asked.size()));
@@ -93,6 +93,35 @@ TEST(Advice, ByHandStepsSayWhatToSetWhere) {
   FixRef hsa{"hsa-override", HsaParams{std::nullopt, {{"1", "11.0.0"}, {"2", "10.3.0"}}}};
   EXPECT_EQ(fix::by_hand_steps(hsa), (std::vector<std::string>{"export HSA_OVERRIDE_GFX_VERSION_1=11.0.0",
                                                                 "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"}));
+  // The shell's variables in the way go first (the recipe's files reach new logins only).
+  FixRef unset{"hsa-override", HsaParams{"10.3.0", {}, {"HSA_OVERRIDE_GFX_VERSION_1"}}};
+  EXPECT_EQ(fix::by_hand_steps(unset), (std::vector<std::string>{"unset HSA_OVERRIDE_GFX_VERSION_1",
+                                                                  "export HSA_OVERRIDE_GFX_VERSION=10.3.0"}));
+}
+
+// Two findings asking hsa-override for the same values, one with a shell variable in the
+// way: one request, which carries the variable, and nothing deferred.
+TEST(Advice, SameOverrideValuesMergeTheShellsVariables) {
+  Diagnosed d(test::fixture("mixed-rdna3-rdna2-global-override"));
+  auto it = std::find_if(d.findings.begin(), d.findings.end(), [](const Finding& f) { return f.id == FindingId::gfx_override_invalid; });
+  ASSERT_NE(it, d.findings.end());
+  ASSERT_TRUE(it->fix);
+  const auto asked = std::get<HsaParams>(it->fix->params);
+  ASSERT_EQ(asked.shell_unset, std::vector<std::string>{"HSA_OVERRIDE_GFX_VERSION"});
+  Finding twin = *it;
+  twin.title += " (twin)";
+  twin.fix->params = HsaParams{asked.value, asked.per_node, {}};
+  d.findings.insert(d.findings.begin(), twin);  // the one without the variable first
+  platform::SafeTree tree(d.host->root());
+  fix::PlanRequest in{*d.host, tree, d.facts, d.findings, d.recipes, std::string("hsa-override")};
+  in.offline = true;
+  in.list_initramfs = false;
+  in.resume_interrupted = false;
+  FixPlan p = fix::plan_fixes(in);
+  ASSERT_EQ(p.recipes.size(), 1u);
+  EXPECT_EQ(p.recipes[0].findings.size(), 2u);
+  EXPECT_TRUE(p.recipes[0].deferred.empty());
+  EXPECT_EQ(std::get<HsaParams>(p.recipes[0].ref.params), asked);
 }
 
 // rocm-install that installs amdgpu-dkms: the DKMS module loads at the next boot, so the

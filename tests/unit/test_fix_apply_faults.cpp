@@ -246,7 +246,7 @@ void check_fault(const Scenario& s, bool on_journal, Op op, int nth, int err, bo
       // "rolled-back" while a file still holds what this run wrote.
       std::string state = (*j)["state"];
       bool journal_failed = std::any_of(r->rollback_errors.begin(), r->rollback_errors.end(),
-                                        [](const std::string& e) { return e.rfind("journal: ", 0) == 0; });
+                                        [](const std::string& e) { return e.starts_with("journal: "); });
       if (journal_failed) EXPECT_EQ(state, "applying");
       else EXPECT_EQ(state, r->rollback_errors.empty() ? "rolled-back" : "rollback-incomplete");
       if (!r->rollback_errors.empty() && !journal_failed) {

@@ -88,7 +88,7 @@ TEST(FixEnvFile, RendersEachFormatWithTheOwnMarker) {
   env.set = {{"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}};
   env.unset = {"OLD"};
   auto sh = render_env_file(EnvFormat::profile_sh, "hsa-override", env);
-  EXPECT_EQ(sh.rfind(kOwnMarker, 0), 0u);
+  EXPECT_TRUE(sh.starts_with(kOwnMarker));
   EXPECT_NE(sh.find("\nexport HSA_OVERRIDE_GFX_VERSION=11.0.0\n"), std::string::npos);
   auto d = render_env_file(EnvFormat::environment_d, "hsa-override", env);
   EXPECT_NE(d.find("\nHSA_OVERRIDE_GFX_VERSION=11.0.0\n"), std::string::npos);
@@ -154,6 +154,15 @@ TEST(FixParams, HsaValuesAndNodes) {
   EXPECT_FALSE(parse_hsa_params(params_json({{"value", "11.0.0"}, {"per_node", {{"1", "11.0.0"}}}})));
   EXPECT_FALSE(parse_hsa_params(params_json({{"per_node", {{"x", "11.0.0"}}}})));
   EXPECT_FALSE(parse_hsa_params(HsaParams{}));
+  // shell_unset names variables of the override family only; the files do not carry it.
+  auto u = parse_hsa_params(HsaParams{"11.0.0", {}, {"HSA_OVERRIDE_GFX_VERSION_1"}});
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->set, g->set);
+  EXPECT_TRUE(u->unset.empty());
+  EXPECT_TRUE(parse_hsa_params(HsaParams{std::nullopt, {{"1", "11.0.0"}}, {"HSA_OVERRIDE_GFX_VERSION"}}));
+  for (const char* bad : {"PATH", "HSA_OVERRIDE_GFX_VERSION_", "HSA_OVERRIDE_GFX_VERSION_1x", "HSA_OVERRIDE_GFX_VERSIONS",
+                          "HSA_OVERRIDE_GFX_VERSION_1; id", ""})
+    EXPECT_FALSE(parse_hsa_params(HsaParams{"11.0.0", {}, {bad}})) << bad;
 }
 
 TEST(FixParams, EnvRefusesWhatWouldBreakAFile) {

@@ -378,7 +378,7 @@ TEST(FixTtm, APersonsDashSpellingIsEditedAndAmdmlsValueWins) {
     if (w != "options" || module != "ttm") continue;
     while (line >> w) {
       std::replace(w.begin(), w.end(), '-', '_');
-      if (w.rfind("pages_limit=", 0) == 0) effective = w.substr(12);
+      if (w.starts_with("pages_limit=")) effective = w.substr(12);
     }
   }
   ::pclose(pipe);
@@ -495,7 +495,7 @@ TEST(FixJournal, RocmInstallUndoRunsTheInversesNewestFirst) {
   };
   EXPECT_TRUE(has(host.runs[0], "remove") && has(host.runs[0], "libhsa-runtime64-1"));
   auto amd = [](const std::vector<std::string>& argv) {
-    return std::any_of(argv.begin(), argv.end(), [](const std::string& a) { return a.rfind("amdrocm", 0) == 0 && a.find("gfx1103") != a.npos; });
+    return std::any_of(argv.begin(), argv.end(), [](const std::string& a) { return a.starts_with("amdrocm") && a.find("gfx1103") != a.npos; });
   };
   EXPECT_TRUE(has(host.runs[2], "install") && amd(host.runs[2]));
   auto j = journal_of(t, r->txn);
@@ -531,7 +531,7 @@ class FakeApt final : public test::ForwardingHost {
     // The release's install (AMD's names: rocm, or amdrocm10.1-gfx1103 since TheRock), not
     // the inverse of the removal that reinstalls the distribution's packages.
     const bool release = has("rocm") || std::any_of(argv.begin(), argv.end(), [](const std::string& w) {
-                           return w.rfind("amdrocm", 0) == 0;
+                           return w.starts_with("amdrocm");
                          });
     if (has("install") && release) {
       write_file(status, test::read_file(status) +

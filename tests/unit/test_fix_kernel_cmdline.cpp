@@ -265,7 +265,7 @@ TEST(KernelCmdlineRecipe, AnUnreadableGrubFileIsRefused) {
   FixPlan p = e.plan();
   ASSERT_EQ(p.recipes.size(), 1u);
   ASSERT_TRUE(p.recipes[0].refused);
-  EXPECT_EQ(p.recipes[0].refused->message.rfind("/etc/default/grub.d/60-x.cfg: line 1: a quote (\") that is not closed", 0), 0u)
+  EXPECT_TRUE(p.recipes[0].refused->message.starts_with("/etc/default/grub.d/60-x.cfg: line 1: a quote (\") that is not closed"))
       << p.recipes[0].refused->message;
 }
 

@@ -16,7 +16,7 @@ std::vector<RecipeFile> shipped_error_files() {
   EXPECT_TRUE(files.ok());
   std::vector<RecipeFile> out;
   for (auto& f : *files)
-    if (f.path.rfind("errors/", 0) == 0) out.push_back(f);
+    if (f.path.starts_with("errors/")) out.push_back(f);
   return out;
 }
 
@@ -48,7 +48,7 @@ TEST(ErrorCatalogToml, TheShippedCatalogueHasAtLeastThirtyEntriesEachWithASource
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (lines[i] != "[[error]]") continue;
       bool found = false;
-      for (std::size_t k = i; k-- > 0 && lines[k].rfind("#", 0) == 0;) found = found || std::regex_search(lines[k], source);
+      for (std::size_t k = i; k-- > 0 && lines[k].starts_with("#");) found = found || std::regex_search(lines[k], source);
       EXPECT_TRUE(found) << f.path << ":" << i + 1 << ": [[error]] without a '# source: https://' comment above it";
     }
   }
@@ -126,7 +126,7 @@ TEST(ErrorCatalogToml, MalformedCataloguesAreOneClearLine) {
     ASSERT_FALSE(cat.ok()) << c.to;
     EXPECT_NE(cat.error().message.find(c.want), std::string::npos) << cat.error().message;
     EXPECT_EQ(cat.error().message.find('\n'), std::string::npos) << cat.error().message;
-    EXPECT_EQ(cat.error().message.rfind("t.toml:", 0), 0u) << cat.error().message;
+    EXPECT_TRUE(cat.error().message.starts_with("t.toml:")) << cat.error().message;
   }
 }
 

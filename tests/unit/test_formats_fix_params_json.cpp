@@ -21,6 +21,8 @@ TEST(FixParamsJson, EachKindIsSpeltAsTheReportSpellsIt) {
   EXPECT_EQ(fix_params_text(HsaParams{"11.0.0", {}}), R"({"value":"11.0.0"})");
   EXPECT_EQ(fix_params_text(HsaParams{std::nullopt, {{"2", "10.3.0"}, {"10", "11.0.0"}}}),
             R"({"per_node":{"10":"11.0.0","2":"10.3.0"}})");
+  EXPECT_EQ(fix_params_text(HsaParams{"10.3.0", {}, {"HSA_OVERRIDE_GFX_VERSION_1"}}),
+            R"({"shell_unset":["HSA_OVERRIDE_GFX_VERSION_1"],"value":"10.3.0"})");
   EXPECT_EQ(fix_params_text(EnvParams{{{"OLLAMA_IGPU_ENABLE", "1"}, {"HSA_OVERRIDE_GFX_VERSION", "11.0.0"}}, {}}),
             R"({"env":{"HSA_OVERRIDE_GFX_VERSION":"11.0.0","OLLAMA_IGPU_ENABLE":"1"}})");
   EXPECT_EQ(fix_params_text(EnvParams{{}, {"HSA_OVERRIDE_GFX_VERSION_1"}}), R"({"env":{},"unset":["HSA_OVERRIDE_GFX_VERSION_1"]})");
@@ -32,6 +34,7 @@ TEST(FixParamsJson, WhatIsWrittenReadsBackTheSame) {
   for (const FixParams& p : {FixParams(GroupsParams{"alice", {"render"}}),
                              FixParams(TtmLimitParams{"ttm", Pages{6815744}, std::nullopt}),
                              FixParams(HsaParams{std::nullopt, {{"1", "11.0.0"}}}),
+                             FixParams(HsaParams{std::nullopt, {{"1", "11.0.0"}}, {"HSA_OVERRIDE_GFX_VERSION"}}),
                              FixParams(EnvParams{{{"A", "1"}}, {"B"}})}) {
     auto back = formats::parse_fix_params(formats::fix_params_json(p));
     ASSERT_TRUE(back) << back.error().message;
@@ -45,11 +48,12 @@ TEST(FixParamsJson, ReadingIsStrict) {
                           json{{"user", 5}}, json{{"groups", "render"}}, json{{"groups", {"render", 1}}},
                           json{{"pages_limit", -5}}, json{{"pages_limit", "6291456"}}, json{{"pages_limit", 1.5}},
                           json{{"value", 11}}, json{{"per_node", json::object()}}, json{{"per_node", {{"1", 11}}}},
-                          json{{"env", {"A"}}}, json{{"unset", "A"}}, json{{"valu", "11.0.0"}}}) {
+                          json{{"env", {"A"}}}, json{{"unset", "A"}}, json{{"valu", "11.0.0"}},
+                          json{{"value", "11.0.0"}, {"shell_unset", "A"}}, json{{"env", json::object()}, {"shell_unset", {"A"}}}}) {
     auto r = formats::parse_fix_params(bad);
     EXPECT_FALSE(r) << bad.dump();
     if (!r) {
-      EXPECT_EQ(r.error().message.rfind("fix parameters: ", 0), 0u) << r.error().message;
+      EXPECT_TRUE(r.error().message.starts_with("fix parameters: ")) << r.error().message;
     }
   }
   // Positive counts spelt as signed JSON integers (a literal in a test, a hand-written

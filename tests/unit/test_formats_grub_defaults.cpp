@@ -277,7 +277,7 @@ TEST(GrubDefaults, WhatTheShellWouldNotRunIsNotEdited) {
     SCOPED_TRACE(bad);
     auto e = fix::edit_grub_files({{"/etc/default/grub", bad}}, strix_params());
     ASSERT_FALSE(e);
-    EXPECT_EQ(e.error().message.rfind("/etc/default/grub: line ", 0), 0u) << e.error().message;
+    EXPECT_TRUE(e.error().message.starts_with("/etc/default/grub: line ")) << e.error().message;
     EXPECT_EQ(fix::edit_grub_defaults(bad, strix_params()).text, bad);
   }
 }

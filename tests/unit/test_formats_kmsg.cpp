@@ -139,7 +139,7 @@ TEST(OllamaLog, LastStartOnly) {
   EXPECT_EQ(l[0].reason, OllamaReason::gfx_unsupported);
   EXPECT_EQ(l[0].detail, "gfx1031");
   EXPECT_EQ(l[1].reason, OllamaReason::no_compatible_gpu);
-  EXPECT_EQ(l[0].line.rfind("time=3", 0), 0u);
+  EXPECT_TRUE(l[0].line.starts_with("time=3"));
 }
 
 }  // namespace

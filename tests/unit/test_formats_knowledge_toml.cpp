@@ -128,7 +128,7 @@ TEST(KnowledgeData, ReleasesSortedUniqueAndConsistent) {
     ASSERT_TRUE(r.kernel_min && r.kernel_max);
     EXPECT_LE(*r.kernel_min, *r.kernel_max);
     if (!r.pytorch_index.empty()) {
-      EXPECT_EQ(r.pytorch_index.rfind("https://download.pytorch.org/whl/rocm", 0), 0u) << r.pytorch_index;
+      EXPECT_TRUE(r.pytorch_index.starts_with("https://download.pytorch.org/whl/rocm")) << r.pytorch_index;
     }
   }
   for (const auto& k : kb.kernel_reqs)
@@ -314,9 +314,9 @@ TEST(KnowledgeData, AptReleasesMatchRocmEntriesAndEveryAptDistroHasASuite) {
     const RocmRelease* r = kb.find_rocm(a.rocm);
     ASSERT_TRUE(r && r->version == a.rocm) << short_version(a.rocm) << " has no [[rocm]] entry";
     // The directory is a point release of the entry's major.minor.
-    EXPECT_EQ(a.path.rfind(std::to_string(a.rocm.major) + "." + std::to_string(a.rocm.minor), 0), 0u) << a.path;
+    EXPECT_TRUE(a.path.starts_with(std::to_string(a.rocm.major) + "." + std::to_string(a.rocm.minor))) << a.path;
     for (const auto& d : r->distros)
-      if (d.rfind("ubuntu 2", 0) == 0 || d.rfind("debian 1", 0) == 0) {
+      if (d.starts_with("ubuntu 2") || d.starts_with("debian 1")) {
         bool known = std::any_of(kb.apt.codenames.begin(), kb.apt.codenames.end(),
                                  [&](const AptCodename& c) { return c.distro == d; });
         EXPECT_TRUE(known) << d << " (ROCm " << short_version(r->version) << ") has no [[apt_codename]]";
@@ -405,7 +405,7 @@ TEST(KnowledgeLoader, InputThatBreaksTomlppIsAParseError) {
                            "[\xef\xac\xb0]\n", "s = \"\"\"\\\n\xc2\xa7\"\"\"\n[\n"}) {
     auto r = formats::load_knowledge({{"knowledge/h.toml", text}});
     ASSERT_FALSE(r.ok()) << text;
-    EXPECT_EQ(r.error().message.rfind("recipes/knowledge/h.toml:", 0), 0u) << r.error().message;
+    EXPECT_TRUE(r.error().message.starts_with("recipes/knowledge/h.toml:")) << r.error().message;
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
   }
 }

@@ -54,8 +54,8 @@ std::map<std::string, std::string> store(const TestTree& t) {
   for (const auto& e : fs::recursive_directory_iterator(t.dir / kStore)) {
     std::string rel = e.path().lexically_relative(t.dir / kStore).string();
     // `previous` is written before `current`: it may already name the bundle in use.
-    if (e.is_regular_file() && rel != ".lock" && rel != "previous" && rel.rfind(".staging-", 0) != 0 &&
-        rel.rfind("2030-02-01", 0) != 0 &&
+    if (e.is_regular_file() && rel != ".lock" && rel != "previous" && !rel.starts_with(".staging-") &&
+        !rel.starts_with("2030-02-01") &&
         rel.find(".amdml-") == std::string::npos)
       out[rel] = test::read_file(e.path());
   }

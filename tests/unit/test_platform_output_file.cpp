@@ -45,7 +45,7 @@ mode_t type_of(const std::string& p) {
 void expect_refused(const CliRun& r, const std::string& path, const std::string& why) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err.rfind("amdml: error: --output " + path + ": ", 0), 0u) << r.err;
+  EXPECT_TRUE(r.err.starts_with("amdml: error: --output " + path + ": ")) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
 }
@@ -211,7 +211,7 @@ TEST(OutputFile, RegularFileIsReplacedAndASymlinkToItStays) {
   r = doctor_to(fresh, "", "json");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(type_of(fresh), S_IFREG);
-  EXPECT_EQ(read_file(fresh).rfind("{", 0), 0u);
+  EXPECT_TRUE(read_file(fresh).starts_with("{"));
 }
 
 // Every command with --output shares the writer: info, check and report too.

@@ -542,7 +542,7 @@ class CountingHost final : public test::ForwardingHost {
  private:
   void count(const std::string& p) const {
     for (const auto& u : under_)
-      if (p == u || p.rfind(u + "/", 0) == 0 || p.find("amdgpu_xcp") != std::string::npos) touched.push_back(p);
+      if (p == u || p.starts_with(u + "/") || p.find("amdgpu_xcp") != std::string::npos) touched.push_back(p);
   }
   std::vector<std::string> under_;
 };

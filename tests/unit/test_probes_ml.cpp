@@ -216,7 +216,7 @@ TEST(MlProbe, MergeMatchesSystemdAnalyze) {
     std::istringstream in(out);
     std::string line;
     while (std::getline(in, line)) {
-      if (line.rfind("# " + root + "/", 0) == 0) {
+      if (line.starts_with("# " + root + "/")) {
         blocks.emplace_back(line.substr(2 + root.size()), "");
         continue;
       }

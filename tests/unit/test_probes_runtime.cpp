@@ -323,7 +323,7 @@ TEST(RuntimeProbe, RealRuntimeWithoutKfd) {
   EXPECT_EQ(h.failed_call, "hsa_init");
   EXPECT_EQ(h.status_name, "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
   ASSERT_TRUE(h.status_text.has_value());
-  EXPECT_EQ(h.status_text->rfind("HSA_STATUS_ERROR_OUT_OF_RESOURCES: ", 0), 0u);  // hsa_status_string's own text
+  EXPECT_TRUE(h.status_text->starts_with("HSA_STATUS_ERROR_OUT_OF_RESOURCES: "));  // hsa_status_string's own text
   const Finding* fd = find_finding(r.findings, "runtime.init-failed");
   ASSERT_NE(fd, nullptr);
 
@@ -579,7 +579,7 @@ TEST(RuntimeProbe, DrmChildReportsPerNodeErrors) {
   EXPECT_FALSE(d->devices[0].opened);
   EXPECT_EQ(d->devices[0].error, "open: No such file or directory");
   EXPECT_FALSE(d->devices[1].opened);
-  EXPECT_EQ(d->devices[1].error.rfind("amdgpu_device_initialize: ", 0), 0u) << d->devices[1].error;
+  EXPECT_TRUE(d->devices[1].error.starts_with("amdgpu_device_initialize: ")) << d->devices[1].error;
 }
 
 // Live `amdml info` against the fake runtime: exit 0 with a usable GPU agent, 1 when the

@@ -63,7 +63,7 @@ void poison(Facts& f) {
     f.rocm.installed.push_back("/opt/rocm-5.7.1" + h);
   }
   for (auto& [k, v] : f.env)
-    if (k.rfind("HSA_OVERRIDE_GFX_VERSION", 0) == 0) v += h;
+    if (k.starts_with("HSA_OVERRIDE_GFX_VERSION")) v += h;
   f.env["HSA_OVERRIDE_GFX_VERSION_" + h] = "11.0.0";
   if (f.ml.ollama.service) f.ml.ollama.service->user = "o" + h;
   for (auto& env : f.ml.python) {
@@ -92,7 +92,7 @@ void expect_safe(const std::string& where, const std::string& command) {
   EXPECT_FALSE(p.called("amdml_pwned")) << "a value ran as code";
   // The whole value arrived somewhere as one piece -- except where the word is a
   // variable name: `unset` refuses one that is not a name, and that is all it does.
-  if (command.rfind("unset ", 0) != 0) {
+  if (!command.starts_with("unset ")) {
     EXPECT_TRUE(p.delivered(kHostile)) << "the value did not arrive byte for byte";
   }
   // What a person copies from the text or the JSON is this very command.

@@ -206,7 +206,7 @@ TEST(GfxOverrideNeeded, OldRocmHidesGpusInsteadOfPerNode) {
   auto hits = with_id(run(f), "gfx.override-needed");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_FALSE(hits[0]->fix.has_value());
-  EXPECT_EQ(hits[0]->commands.front().rfind("export ROCR_VISIBLE_DEVICES=GPU-00000000000000a0", 0), 0u);
+  EXPECT_TRUE(hits[0]->commands.front().starts_with("export ROCR_VISIBLE_DEVICES=GPU-00000000000000a0"));
 }
 
 TEST(GfxOverrideNeeded, SameValueForEveryGpuIsGlobal) {
@@ -337,7 +337,34 @@ TEST(GfxOverrideInvalid, GlobalOverrideOnMixedBoxBreaksTheDgpu) {
   // No login file sets the global value, so a login keeps it: the 7900 XTX is pinned to
   // its own target, which libhsakmt reads before the global value.
   EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
-            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
+            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}},
+                            {"shell_unset", {"HSA_OVERRIDE_GFX_VERSION"}}}));
+  // The rule writes no command text: the advice stage gives the plan's, or the step by
+  // hand from the request, which unsets this shell's global value first.
+  EXPECT_TRUE(hits[0]->commands.empty());
+  EXPECT_EQ(amdml::fix::by_hand_steps(*hits[0]->fix),
+            (std::vector<std::string>{"unset HSA_OVERRIDE_GFX_VERSION", "export HSA_OVERRIDE_GFX_VERSION_1=11.0.0",
+                                      "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"}));
+  EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
+}
+
+// A per-node value of another ISA family, where one global value fits every GPU: the fix
+// is that global value, and the per-node variable (which would still win for its GPU)
+// leaves this shell by hand.
+TEST(GfxOverrideInvalid, PerNodeValueOfAnotherFamilyGivesWayToTheGlobalOne) {
+  Facts f = box("6.11.0-19-generic", "6.4.1");
+  add_gpu(f, "gfx1036", 0x164e, true);  // node 1, needs 10.3.0
+  f.env["HSA_OVERRIDE_GFX_VERSION_1"] = "11.0.0";
+  auto out = run(f);
+  auto hits = with_id(out, "gfx.override-invalid");
+  ASSERT_EQ(hits.size(), 1u) << ids(out);
+  EXPECT_NE(hits[0]->title.find("HSA_OVERRIDE_GFX_VERSION_1=11.0.0 does not fit "), std::string::npos) << hits[0]->title;
+  ASSERT_TRUE(hits[0]->fix);
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
+            (nlohmann::json{{"value", "10.3.0"}, {"shell_unset", {"HSA_OVERRIDE_GFX_VERSION_1"}}}));
+  EXPECT_TRUE(hits[0]->commands.empty());
+  EXPECT_EQ(amdml::fix::by_hand_steps(*hits[0]->fix),
+            (std::vector<std::string>{"unset HSA_OVERRIDE_GFX_VERSION_1", "export HSA_OVERRIDE_GFX_VERSION=10.3.0"}));
   EXPECT_TRUE(with_id(out, "gfx.override-needed").empty()) << ids(out);
 }
 
@@ -399,7 +426,8 @@ TEST(GfxOverrideInvalid, GlobalValueFromALoginFileGetsNoPin) {
   auto hits = with_id(run(f), "gfx.override-invalid");
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix);
-  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params), (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
+            (nlohmann::json{{"per_node", {{"2", "10.3.0"}}}, {"shell_unset", {"HSA_OVERRIDE_GFX_VERSION"}}}));
 }
 
 // After a login that brought the per-GPU values an earlier fix wrote, the global value is
@@ -416,7 +444,7 @@ TEST(GfxOverrideInvalid, GlobalValueThatOutlivesALoginIsPinnedAway) {
   ASSERT_EQ(hits.size(), 1u);
   ASSERT_TRUE(hits[0]->fix) << hits[0]->notes.size();
   EXPECT_EQ(amdml::formats::fix_params_json(hits[0]->fix->params),
-            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
+            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}, {"shell_unset", {"HSA_OVERRIDE_GFX_VERSION"}}}));
   bool says = false;
   for (const auto& n : hits[0]->notes)
     says |= n.find("pins ") != std::string::npos &&
@@ -428,6 +456,9 @@ TEST(GfxOverrideInvalid, GlobalValueThatOutlivesALoginIsPinnedAway) {
   hits = with_id(run(f), "gfx.override-invalid");
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_FALSE(hits[0]->fix);
+  // No fix: the rule's own commands, what is left to do in this shell.
+  EXPECT_EQ(hits[0]->commands,
+            (std::vector<std::string>{"unset HSA_OVERRIDE_GFX_VERSION", "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"}));
   // And after it, the pin wins: no finding, and a pin to a GPU's own target is no
   // unneeded override either.
   f.env["HSA_OVERRIDE_GFX_VERSION_1"] = "11.0.0";

@@ -71,7 +71,8 @@ TEST(KnowledgeFixtures, MixedBoxGlobalOverrideBreaksTheDgpu) {
   EXPECT_EQ(d.ids(), std::vector<std::string>{"gfx.override-invalid"});
   const auto* f = d.find("gfx.override-invalid");
   EXPECT_EQ(f->gpus, std::vector<int>{0});
-  EXPECT_EQ(amdml::formats::fix_params_json(f->fix->params), (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}}));
+  EXPECT_EQ(amdml::formats::fix_params_json(f->fix->params),
+            (nlohmann::json{{"per_node", {{"1", "11.0.0"}, {"2", "10.3.0"}}}, {"shell_unset", {"HSA_OVERRIDE_GFX_VERSION"}}}));
 }
 
 TEST(KnowledgeFixtures, Rx9070XtOnRocm63NeedsRocm641) {

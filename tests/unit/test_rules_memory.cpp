@@ -25,7 +25,7 @@ namespace {
 std::vector<const Finding*> memory_findings(const Diagnosed& d) {
   std::vector<const Finding*> out;
   for (const auto& f : d.findings)
-    if (std::string(to_string(f.id)).rfind("memory.", 0) == 0) out.push_back(&f);
+    if (std::string(to_string(f.id)).starts_with("memory.")) out.push_back(&f);
   return out;
 }
 

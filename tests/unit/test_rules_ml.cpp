@@ -435,7 +435,7 @@ TEST(MlRules, FrameworkLibrariesMissing) {
   auto found = run(f, kb());
   const auto* l = find_finding(found, "ml.rocm-libraries");
   ASSERT_TRUE(l);
-  EXPECT_EQ(l->commands.front().rfind("sudo apt install miopen-hip hipcub-dev", 0), 0u);
+  EXPECT_TRUE(l->commands.front().starts_with("sudo apt install miopen-hip hipcub-dev"));
   for (auto& lib : f.ml.rocm_libraries) lib.present = true;
   EXPECT_FALSE(find_finding(run(f, kb()), "ml.rocm-libraries"));
 }

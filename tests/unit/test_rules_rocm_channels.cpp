@@ -157,7 +157,7 @@ TEST(RocmChannelRules, DeviceWheelsForAnotherFamilyNameThePackageToAdd) {
   EXPECT_EQ(dm[0].severity, Severity::error);
   EXPECT_NE(dm[0].title.find("add rocm-sdk-device-gfx1151"), std::string::npos) << dm[0].title;
   ASSERT_EQ(dm[0].commands.size(), 1u);
-  EXPECT_EQ(dm[0].commands[0].rfind("/home/alice/venv/bin/python3 -m pip install 'rocm[device-gfx1151]==7.14.1'", 0), 0u)
+  EXPECT_TRUE(dm[0].commands[0].starts_with("/home/alice/venv/bin/python3 -m pip install 'rocm[device-gfx1151]==7.14.1'"))
       << dm[0].commands[0];
   EXPECT_NE(dm[1].title.find("add amd-torch-device-gfx1151"), std::string::npos) << dm[1].title;
   EXPECT_NE(dm[1].commands[0].find("'torch[device-gfx1151]==2.12.0+rocm7.14.0'"), std::string::npos) << dm[1].commands[0];
@@ -240,7 +240,7 @@ TEST(RocmChannelRules, SystemRocmProblemSaysWhomItAffects) {
   for (const auto& x : rv) {
     EXPECT_EQ(x.severity, Severity::info) << x.title;
     ASSERT_FALSE(x.notes.empty());
-    EXPECT_EQ(x.notes.front().rfind("Nothing found here loads the system ROCm: ollama", 0), 0u) << x.notes.front();
+    EXPECT_TRUE(x.notes.front().starts_with("Nothing found here loads the system ROCm: ollama")) << x.notes.front();
   }
   // Nothing found at all: the problem keeps its weight.
   f.ml.ollama = {};
