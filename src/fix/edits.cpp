@@ -53,7 +53,7 @@ ModprobeEdit set_modprobe_options(const std::string& text, const std::string& mo
     // Replace the value of every key=value word for a key we set. Option names compare
     // with '-' and '_' alike, as modprobe and the kernel do (pages-limit is pages_limit);
     // the person's spelling of the name stays.
-    for (std::size_t i = 2; i < file.directives[d].comment; ++i) {
+    for (std::size_t i = 2; i < file.directives[d].words.size(); ++i) {
       const auto word = formats::modprobe::word(file, file.directives[d].words[i]);
       if (word.find('=') == std::string_view::npos) continue;
       const auto o = formats::modprobe::option(word);

@@ -33,7 +33,7 @@ Kind classify(const std::vector<std::string_view>& w) {
   return Kind::bad;
 }
 
-// Fills a directive's words, text, kind and comment from its lines.
+// Fills a directive's words, text, kind and remark from its lines.
 void read_directive(const File& f, Directive& d) {
   d.words.clear();
   std::string logical;
@@ -58,10 +58,10 @@ void read_directive(const File& f, Directive& d) {
   std::vector<std::string_view> w;
   for (const auto& x : d.words) w.push_back(word(f, x));
   d.kind = classify(w);
-  d.comment = d.words.size();
+  d.remark = d.words.size();
   for (std::size_t i = 2; i < w.size(); ++i)
     if (w[i].starts_with('#')) {
-      d.comment = i;
+      d.remark = i;
       break;
     }
 }
@@ -123,14 +123,14 @@ void append_words(File& file, std::size_t d, std::string_view words) {
   auto& dir = file.directives[d];
   std::size_t li = dir.last;
   std::size_t at = content_end(file.lines[li].body).first;
-  if (dir.comment < dir.words.size()) {
-    li = dir.words[dir.comment].line;
-    at = dir.words[dir.comment].pos;
+  if (dir.remark < dir.words.size()) {
+    li = dir.words[dir.remark].line;
+    at = dir.words[dir.remark].pos;
   }
   std::string& body = file.lines[li].body;
   const std::size_t before = at;
   while (at > 0 && is_blank(body[at - 1])) --at;
-  // A comment at the very start of a continued line keeps a blank before it.
+  // A remark at the very start of a continued line keeps a blank before it.
   const bool blank_after = at == before && at < body.size() && body[at] == '#';
   body.insert(at, " " + std::string(words) + (blank_after ? " " : ""));
   read_directive(file, dir);
@@ -155,8 +155,12 @@ ModprobeFile modprobe_conf(const modprobe::File& file) {
     switch (d.kind) {
       case modprobe::Kind::options: {
         const std::string module = modprobe::name(modprobe::word(file, d.words[1]));
-        for (std::size_t i = 2; i < d.comment; ++i) {
-          auto o = modprobe::option(modprobe::word(file, d.words[i]));
+        for (std::size_t i = 2; i < d.words.size(); ++i) {
+          const auto w = modprobe::word(file, d.words[i]);
+          // A remark's prose ("#", "was") reaches the kernel too, which skips it as
+          // parameters it does not know; only its assignments can set anything.
+          if (i >= d.remark && w.find('=') == std::string_view::npos) continue;
+          auto o = modprobe::option(w);
           out.options.push_back({line, module, std::move(o.key), std::move(o.value)});
         }
         break;

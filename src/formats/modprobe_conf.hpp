@@ -42,9 +42,14 @@ struct Directive {
   Kind kind = Kind::blank;
   std::vector<Word> words;  // every word, a trailing comment's words too
   std::string text;         // the logical line, the continuations' '\' as blanks, trimmed
-  // Words from here on are a comment: the first word after the module that starts with
-  // '#' (words.size() when none).
-  std::size_t comment = 0;
+  // Where a remark starts: the first word after the module that starts with '#'
+  // (words.size() when none). Only a '#' that begins the line makes a comment: kmod hands
+  // the rest of an options line to the kernel whole, and the kernel skips the words that
+  // name no parameter ("#", "was") and applies the ones after them ("options ttm
+  // pages_limit=1 # pages_limit=2" sets 2; `modprobe --showconfig` shows the line as it
+  // is). So every word is read and edited; appended options go before the remark only so
+  // that the line still reads well.
+  std::size_t remark = 0;
 };
 
 struct File {
@@ -72,9 +77,8 @@ Option option(std::string_view w);
 // Edits. Each keeps every byte outside what it changes and the file's words in step.
 // Replaces word `index` of directive `d` with `text` (no blanks or newlines in it).
 void replace_word(File& file, std::size_t d, std::size_t index, std::string_view text);
-// Appends " WORDS" to directive `d`: on its last physical line, before a trailing comment
-// and before a final '\'; a directive whose comment begins on an earlier line gets them
-// before that comment, so modprobe reads them.
+// Appends " WORDS" to directive `d`: before its remark when it has one, else at the end
+// of its last physical line (before a final '\').
 void append_words(File& file, std::size_t d, std::string_view words);
 // Puts `prefix` (which starts with '#') before directive `d`'s first line: the whole
 // logical line becomes a comment, every byte of it kept after the prefix.

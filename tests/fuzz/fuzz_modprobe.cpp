@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(modprobe::join(file) == text);
   for (const auto& d : file.directives) {
     FUZZ_CHECK(d.first <= d.last && d.last < file.lines.size());
-    FUZZ_CHECK(d.comment <= d.words.size());
+    FUZZ_CHECK(d.remark <= d.words.size());
     for (const auto& w : d.words) {
       FUZZ_CHECK(w.line >= d.first && w.line <= d.last && w.size > 0);
       FUZZ_CHECK(w.pos + w.size <= file.lines[w.line].body.size());

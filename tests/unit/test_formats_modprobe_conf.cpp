@@ -1,5 +1,6 @@
 // modprobe.d's line model (formats/modprobe_conf.hpp): bytes come back whole, and the
-// reader and the edits agree on continuations, comments, quotes and spelling.
+// reader and the edits agree on continuations, remarks, quotes and spelling, as kmod and
+// the kernel read them.
 #include <gtest/gtest.h>
 
 #include "fix/edits.hpp"
@@ -29,13 +30,16 @@ TEST(ModprobeConf, OneDirectivePerLogicalLineWithItsWordsWhereTheyAre) {
   EXPECT_EQ(modprobe::word(f, d.words[2]), "pages_limit=2");
   EXPECT_EQ(d.words[2].line, 2u);
   EXPECT_EQ(d.words[2].pos, 2u);
-  // kmod joins the lines before it reads them: the comment runs to the logical line's end.
-  EXPECT_EQ(d.comment, 3u);
+  // kmod joins the lines before it reads them, and passes "# why" on to the kernel, which
+  // skips those two words and applies page_pool_size=3.
+  EXPECT_EQ(d.remark, 3u);
   EXPECT_EQ(f.directives[2].kind, modprobe::Kind::bad);
   const auto r = parse::modprobe_conf(f);
-  ASSERT_EQ(r.options.size(), 1u);
+  ASSERT_EQ(r.options.size(), 2u);
   EXPECT_EQ(r.options[0].key, "pages_limit");
   EXPECT_EQ(r.options[0].line, 2);
+  EXPECT_EQ(r.options[1].key, "page_pool_size");
+  EXPECT_EQ(r.options[1].value, "3");
   ASSERT_EQ(r.bad_lines.size(), 1u);
   EXPECT_EQ(r.bad_lines[0], (std::pair<int, std::string>{5, "bogus"}));
 }
@@ -46,17 +50,18 @@ TEST(ModprobeConf, TheEditSetsWhatTheReaderReads) {
   auto e = amdml::fix::set_modprobe_options("options ttm \"pages-limit=1\"\n", "ttm", {{"pages_limit", "9"}});
   EXPECT_EQ(e.text, "options ttm pages-limit=9\n");
   EXPECT_EQ(e.found, std::vector<std::string>{"pages_limit"});
-  // A word after a comment on an earlier line of the same logical line is comment: not edited.
+  // A word after a '#' in an options line reaches the kernel (kmod passes the line on
+  // whole), so the edit sets it too.
   const std::string in = "options ttm a=1 # was \\\n pages_limit=2\n";
   e = amdml::fix::set_modprobe_options(in, "ttm", {{"pages_limit", "9"}});
-  EXPECT_TRUE(e.found.empty());
-  EXPECT_EQ(e.text, in);
-  // Appended options land before that comment, where modprobe reads them.
-  const auto a = amdml::fix::append_modprobe_options(in, 2, "pages_limit=9");
-  EXPECT_EQ(a, "options ttm a=1 pages_limit=9 # was \\\n pages_limit=2\n");
+  EXPECT_EQ(e.found, std::vector<std::string>{"pages_limit"});
+  EXPECT_EQ(e.text, "options ttm a=1 # was \\\n pages_limit=9\n");
+  // Appended options go before the remark, so the line still reads well; the kernel reads them.
+  const auto a = amdml::fix::append_modprobe_options(in, 2, "page_pool_size=9");
+  EXPECT_EQ(a, "options ttm a=1 page_pool_size=9 # was \\\n pages_limit=2\n");
   const auto r = parse::modprobe_conf(a);
-  ASSERT_EQ(r.options.size(), 2u);
-  EXPECT_EQ(r.options[1].key, "pages_limit");
+  ASSERT_EQ(r.options.size(), 3u);
+  EXPECT_EQ(r.options[1].key, "page_pool_size");
   EXPECT_EQ(r.options[1].value, "9");
 }
 

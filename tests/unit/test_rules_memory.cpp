@@ -189,6 +189,9 @@ const std::vector<TrickyDir> kTricky = {
     {"continuation", {{"ttm.conf", "options ttm \\\n  pages_limit=4194304 \\\n  page_pool_size=4194304\n"}}},
     {"quoted-word", {{"ttm.conf", "options ttm \"pages_limit=4194304\"\n"}}},
     {"comment-after", {{"ttm.conf", "options ttm pages_limit=4194304 # was 3145728\n# options ttm pages_limit=1\n"}}},
+    // kmod passes the words after a '#' to the kernel, which applies the ones it knows.
+    {"hash-inside-options", {{"ttm.conf", "options ttm pages_limit=3145728 # pages_limit=4194304\n"}}},
+    {"hash-on-a-continued-line", {{"ttm.conf", "options ttm pages_limit=3145728 # old \\\n  page_pool_size=4194304\n"}}},
     {"other-module", {{"amdttm.conf", "options amdttm pages_limit=4194304\n"}}},
     {"crlf", {{"ttm.conf", "options ttm pages_limit=4194304\r\n"}}},
 };
