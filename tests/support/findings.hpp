@@ -29,6 +29,8 @@ inline std::vector<const Finding*> findings_with_id(const std::vector<Finding>& 
     if (f.id == id) out.push_back(&f);
   return out;
 }
+// The pointers point into `all`, so a temporary would leave them dangling.
+std::vector<const Finding*> findings_with_id(std::vector<Finding>&&, FindingId) = delete;
 
 inline std::string evidence_text(const Finding& f) {
   std::string s;

@@ -433,8 +433,8 @@ TEST(DeepRules, ACopyBelowHalfOfASlowLinksFigureIsCopySlowNamingTheLink) {
             std::string::npos)
       << v[0]->title;
   // Both ways slow: both named.
-  auto both = findings_with_id(diagnose(discrete(1.4, 1.2, link(8.0, 4, 16.0, 16, "0000:21:00.0")), pcie_kb()),
-                               FindingId::deep_copy_slow);
+  const auto both_out = diagnose(discrete(1.4, 1.2, link(8.0, 4, 16.0, 16, "0000:21:00.0")), pcie_kb());
+  auto both = findings_with_id(both_out, FindingId::deep_copy_slow);
   ASSERT_EQ(both.size(), 1u);
   EXPECT_NE(both[0]->title.find("copies ran at 1.4 GB/s to the GPU and 1.2 GB/s back, less than half"), std::string::npos) << both[0]->title;
 }
